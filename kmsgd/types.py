@@ -112,7 +112,9 @@ class Lost:
 
     count: int
     first_seq: int
-    reason: str  # "overrun" (EPIPE), "restart" (gap while kmsgd was down), "dropped" (ring unwritable)
+    reason: (
+        str  # "overrun" (EPIPE), "restart" (gap while kmsgd was down), "dropped" (ring unwritable)
+    )
 
 
 @dataclass(frozen=True, slots=True)

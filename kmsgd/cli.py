@@ -1,0 +1,206 @@
+"""The command line. The only module that knows click, prints, or chooses exit statuses.
+
+Exit status: 0 success, 2 bad input or usage (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn, TypeVar
+
+import click
+
+from kmsgd import __version__
+from kmsgd.config import DEFAULT_CONFIG, Config, load, parse_size
+from kmsgd.errors import BadInput, KmsgdError
+from kmsgd.reader import BootSummary, RingReader
+from kmsgd.types import Entry, KernelRecord
+
+F = TypeVar("F", bound=Callable[..., Any])
+RING_HELP = f"ring file (default {Config().ring})"
+
+
+def die(message: str, hint: str = "") -> NoReturn:
+    click.echo(f"kmsgd: {message}" + (f" ({hint})" if hint else ""), err=True)
+    sys.exit(2)
+
+
+class _Group(click.Group):
+    """Turns KmsgdError (and stray OS errors) into one line and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KmsgdError as err:
+            die(str(err), err.hint)
+        except BrokenPipeError:
+            # `kmsgd dump | head`: the reader has what it wanted; say nothing.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
+        except OSError as err:
+            die(f"{err.filename or ''}: {err.strerror or err}".lstrip(": "))
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kmsgd")
+def main() -> None:
+    """Freeze forensics: record the kernel log and sensors durably, explain how a boot ended."""
+
+
+def ring_option(f: F) -> F:
+    return click.option("--ring", default=None, metavar="PATH", help=RING_HELP)(f)
+
+
+@main.command()
+@ring_option
+@click.option("--kmsg", default=None, metavar="PATH", help="kernel log device (/dev/kmsg)")
+@click.option("--sys", "sys_root", default=None, metavar="DIR", help="sysfs root (/sys)")
+@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
+@click.option("--config", "config_path", default=None, metavar="FILE", help=DEFAULT_CONFIG)
+@click.option("--no-sysctl", is_flag=True, help="do not set the forensic sysctls at start")
+@click.option("--ring-size", default=None, metavar="SIZE", help="size of a new ring (64M)")
+@click.option("--heartbeat", "heartbeat_s", type=float, default=None, metavar="SECONDS")
+@click.option("--no-mlock", is_flag=True, help="do not lock memory (for unprivileged tests)")
+@click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning"]))
+def run(
+    ring: str | None,
+    kmsg: str | None,
+    sys_root: str | None,
+    proc_root: str | None,
+    config_path: str | None,
+    no_sysctl: bool,
+    ring_size: str | None,
+    heartbeat_s: float | None,
+    no_mlock: bool,
+    log_level: str,
+) -> None:
+    """Record /dev/kmsg (and sensors) into the ring until SIGTERM or Ctrl-C."""
+    from kmsgd import log, notify
+    from kmsgd.recorder import Recorder
+
+    overrides: dict[str, Any] = {
+        "ring": ring,
+        "kmsg": kmsg,
+        "sys_root": sys_root,
+        "proc_root": proc_root,
+        "ring_size": parse_size(ring_size) if ring_size else None,
+        "heartbeat_s": heartbeat_s,
+        "apply_sysctl": False if no_sysctl else None,
+        "lock_memory": False if no_mlock else None,
+    }
+    cfg = load(config_path or DEFAULT_CONFIG, overrides)
+    recorder = Recorder(cfg, log.configure(log_level), notify.notifier())
+    sys.exit(recorder.run())
+
+
+def _open(ring: str | None) -> RingReader:
+    return RingReader(ring or Config().ring)
+
+
+@main.command()
+@ring_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def boots(ring: str | None, fmt: str) -> None:
+    """List the boots the ring holds, oldest first."""
+    with _open(ring) as reader:
+        rows = reader.boots()
+        torn = reader.torn_bytes
+    if fmt == "json":
+        for i, row in enumerate(rows):
+            obj = dataclasses.asdict(row) | {"index": i - len(rows) + 1}
+            click.echo(json.dumps(obj, sort_keys=True))
+        return
+    click.echo(
+        f"{'IDX':>4} {'BOOT ID':32} {'FIRST (UTC)':19} {'LAST (UTC)':19} "
+        f"{'RECORDS':>8} {'KERNEL':>7} {'LOST':>5}  END"
+    )
+    for i, row in enumerate(rows):
+        click.echo(
+            f"{i - len(rows) + 1:>4} {row.boot_id:32} {_when(row.first_wall_us):19} "
+            f"{_when(row.last_wall_us):19} {row.records:>8} {row.kernel_records:>7} "
+            f"{row.lost:>5}  {_end(row)}"
+        )
+    if torn:
+        click.echo(f"note: skipped {torn} bytes of a torn write at the ring's tail", err=True)
+
+
+def select_boot(reader: RingReader, boot: str | None) -> str:
+    """A boot id from `--boot`: an id (or unique prefix, dashes allowed) or 0, -1, -2, ..."""
+    rows = reader.boots()
+    if not rows:
+        raise BadInput(f"{reader.path}: the ring holds no records yet")
+    spec = boot or "0"
+    if len(spec) < 8 and spec.lstrip("+-").isdigit():
+        n = int(spec)
+        if n > 0 or -n >= len(rows):
+            raise BadInput(
+                f"--boot {boot}: the ring holds {len(rows)} boot(s), 0 to {1 - len(rows)}"
+            )
+        return rows[len(rows) - 1 + n].boot_id
+    want = spec.replace("-", "").lower()
+    matches = [r.boot_id for r in rows if r.boot_id.startswith(want)]
+    if len(matches) != 1:
+        raise BadInput(f"--boot {boot}: {'more than one' if matches else 'no'} boot matches")
+    return matches[0]
+
+
+@main.command()
+@ring_option
+@click.option("--boot", default=None, metavar="ID|-N", help="boot id or offset (0 = last)")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def dump(ring: str | None, boot: str | None, fmt: str) -> None:
+    """Print the records of one boot."""
+    with _open(ring) as reader:
+        boot_id = select_boot(reader, boot)
+        for entry in reader.entries(boot_id):
+            click.echo(_json_line(entry) if fmt == "json" else _text_line(entry))
+
+
+def _json_line(e: Entry) -> str:
+    data = dataclasses.asdict(e.data) if dataclasses.is_dataclass(e.data) else e.data
+    obj = {
+        "serial": e.serial,
+        "boot_id": e.boot_id,
+        "wall_us": e.wall_us,
+        "kind": e.kind.value,
+        "data": data,
+    }
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+
+
+def _text_line(e: Entry) -> str:
+    head = f"{_when(e.wall_us, precise=True)} {e.kind.value:9}"
+    d = e.data
+    if isinstance(d, KernelRecord):
+        where = f" {d.device}" if d.device else ""
+        ts = f"[{d.ts_usec / 1e6:12.6f}]" if d.ts_usec is not None else "[?]"
+        return f"{head} {ts} <{d.level}> {d.message}{where}"
+    fields = dataclasses.asdict(d) if dataclasses.is_dataclass(d) else d
+    return f"{head} " + " ".join(f"{k}={v}" for k, v in _flat(fields))
+
+
+def _flat(fields: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    for key, value in fields.items():
+        if isinstance(value, dict | list):
+            value = json.dumps(value, separators=(",", ":"))
+        yield key, value
+
+
+def _when(wall_us: int, *, precise: bool = False) -> str:
+    t = dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if precise else "%Y-%m-%d %H:%M:%S")
+
+
+def _end(row: BootSummary) -> str:
+    if row.stopped:
+        return "stop (system shutting down)" if row.shutting_down else "stop (recorder only)"
+    return "-"
+
+
+if __name__ == "__main__":
+    main()

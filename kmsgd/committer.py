@@ -1,0 +1,135 @@
+"""The group-commit thread: the only code that waits on the disk.
+
+The kmsg loop hands records over with `put` and never blocks on I/O. Urgent records wake
+the thread at once (one fdatasync covers everything queued so far); the rest wait at most
+`flush_s`. When the disk refuses writes, records stay in memory up to a bound, the error
+is logged once per episode, and commits are retried every second.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from kmsgd.types import Kind
+from kmsgd.writer import RingWriter
+
+RETRY_S = 1.0
+
+
+class Committer(threading.Thread):
+    def __init__(
+        self,
+        writer: RingWriter,
+        boot_id: bytes,
+        *,
+        flush_s: float,
+        header_every_s: float,
+        max_pending_bytes: int,
+        log: Any,
+    ) -> None:
+        super().__init__(name="kmsgd-commit", daemon=True)
+        self.writer = writer
+        self.boot_id = boot_id
+        self.flush_s = flush_s
+        self.header_every_s = header_every_s
+        # Placed-but-unsynced frames must never lap the ring onto each other.
+        self.max_pending_bytes = min(max_pending_bytes, writer.size // 2)
+        self.log = log
+        self._queue: deque[tuple[Kind, int, bytes]] = deque()
+        self._cond = threading.Condition()
+        self._urgent = False
+        self._oldest: float | None = None  # monotonic time the oldest queued record arrived
+        self._closing = False
+        self.failing: str | None = None  # the error while the disk refuses writes
+        self.queued_bytes = 0
+        self.durable_serial = writer.durable_serial
+        self.last_commit = time.monotonic()
+
+    def backlog_bytes(self) -> int:
+        """Bytes not yet durable (unlocked read: an estimate for back-pressure)."""
+        return self.queued_bytes + self.writer.pending_bytes
+
+    def put(self, kind: Kind, payload: bytes, *, urgent: bool, wall_us: int | None = None) -> None:
+        wall = time.time_ns() // 1000 if wall_us is None else wall_us
+        with self._cond:
+            self._queue.append((kind, wall, payload))
+            self.queued_bytes += len(payload)
+            if self._oldest is None:
+                self._oldest = time.monotonic()
+            if urgent and not self._urgent:
+                self._urgent = True
+                self._cond.notify()
+
+    def close(self, timeout_s: float = 10.0) -> bool:
+        """Commit everything queued, stop the thread; False if the disk did not take it all."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        self.join(timeout_s)
+        return not self.is_alive() and self.failing is None
+
+    def run(self) -> None:
+        last_header = time.monotonic()
+        while True:
+            batch, closing = self._next_batch()
+            for kind, wall, payload in batch:
+                self.writer.add(kind, self.boot_id, wall, payload)
+            self._commit()
+            now = time.monotonic()
+            if self.failing is None and (closing or now - last_header >= self.header_every_s):
+                try:
+                    self.writer.write_header()
+                    last_header = now
+                except OSError as err:
+                    self._failed(err)
+            if closing and (self.failing is None or not batch):
+                return
+
+    def _next_batch(self) -> tuple[list[tuple[Kind, int, bytes]], bool]:
+        with self._cond:
+            while not self._closing and not self._urgent:
+                now = time.monotonic()
+                due = self.flush_s if self._oldest is None else self._oldest + self.flush_s - now
+                if self.failing is not None:
+                    due = min(due, RETRY_S)
+                if due <= 0:
+                    break
+                self._cond.wait(due)
+                if self.failing is not None and not self._urgent:
+                    break
+            if self.writer.pending_bytes > self.max_pending_bytes:
+                # Keep them queued until the disk recovers.
+                batch: list[tuple[Kind, int, bytes]] = []
+            else:
+                batch = list(self._queue)
+                self._queue.clear()
+                self.queued_bytes = 0
+                self._oldest = None
+            self._urgent = False
+            return batch, self._closing
+
+    def _commit(self) -> None:
+        try:
+            self.durable_serial = self.writer.commit()
+        except OSError as err:
+            self._failed(err)
+            return
+        self.last_commit = time.monotonic()
+        if self.failing is not None:
+            self.log.warning("ring_writable_again", ring=self.writer.path, was=self.failing)
+            self.failing = None
+
+    def _failed(self, err: OSError) -> None:
+        text = f"{type(err).__name__}: {err.strerror or err}"
+        if self.failing != text:
+            self.log.error(
+                "ring_write_failed",
+                ring=self.writer.path,
+                error=text,
+                pending_bytes=self.backlog_bytes(),
+                action="keeping records in memory, retrying every second",
+            )
+        self.failing = text

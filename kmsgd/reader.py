@@ -1,0 +1,131 @@
+"""Reading a ring, also while a daemon writes it: boots, and the entries of one boot.
+
+The reader maps the file read-only and takes no lock. A frame the writer is rewriting at
+that moment fails its CRC and is skipped, exactly like a torn one.
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kmsgd import frame as fr
+from kmsgd import ring
+from kmsgd.errors import RingCorrupt, SourceUnavailable
+from kmsgd.types import Entry, Kind, Lost, Stop
+
+
+@dataclass
+class BootSummary:
+    """One boot as the ring holds it (the `kmsgd boots` row)."""
+
+    boot_id: str
+    first_wall_us: int
+    last_wall_us: int
+    first_serial: int
+    first_offset: int
+    records: int = 0
+    kernel_records: int = 0
+    lost: int = 0
+    stopped: bool = False  # the last record of the boot is a clean `stop`
+    shutting_down: bool = False
+    kinds: dict[str, int] = field(default_factory=dict)
+
+
+class RingReader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            raise SourceUnavailable(f"{path}: no such ring", hint="is kmsgd running?") from None
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise RingCorrupt(path, 0, "path is a symbolic link") from None
+            raise SourceUnavailable(f"{path}: cannot open ring ({err.strerror})") from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise RingCorrupt(path, 0, "not a regular file")
+            if st.st_size < ring.MIN_SIZE:
+                raise RingCorrupt(path, 0, f"file too small ({st.st_size} bytes)")
+            self.size = st.st_size
+            self.map = mmap.mmap(fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ)
+        finally:
+            os.close(fd)
+        self.header, _ = ring.read_header(path, self.map, self.size)
+        self.head = ring.find_head(self.map, self.header, self.size)
+        self.torn_bytes = ring.torn_tail_bytes(self.map, self.head, self.size)
+
+    def close(self) -> None:
+        self.map.close()
+
+    def __enter__(self) -> RingReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def frames(self, start: fr.RawFrame | None = None) -> Iterator[fr.RawFrame]:
+        """Every frame from `start` (default: the oldest) to the head, in order."""
+        if self.head is None:
+            return
+        first = start or ring.oldest_frame(self.map, self.head, self.size)
+        if first is not None:
+            yield from ring.walk(self.map, first, self.size)
+
+    def boots(self) -> list[BootSummary]:
+        """Every boot in the ring, oldest first. Walks the whole ring once."""
+        out: dict[str, BootSummary] = {}
+        for f in self.frames():
+            boot_id = f.boot_id.hex()
+            s = out.get(boot_id)
+            if s is None:
+                s = out[boot_id] = BootSummary(boot_id, f.wall_us, f.wall_us, f.serial, f.offset)
+            _count(s, f)
+        return list(out.values())
+
+    def boot_start(self, boot_id: str) -> fr.RawFrame | None:
+        """The first frame of a boot from the header's hints, verified; None if unknown."""
+        want = bytes.fromhex(boot_id)
+        for hint in self.header.boots:
+            if hint.boot_id != want:
+                continue
+            found = fr.decode_at(self.map, hint.offset, self.size)
+            if found is not None and found.serial == hint.serial and found.boot_id == want:
+                return found
+        return None
+
+    def entries(self, boot_id: str) -> Iterator[Entry]:
+        """The entries of one boot, in order; uses the boot hint to avoid a full walk."""
+        want = bytes.fromhex(boot_id)
+        start = self.boot_start(boot_id)
+        seen = False
+        for f in self.frames(start):
+            if f.boot_id == want:
+                seen = True
+                yield fr.to_entry(f)
+            elif seen and start is not None:
+                return  # boots do not interleave: the next boot began
+
+    def last_boot_id(self) -> str | None:
+        return self.head.boot_id.hex() if self.head is not None else None
+
+
+def _count(s: BootSummary, f: fr.RawFrame) -> None:
+    s.records += 1
+    s.last_wall_us = f.wall_us
+    s.kinds[f.kind.value] = s.kinds.get(f.kind.value, 0) + 1
+    s.stopped = f.kind is Kind.STOP
+    if f.kind is Kind.KERNEL:
+        s.kernel_records += 1
+    elif f.kind in (Kind.LOST, Kind.STOP):
+        data = fr.to_entry(f).data
+        if isinstance(data, Lost):
+            s.lost += data.count
+        elif isinstance(data, Stop):
+            s.shutting_down = data.shutting_down

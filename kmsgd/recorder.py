@@ -1,0 +1,227 @@
+"""`kmsgd run`: follow /dev/kmsg into the ring, with heartbeats, until SIGTERM/SIGINT.
+
+The main thread only reads kmsg, stamps records and hands them to the committer thread;
+it never waits on the disk or on a sensor. What the daemon needs while the machine runs out
+of memory is set up before the loop: memory locked, no fork on the hot path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kmsgd import __version__, hostenv
+from kmsgd.committer import Committer
+from kmsgd.config import Config
+from kmsgd.frame import encode_payload
+from kmsgd.kmsg import KmsgReader, Overrun, peek
+from kmsgd.procfs import BootIdentity, read_identity
+from kmsgd.reader import RingReader
+from kmsgd.types import Boot, Heartbeat, Kind, Lost, Payload, Stop
+from kmsgd.writer import RingWriter
+
+THREAD_STACK = 256 * 1024
+
+
+@dataclass
+class _SeqTracker:
+    """Kernel sequence numbers: what we have stored, what we expect next."""
+
+    stored: int  # highest seq already in the ring for this boot (-1: none)
+    expected: int | None = None
+    overrun: bool = False
+
+
+class Recorder:
+    def __init__(self, cfg: Config, log: Any, notify: Callable[[str], None]) -> None:
+        threading.stack_size(THREAD_STACK)  # before any thread exists: locked memory is precious
+        self.cfg = cfg
+        self.log = log
+        self.notify = notify
+        self.identity: BootIdentity = read_identity(cfg.proc_root, cfg.etc_root)
+        self.boot_id = bytes.fromhex(self.identity.boot_id)
+        self.kmsg = KmsgReader(cfg.kmsg)
+        self.writer = RingWriter(cfg.ring, size=cfg.ring_size)
+        self.seq = _SeqTracker(stored=_stored_kernel_seq(cfg.ring, self.identity.boot_id))
+        self.committer = Committer(
+            self.writer,
+            self.boot_id,
+            flush_s=cfg.flush_s,
+            header_every_s=cfg.header_every_s,
+            max_pending_bytes=cfg.max_pending_bytes,
+            log=log,
+        )
+        self.importing = True
+        self.dropped_first: int | None = None
+        self.dropped = 0
+        self._stop_signal: str | None = None
+
+    def emit(self, kind: Kind, data: Payload, urgent: bool) -> None:
+        """Hand a non-kernel record to the ring (sources call this from any thread)."""
+        self.committer.put(kind, encode_payload(kind, data), urgent=urgent)
+
+    def run(self) -> int:
+        wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(wake_w)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
+        self.committer.start()
+        self._write_boot()
+        extra = hostenv.prepare(self.cfg, self.emit, self.log)
+        if self.cfg.lock_memory:
+            hostenv.lock_memory(self.log)
+        poller = select.poll()
+        poller.register(wake_r, select.POLLIN)
+        if not self.kmsg.is_regular:
+            poller.register(self.kmsg.fd, select.POLLIN | select.POLLPRI)
+        self.notify("READY=1")
+        self.log.info(
+            "recording",
+            ring=self.cfg.ring,
+            boot_id=self.identity.boot_id,
+            torn_bytes_skipped=self.writer.torn_bytes,
+        )
+        next_beat = time.monotonic()
+        while self._stop_signal is None:
+            self._drain_kmsg()
+            now = time.monotonic()
+            if now >= next_beat:
+                self._heartbeat()
+                next_beat = now + self.cfg.heartbeat_s
+            timeout = min(next_beat - now, 0.1 if self.kmsg.is_regular else next_beat - now)
+            poller.poll(max(0, int(timeout * 1000)))
+            with contextlib.suppress(OSError):
+                os.read(wake_r, 64)
+        self._drain_kmsg()
+        for stop in extra:
+            stop()
+        return self._stop()
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        self._stop_signal = signal.Signals(signum).name
+
+    def _write_boot(self) -> None:
+        ident = self.identity
+        boot = Boot(
+            boot_id=ident.boot_id,
+            kernel=ident.kernel,
+            cmdline=ident.cmdline,
+            boot_wall_us=ident.boot_wall_us,
+            version=__version__,
+            hostname=ident.hostname,
+            machine_id=ident.machine_id,
+            uptime_us=ident.uptime_us,
+            pid=os.getpid(),
+        )
+        self.emit(Kind.BOOT, boot, urgent=True)
+
+    def _drain_kmsg(self) -> None:
+        put = self.committer.put
+        urgent_level = self.cfg.urgent_level
+        seq = self.seq
+        got_any = False
+        for raw in self.kmsg.read_available():
+            if isinstance(raw, Overrun):
+                seq.overrun = True
+                continue
+            got_any = True
+            n, level = peek(raw)
+            if n >= 0:
+                if n <= seq.stored:
+                    continue  # a restart within the same boot: already in the ring
+                expected = seq.expected if seq.expected is not None else seq.stored + 1
+                if n > expected:
+                    reason = "overrun" if seq.overrun or seq.stored < 0 else "restart"
+                    self.emit(Kind.LOST, Lost(n - expected, expected, reason), urgent=True)
+                seq.expected = n + 1
+                seq.overrun = False
+            if self.committer.backlog_bytes() > 2 * self.committer.max_pending_bytes:
+                self._count_drop(n)
+                continue
+            self._flush_drops()
+            wall = None
+            if self.importing:
+                ts = _ts_usec(raw)
+                if ts is not None:
+                    wall = self.identity.boot_wall_us + ts
+            put(Kind.KERNEL, raw, urgent=level <= urgent_level, wall_us=wall)
+        if not got_any:
+            self.importing = False
+
+    def _count_drop(self, seq_no: int) -> None:
+        if self.dropped == 0:
+            self.dropped_first = seq_no
+            self.log.error("dropping_kernel_records", reason="ring unwritable, memory bound hit")
+        self.dropped += 1
+
+    def _flush_drops(self) -> None:
+        if self.dropped:
+            first = self.dropped_first if self.dropped_first is not None else -1
+            self.emit(Kind.LOST, Lost(self.dropped, first, "dropped"), urgent=True)
+            self.dropped = 0
+
+    def _heartbeat(self) -> None:
+        beat = Heartbeat(
+            wall_us=time.time_ns() // 1000,
+            mono_us=time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000,
+            boottime_us=time.clock_gettime_ns(time.CLOCK_BOOTTIME) // 1000,
+            kernel_seq=(self.seq.expected - 1) if self.seq.expected is not None else None,
+        )
+        # Heartbeats bound the time of death, so they are synced at once (one fdatasync/s).
+        self.emit(Kind.HEARTBEAT, beat, urgent=True)
+        # Tell systemd we are alive only while the disk keeps up: a hung fsync should show.
+        if self.committer.failing is None and time.monotonic() - self.committer.last_commit < 30:
+            self.notify("WATCHDOG=1")
+        status = f"boot {self.identity.boot_id[:8]}, serial {self.committer.durable_serial}"
+        self.notify(
+            f"STATUS={status}"
+            + (f", DISK FAILING: {self.committer.failing}" if self.committer.failing else "")
+        )
+
+    def _stop(self) -> int:
+        self.notify("STOPPING=1")
+        state, detail = hostenv.system_state()
+        shutting_down = state in ("stopping", "offline")
+        stop = Stop(self._stop_signal or "", shutting_down, state, detail)
+        self.emit(Kind.STOP, stop, urgent=True)
+        complete = self.committer.close()
+        self.log.info(
+            "stopped",
+            signal=stop.signal,
+            shutting_down=shutting_down,
+            system_state=state,
+            all_records_durable=complete,
+        )
+        self.writer.close()
+        self.kmsg.close()
+        return 0
+
+
+def _ts_usec(raw: bytes) -> int | None:
+    head = raw.split(b";", 1)[0].split(b",", 3)
+    try:
+        return int(head[2])
+    except (IndexError, ValueError):
+        return None
+
+
+def _stored_kernel_seq(ring_path: str, boot_id: str) -> int:
+    """Highest kernel seq the ring already holds for this boot (-1 if none): after a restart
+    of the daemon we continue from there instead of storing the kernel buffer twice."""
+    best = -1
+    with RingReader(ring_path) as reader:
+        start = reader.boot_start(boot_id)
+        if start is None:
+            return best
+        want = bytes.fromhex(boot_id)
+        for f in reader.frames(start):
+            if f.boot_id == want and f.kind is Kind.KERNEL:
+                best = max(best, peek(f.payload)[0])
+    return best

@@ -1,0 +1,178 @@
+"""The ring file: a preallocated file of frames holding many boots, oldest overwritten first.
+
+Layout: two 4 KiB header slots (the valid one with the higher generation wins, so a torn
+header write never loses the other), then the data area. Frames never straddle the end:
+one that does not fit starts again at the data area's start. Frames are found by walking:
+the next frame lies right after the current one (or at the data start after a wrap), and a
+bad frame is skipped by searching for the next magic; a serial that goes down marks the end
+of the newest lap. Headers only hold hints (head, boot starts), and every hint is verified.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import uuid
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kmsgd.errors import RingCorrupt
+from kmsgd.frame import ALIGN, HEADER_SIZE, MAGIC, Buf, RawFrame, decode_at
+
+RING_MAGIC = b"KMSGDRNG"
+VERSION = 1
+SLOT_SIZE = 4096
+DATA_START = 2 * SLOT_SIZE
+MIN_SIZE = DATA_START + 64 * 1024
+MAX_BOOT_HINTS = 96
+TAIL_GUARD = HEADER_SIZE  # zero bytes written after every batch: marks a clean end
+_SLOT = struct.Struct("<8sIIQQQ16sQQI")  # magic ver crc gen size data_start ring_id head serial n
+_BOOT_HINT = struct.Struct("<16sQQ")  # boot_id, offset of its first frame, its serial
+
+
+@dataclass(frozen=True, slots=True)
+class BootHint:
+    boot_id: bytes
+    offset: int
+    serial: int
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    generation: int
+    size: int
+    ring_id: bytes
+    head_offset: int  # offset of a durable frame at or before the head (a hint)
+    head_serial: int
+    boots: tuple[BootHint, ...]
+
+    def pack(self) -> bytes:
+        hints = b"".join(_BOOT_HINT.pack(h.boot_id, h.offset, h.serial) for h in self.boots)
+        fields = (self.generation, self.size, DATA_START, self.ring_id)
+        rest = (self.head_offset, self.head_serial, len(self.boots))
+        body = _SLOT.pack(RING_MAGIC, VERSION, 0, *fields, *rest) + hints
+        crc = zlib.crc32(body[:12] + body[16:])
+        return body[:12] + crc.to_bytes(4, "little") + body[16:]
+
+
+def unpack_header(slot: bytes) -> Header | None:
+    """A header slot's contents, or None when it is blank, foreign or fails its CRC."""
+    if len(slot) < _SLOT.size or not slot.startswith(RING_MAGIC):
+        return None
+    _, version, crc, gen, size, data_start, ring_id, head, serial, n = _SLOT.unpack_from(slot)
+    if version != VERSION or data_start != DATA_START or n > MAX_BOOT_HINTS:
+        return None
+    end = _SLOT.size + n * _BOOT_HINT.size
+    if zlib.crc32(slot[:12] + slot[16:end]) != crc:
+        return None
+    boots = tuple(
+        BootHint(*_BOOT_HINT.unpack_from(slot, _SLOT.size + i * _BOOT_HINT.size)) for i in range(n)
+    )
+    return Header(gen, size, ring_id, head, serial, boots)
+
+
+def read_header(path: str, buf: Buf, file_size: int) -> tuple[Header, int]:
+    """The newest valid header and its slot index; RingCorrupt when the file is no ring."""
+    if file_size < MIN_SIZE:
+        raise RingCorrupt(path, 0, f"file too small ({file_size} bytes)")
+    slots = [unpack_header(bytes(buf[i * SLOT_SIZE : (i + 1) * SLOT_SIZE])) for i in (0, 1)]
+    valid = [(h.generation, i, h) for i, h in enumerate(slots) if h is not None]
+    if not valid:
+        raise RingCorrupt(path, 0, "no valid header")
+    _, index, header = max(valid)
+    if header.size != file_size:
+        raise RingCorrupt(path, index * SLOT_SIZE, f"header says {header.size} bytes")
+    return header, index
+
+
+def find_frame(buf: Buf, start: int, limit: int) -> RawFrame | None:
+    """The first valid frame at an aligned offset in [start, limit)."""
+    pos = start + (-start % ALIGN)
+    while pos + HEADER_SIZE <= limit:
+        hit = buf.find(MAGIC, pos, limit)
+        if hit < 0:
+            return None
+        if hit % ALIGN == 0:
+            frame = decode_at(buf, hit, limit)
+            if frame is not None:
+                return frame
+        pos = hit + 1
+    return None
+
+
+def next_frame(buf: Buf, after: RawFrame, size: int) -> RawFrame | None:
+    """The frame written right after `after`, skipping corrupt bytes; None at the head.
+
+    The successor is the valid frame with a higher serial found first from `after`'s end,
+    wrapping once to the data start. A lower serial means the old lap: we are at the head.
+    """
+    pos = after.offset + after.size
+    frame = decode_at(buf, pos, size)
+    if frame is None or frame.serial <= after.serial:
+        # Adjacent slot is torn, old or empty: the writer may have wrapped, or bytes are bad.
+        frame = find_frame(buf, pos, size)
+        if frame is None or frame.serial <= after.serial:
+            frame = find_frame(buf, DATA_START, after.offset)
+    if frame is None or frame.serial <= after.serial:
+        return None
+    return frame
+
+
+def walk(buf: Buf, first: RawFrame, size: int) -> Iterator[RawFrame]:
+    """Frames from `first` to the head, in serial order."""
+    frame: RawFrame | None = first
+    while frame is not None:
+        yield frame
+        frame = next_frame(buf, frame, size)
+
+
+def find_head(buf: Buf, header: Header, size: int) -> RawFrame | None:
+    """The newest valid frame: from the verified hint if it holds, else from the data start."""
+    start = decode_at(buf, header.head_offset, size) if header.head_offset >= DATA_START else None
+    if start is None or start.serial != header.head_serial:
+        start = find_frame(buf, DATA_START, size)
+        if start is None:
+            return None
+    last = start
+    for last in walk(buf, start, size):  # noqa: B007 - we want the final frame
+        pass
+    return last
+
+
+def oldest_frame(buf: Buf, head: RawFrame, size: int) -> RawFrame | None:
+    """The oldest frame still in the ring: the first valid one after the head, in file order."""
+    after = find_frame(buf, head.offset + head.size, size)
+    if after is not None and after.serial < head.serial:
+        return after
+    first = find_frame(buf, DATA_START, head.offset + head.size)
+    return first if first is not None and first.serial <= head.serial else None
+
+
+def torn_tail_bytes(buf: Buf, head: RawFrame | None, size: int) -> int:
+    """Bytes of a write that did not complete after the head (0 for a clean tail).
+
+    Every write is followed by TAIL_GUARD zero bytes, so a clean head is followed by zeros;
+    anything else up to the next valid frame is the torn remains of the last batch.
+    """
+    end = head.offset + head.size if head is not None else DATA_START
+    guard = bytes(buf[end : min(end + TAIL_GUARD, size)])
+    if not guard.strip(b"\0"):
+        return 0
+    limit = min(end + (1 << 20), size)
+    after = find_frame(buf, end, limit)
+    stop = after.offset if after is not None else limit
+    seg = bytes(buf[end:stop])
+    return len(seg) - seg.count(0)
+
+
+def new_ring_id() -> bytes:
+    return uuid.uuid4().bytes
+
+
+def zero_fill(fd: int, size: int) -> None:
+    """Write real zeros over the whole file: no unwritten extents, so no metadata per write."""
+    chunk = b"\0" * (1 << 20)
+    offset = 0
+    while offset < size:
+        offset += os.pwrite(fd, chunk[: min(len(chunk), size - offset)], offset)
