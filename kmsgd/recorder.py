@@ -136,9 +136,13 @@ class Recorder:
             if n >= 0:
                 if n <= seq.stored:
                     continue  # a restart within the same boot: already in the ring
-                expected = seq.expected if seq.expected is not None else seq.stored + 1
+                if seq.expected is None:  # the first record of this run
+                    expected = seq.stored + 1
+                    reason = "restart" if seq.stored >= 0 else "before_start"
+                else:
+                    expected = seq.expected
+                    reason = "overrun" if seq.overrun else "gap"
                 if n > expected:
-                    reason = "overrun" if seq.overrun or seq.stored < 0 else "restart"
                     self.emit(Kind.LOST, Lost(n - expected, expected, reason), urgent=True)
                 seq.expected = n + 1
                 seq.overrun = False

@@ -112,9 +112,10 @@ class Lost:
 
     count: int
     first_seq: int
-    reason: (
-        str  # "overrun" (EPIPE), "restart" (gap while kmsgd was down), "dropped" (ring unwritable)
-    )
+    # "overrun": the kernel overwrote them before we read (EPIPE); "before_start": gone from
+    # the kernel buffer before kmsgd started; "restart": logged while kmsgd was down within
+    # this boot; "dropped": the ring was unwritable and memory full; "gap": anything else.
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,36 @@
+"""Shared fixtures: fake proc roots, so tests can play boots of machines we do not have."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+
+def make_proc(root: Path, boot_id: str | None = None, *, uptime_s: float = 12.5) -> Path:
+    """A minimal /proc: boot id, uptime, btime, cmdline, kernel release, hostname."""
+    boot_id = boot_id or str(uuid.uuid4())
+    (root / "sys/kernel/random").mkdir(parents=True, exist_ok=True)
+    (root / "sys/kernel/random/boot_id").write_text(boot_id + "\n")
+    (root / "sys/kernel/osrelease").write_text("6.8.0-test\n")
+    (root / "sys/kernel/hostname").write_text("gpu-box-7\n")
+    (root / "uptime").write_text(f"{uptime_s:.2f} 3.00\n")
+    (root / "stat").write_text("cpu  1 2 3 4\nbtime 1764400000\nprocesses 5\n")
+    (root / "cmdline").write_bytes(b"BOOT_IMAGE=/vmlinuz root=/dev/sda1 iommu=pt\0")
+    return root
+
+
+@pytest.fixture
+def fake_proc(tmp_path: Path) -> Path:
+    return make_proc(tmp_path / "proc")
+
+
+def kmsg_writable() -> str | None:
+    """None when /dev/kmsg can be written and read here, else the reason it cannot."""
+    if not os.path.exists("/dev/kmsg"):
+        return "/dev/kmsg does not exist"
+    if not os.access("/dev/kmsg", os.R_OK | os.W_OK):
+        return "/dev/kmsg is not readable and writable (needs root)"
+    return None

@@ -1,0 +1,105 @@
+"""Running the real `kmsgd run` as a subprocess in tests, and reading back its ring."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def start(
+    ring: Path,
+    *,
+    kmsg: str,
+    proc: str = "/proc",
+    heartbeat: float = 0.2,
+    extra: tuple[str, ...] = (),
+) -> subprocess.Popen[bytes]:
+    cfg = ring.parent / "empty.toml"
+    cfg.touch()
+    cmd = [
+        sys.executable,
+        "-m",
+        "kmsgd.cli",
+        "run",
+        "--ring",
+        str(ring),
+        "--ring-size",
+        "1M",
+        "--kmsg",
+        kmsg,
+        "--proc",
+        proc,
+        "--config",
+        str(cfg),
+        "--no-sysctl",
+        "--no-mlock",
+        "--heartbeat",
+        str(heartbeat),
+        *extra,
+    ]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def kmsgd(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kmsgd.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def dump(ring: Path, boot: str = "0") -> list[dict[str, Any]]:
+    out = kmsgd("dump", "--ring", str(ring), "--boot", boot, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def wait_for(pred: Any, timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            got = pred()
+        except (AssertionError, OSError, ValueError):
+            got = None
+        if got:
+            return got
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def wait_ready(ring: Path, proc: subprocess.Popen[bytes]) -> None:
+    """Until this daemon process has made a heartbeat durable."""
+
+    def ready() -> bool:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        if not ring.exists():
+            return False
+        records = dump(ring)
+        starts = [
+            i for i, r in enumerate(records) if r["kind"] == "boot" and r["data"]["pid"] == proc.pid
+        ]
+        return bool(starts) and any(r["kind"] == "heartbeat" for r in records[starts[-1] :])
+
+    wait_for(ready)
+
+
+def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> int:
+    proc.send_signal(sig)
+    return proc.wait(timeout=20)
+
+
+def write_kmsg(line: str) -> None:
+    # A fresh fd per line: the devkmsg ratelimit is per open file (10 lines per 5 s).
+    fd = os.open("/dev/kmsg", os.O_WRONLY)
+    try:
+        os.write(fd, line.encode() + b"\n")
+    finally:
+        os.close(fd)
