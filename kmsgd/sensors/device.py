@@ -1,0 +1,184 @@
+"""Sampling one device: probes with failure tracking, and power aggregation per second.
+
+A device worker calls `sample_power` at the power rate and `sample` at the slow rate. Each read
+is announced in `ReadContext.busy` first, so the sampler's watchdog can see a read that blocks
+(a wedged SMU can hold a sysfs read in the kernel for seconds or forever) and record it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kmsgd.sensors.payloads import DeviceSample, EventName, PowerStats, SensorEvent
+from kmsgd.sensors.reader import KeptFile, ReadFailed
+
+BACKOFF_START_S = 1.0
+BACKOFF_MAX_S = 60.0
+REPORT_AGAIN_S = 300.0  # a flapping sensor (EPERM while runtime-suspended) is told once per 5 min
+
+
+def now_ns() -> int:
+    return time.monotonic_ns()
+
+
+class ReadContext:
+    """What a worker thread shares with the watchdog: the read in progress, and the event sink."""
+
+    __slots__ = ("busy", "report")
+
+    def __init__(self, report: Callable[[SensorEvent], None]) -> None:
+        # (path, device, start ns) of the read in progress; one tuple store is atomic
+        self.busy: tuple[str, str, int] | None = None
+        self.report = report
+
+
+class Health:
+    """A probe's failure state: one event when it starts failing, retries with backoff."""
+
+    __slots__ = ("backoff_s", "failing_since", "last_report", "next_try", "reported")
+
+    def __init__(self) -> None:
+        self.failing_since = 0
+        self.next_try = 0
+        self.backoff_s = 0.0
+        self.reported = False
+        self.last_report = -(10**18)
+
+    def due(self, t: int) -> bool:
+        return t >= self.next_try
+
+    def failed(self, t: int, path: str, device: str, err: ReadFailed) -> SensorEvent | None:
+        self.backoff_s = min(BACKOFF_MAX_S, self.backoff_s * 2 or BACKOFF_START_S)
+        self.next_try = t + int(self.backoff_s * 1e9)
+        if self.failing_since:
+            return None
+        self.failing_since = t
+        if t - self.last_report < REPORT_AGAIN_S * 1e9:
+            self.reported = False
+            return None
+        self.reported = True
+        self.last_report = t
+        return SensorEvent(EventName.SENSOR_ERROR, path, device, t // 1000, err.reason, err.detail)
+
+    def ok(self, t: int, path: str, device: str) -> SensorEvent | None:
+        if not self.failing_since:
+            return None
+        event = None
+        if self.reported:
+            duration = (t - self.failing_since) / 1e9
+            event = SensorEvent(
+                EventName.SENSOR_RECOVERED, path, device, t // 1000, duration_s=duration
+            )
+        self.failing_since = 0
+        self.backoff_s = 0.0
+        self.next_try = 0
+        self.reported = False
+        return event
+
+
+class ScaledFile:
+    """A kept-open integer attribute converted to its unit."""
+
+    __slots__ = ("file", "scale")
+
+    def __init__(self, path: str, scale: float) -> None:
+        self.file = KeptFile(path)
+        self.scale = scale
+
+    def read(self) -> float:
+        return self.file.read_int() * self.scale
+
+    def close(self) -> None:
+        self.file.close()
+
+
+@dataclass(slots=True)
+class Probe:
+    """One value: where it comes from (`path`, a file or `nvml:<call>`) and its record key."""
+
+    path: str
+    key: str
+    read: Callable[[], float]
+    close: Callable[[], None] = lambda: None
+    health: Health = field(default_factory=Health)
+    digits: int = 3
+
+
+class ProbeDevice:
+    """A device sampled through probes; power probes are aggregated into one record a second."""
+
+    def __init__(
+        self,
+        *,
+        source: str,
+        device: str,
+        driver: str,
+        power: list[Probe],
+        slow: list[Probe],
+        max_raw: int = 64,
+    ) -> None:
+        self.source, self.device, self.driver = source, device, driver
+        self.power, self.slow = power, slow
+        self.max_raw = max_raw
+        self._raw: dict[str, list[float | None]] = {p.key: [] for p in power}
+        self._times: list[int] = []
+
+    def read(self, probe: Probe, ctx: ReadContext) -> float | None:
+        """One probe read under the watchdog's eye; failures become events, never exceptions."""
+        t = now_ns()
+        if not probe.health.due(t):
+            return None
+        ctx.busy = (probe.path, self.device, t)
+        try:
+            value = probe.read()
+        except ReadFailed as err:
+            ctx.busy = None
+            event = probe.health.failed(now_ns(), probe.path, self.device, err)
+        except Exception as err:  # a binding (NVML) raising its own error types
+            ctx.busy = None
+            failed = ReadFailed(probe.path, type(err).__name__, str(err)[:120])
+            event = probe.health.failed(now_ns(), probe.path, self.device, failed)
+        else:
+            ctx.busy = None
+            event = probe.health.ok(t, probe.path, self.device)
+            if event is not None:
+                ctx.report(event)
+            return round(value) if probe.digits == 0 else round(value, probe.digits)
+        if event is not None:
+            ctx.report(event)
+        return None
+
+    def sample_power(self, ctx: ReadContext) -> None:
+        """One fast-rate read of every power probe, kept until the next `sample`."""
+        if not self.power or len(self._times) >= self.max_raw:
+            return
+        for probe in self.power:
+            self._raw[probe.key].append(self.read(probe, ctx))
+        self._times.append(now_ns())
+
+    def sample(self, ctx: ReadContext) -> DeviceSample | None:
+        """The slow-rate record: slow probes now, power as mean/min/max of the raw reads."""
+        values: dict[str, float] = {}
+        for probe in self.slow:
+            value = self.read(probe, ctx)
+            if value is not None:
+                values[probe.key] = value
+        t = now_ns()
+        power: dict[str, PowerStats] = {}
+        for key, raw in self._raw.items():
+            good = [v for v in raw if v is not None]
+            if good:
+                values[key] = round(sum(good) / len(good), 2)
+                power[key.removesuffix(".power_w")] = PowerStats(min(good), max(good), tuple(raw))
+            raw.clear()
+        raw_ms = tuple((x - t) // 1_000_000 for x in self._times) if power else ()
+        self._times.clear()
+        if not values:
+            return None
+        return DeviceSample(self.source, self.device, self.driver, t // 1000, values, power, raw_ms)
+
+    def close(self) -> None:
+        for probe in (*self.power, *self.slow):
+            probe.close()

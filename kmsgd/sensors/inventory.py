@@ -1,0 +1,164 @@
+"""The inventory record: what hardware and configuration this boot had.
+
+The post-mortem diffs it against the previous boot: a GPU missing, a power cap changed,
+`iommu=pt` added, a forensic sysctl different. Values are read back from the kernel, never
+assumed from what kmsgd or the admin wrote. Missing files give absent keys, not errors.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from kmsgd.sensors.amdgpu import read_card_info, read_cards
+from kmsgd.sensors.hwmon import Chip, read_chips
+from kmsgd.sensors.reader import read_int, read_text
+
+# The sysctls that decide what a lockup or OOM does to this boot (kernel-facts §8).
+FORENSIC_SYSCTLS = (
+    "kernel/panic",
+    "kernel/panic_on_oops",
+    "kernel/panic_on_warn",
+    "kernel/softlockup_panic",
+    "kernel/hardlockup_panic",
+    "kernel/nmi_watchdog",
+    "kernel/watchdog_thresh",
+    "kernel/hung_task_panic",
+    "kernel/hung_task_timeout_secs",
+    "kernel/panic_on_rcu_stall",
+    "kernel/sysrq",
+    "kernel/printk",
+    "kernel/printk_devkmsg",
+    "vm/panic_on_oom",
+    "vm/overcommit_memory",
+    "vm/min_free_kbytes",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    """Hardware and configuration at one instant; `same_as` ignores when it was taken."""
+
+    mono_us: int
+    kernel: str
+    cmdline: str
+    gpus: tuple[dict[str, Any], ...] = ()
+    hwmon: tuple[dict[str, Any], ...] = ()
+    iommu_group_types: dict[str, int] = field(default_factory=dict)
+    aspm_policy: str = ""
+    sysctls: dict[str, str] = field(default_factory=dict)
+
+    def to_payload(self) -> dict[str, Any]:
+        return {
+            "mono_us": self.mono_us,
+            "kernel": self.kernel,
+            "cmdline": self.cmdline,
+            "gpus": [dict(g) for g in self.gpus],
+            "hwmon": [dict(h) for h in self.hwmon],
+            "iommu_group_types": dict(self.iommu_group_types),
+            "aspm_policy": self.aspm_policy,
+            "sysctls": dict(self.sysctls),
+        }
+
+    @classmethod
+    def from_payload(cls, data: dict[str, Any]) -> Inventory:
+        return cls(
+            mono_us=int(data.get("mono_us", 0)),
+            kernel=str(data.get("kernel", "")),
+            cmdline=str(data.get("cmdline", "")),
+            gpus=tuple(dict(g) for g in data.get("gpus", ())),
+            hwmon=tuple(dict(h) for h in data.get("hwmon", ())),
+            iommu_group_types={
+                str(k): int(v) for k, v in data.get("iommu_group_types", {}).items()
+            },
+            aspm_policy=str(data.get("aspm_policy", "")),
+            sysctls={str(k): str(v) for k, v in data.get("sysctls", {}).items()},
+        )
+
+    def same_as(self, other: Inventory) -> bool:
+        mine, theirs = self.to_payload(), other.to_payload()
+        mine.pop("mono_us")
+        theirs.pop("mono_us")
+        return mine == theirs
+
+
+def parse_bracketed(text: str) -> str:
+    """`default [performance] powersave` -> `performance` (the active choice)."""
+    start, end = text.find("["), text.find("]")
+    return text[start + 1 : end] if 0 <= start < end else text.strip()
+
+
+def read_caps(chip: Chip) -> dict[str, float]:
+    """Power caps (W) of a chip: power1.cap_w, power1.cap_default_w, ...; unreadable ones absent."""
+    caps = {}
+    for key, path in chip.cap_paths:
+        value = read_int(path)
+        if value is not None:
+            caps[key] = round(value * 1e-6, 1)
+    return caps
+
+
+def _iommu_types(sys_root: str) -> dict[str, int]:
+    base = os.path.join(sys_root, "kernel", "iommu_groups")
+    counts: dict[str, int] = {}
+    try:
+        groups = os.listdir(base)
+    except OSError:
+        return counts
+    for group in groups:
+        kind = read_text(os.path.join(base, group, "type"))
+        if kind:
+            counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def _driver_version(sys_root: str, driver: str) -> str:
+    return read_text(os.path.join(sys_root, "module", driver, "version")) or "" if driver else ""
+
+
+def read_inventory(
+    sys_root: str, proc_root: str, extra_gpus: list[dict[str, Any]] | None = None
+) -> Inventory:
+    """Everything the inventory holds; `extra_gpus` are NVML's GPUs (`nvml.gpu_entry`)."""
+    chips = read_chips(sys_root)
+    caps_by_device = {c.device: read_caps(c) for c in chips if c.cap_paths}
+    gpus: list[dict[str, Any]] = []
+    for card in read_cards(sys_root):
+        entry = read_card_info(card).to_payload()
+        entry["driver_version"] = _driver_version(sys_root, card.driver)
+        group_type = read_text(os.path.join(card.device_path, "iommu_group", "type"))
+        if group_type:
+            entry["iommu_group_type"] = group_type
+        entry.update(caps_by_device.get(card.device, {}))
+        gpus.append(entry)
+    known = {g["device"] for g in gpus}
+    gpus.extend(g for g in extra_gpus or () if g.get("device") not in known)
+    hwmon = tuple(
+        {
+            "hwmon": c.hwmon,
+            "name": c.name,
+            "device": c.device,
+            "driver": c.driver,
+            "channels": {ch.key: ch.attr for ch in c.channels},
+        }
+        for c in chips
+    )
+    sysctls = {}
+    for name in FORENSIC_SYSCTLS:
+        value = read_text(os.path.join(proc_root, "sys", name))
+        if value is not None:
+            sysctls[name.replace("/", ".")] = " ".join(value.split())
+    return Inventory(
+        mono_us=time.monotonic_ns() // 1000,
+        kernel=read_text(os.path.join(proc_root, "sys", "kernel", "osrelease")) or "",
+        cmdline=read_text(os.path.join(proc_root, "cmdline")) or "",
+        gpus=tuple(gpus),
+        hwmon=hwmon,
+        iommu_group_types=_iommu_types(sys_root),
+        aspm_policy=parse_bracketed(
+            read_text(os.path.join(sys_root, "module", "pcie_aspm", "parameters", "policy")) or ""
+        ),
+        sysctls=sysctls,
+    )

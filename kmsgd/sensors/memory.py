@@ -1,0 +1,199 @@
+"""Memory figures: /proc/meminfo, /proc/pressure/*, and who holds the memory.
+
+A memory-exhaustion hang (seed 003) must name its holders, GPU-pinned memory included, which
+RSS does not show: amdgpu reports per-client memory in /proc/<pid>/fdinfo/<fd> (`drm-memory-vram`,
+`drm-memory-gtt`, or `drm-total-*` on newer kernels; Documentation/gpu/drm-usage-stats.rst).
+Parsers are pure; `MemoryReader` keeps /proc/meminfo and PSI files open and preads them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections.abc import Mapping
+
+from kmsgd.sensors.payloads import MemoryHolder, MemorySample, ProcsSample
+from kmsgd.sensors.reader import KeptFile, ReadFailed, read_small
+
+PSI_RESOURCES = ("memory", "cpu", "io")
+_UNITS = {"": 1, "B": 1, "KiB": 1024, "kB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
+_MEMINFO_KEYS = {
+    b"MemTotal": "mem_total_bytes",
+    b"MemAvailable": "mem_available_bytes",
+    b"SwapTotal": "swap_total_bytes",
+    b"SwapFree": "swap_free_bytes",
+}
+
+
+def parse_meminfo(raw: bytes) -> dict[str, int]:
+    """The four figures we keep from /proc/meminfo, in bytes; garbage lines are skipped."""
+    out = {}
+    for line in raw.splitlines():
+        name, _, rest = line.partition(b":")
+        key = _MEMINFO_KEYS.get(name)
+        if key is None:
+            continue
+        parts = rest.split()
+        try:
+            out[key] = int(parts[0]) * (1024 if parts[1:2] == [b"kB"] else 1)
+        except (ValueError, IndexError):
+            continue
+    return out
+
+
+def parse_psi(resource: str, raw: bytes) -> dict[str, float]:
+    """`some avg10=1.23 ... total=456` lines -> {"memory.some_avg10_pct": 1.23, ...}."""
+    out: dict[str, float] = {}
+    for line in raw.splitlines():
+        fields = line.split()
+        if not fields or fields[0] not in (b"some", b"full"):
+            continue
+        kind = fields[0].decode()
+        for item in fields[1:]:
+            name, _, value = item.partition(b"=")
+            try:
+                if name == b"avg10":
+                    out[f"{resource}.{kind}_avg10_pct"] = float(value)
+                elif name == b"total":
+                    out[f"{resource}.{kind}_total_us"] = int(value)
+            except ValueError:
+                continue
+    return out
+
+
+def parse_statm_rss(raw: bytes, page_size: int) -> int | None:
+    """Resident bytes from /proc/<pid>/statm (second field, in pages)."""
+    fields = raw.split()
+    try:
+        return int(fields[1]) * page_size
+    except (ValueError, IndexError):
+        return None
+
+
+def parse_drm_fdinfo(raw: bytes) -> tuple[str, int, int] | None:
+    """(client id, vram bytes, gtt bytes) of a DRM fd's fdinfo; None for other fds."""
+    client = ""
+    vram = gtt = 0
+    for line in raw.decode("ascii", "replace").splitlines():
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        key = key.strip()
+        if key == "drm-client-id":
+            client = value.strip()
+        elif key in ("drm-memory-vram", "drm-total-vram", "drm-memory-gtt", "drm-total-gtt"):
+            parts = value.split()
+            try:
+                amount = int(parts[0]) * _UNITS.get(parts[1] if len(parts) > 1 else "", 1)
+            except (ValueError, IndexError):
+                continue
+            if key.endswith("vram"):
+                vram = max(vram, amount)
+            else:
+                gtt = max(gtt, amount)
+    return (client, vram, gtt) if client else None
+
+
+class MemoryReader:
+    """meminfo and PSI through kept-open files; a missing PSI (CONFIG_PSI=n) is just absent."""
+
+    def __init__(self, proc_root: str) -> None:
+        self.meminfo = KeptFile(os.path.join(proc_root, "meminfo"))
+        self.psi = [(r, KeptFile(os.path.join(proc_root, "pressure", r))) for r in PSI_RESOURCES]
+
+    def files(self) -> list[KeptFile]:
+        return [self.meminfo, *(f for _, f in self.psi)]
+
+    def close(self) -> None:
+        for f in self.files():
+            f.close()
+
+
+def memory_sample(mono_us: int, meminfo: bytes | None, psi: Mapping[str, bytes]) -> MemorySample:
+    """Build the record from what could be read (pure)."""
+    mem = parse_meminfo(meminfo) if meminfo is not None else {}
+    pressure: dict[str, float] = {}
+    for resource, raw in psi.items():
+        pressure.update(parse_psi(resource, raw))
+    return MemorySample(
+        mono_us=mono_us,
+        mem_total_bytes=mem.get("mem_total_bytes"),
+        mem_available_bytes=mem.get("mem_available_bytes"),
+        swap_total_bytes=mem.get("swap_total_bytes"),
+        swap_free_bytes=mem.get("swap_free_bytes"),
+        psi=pressure,
+    )
+
+
+def _is_drm(target: str) -> bool:
+    return target.startswith("/dev/dri/")
+
+
+def gpu_memory_by_pid(proc_root: str, pid: str) -> tuple[int, int, bool]:
+    """(vram, gtt, has DRM fds) for a process's DRM fds, each DRM client counted once."""
+    fd_dir = os.path.join(proc_root, pid, "fd")
+    seen: dict[str, tuple[int, int]] = {}
+    has_drm = False
+    try:
+        entries = os.listdir(fd_dir)
+    except OSError:
+        return 0, 0, False
+    for fd in entries:
+        try:
+            if not _is_drm(os.readlink(os.path.join(fd_dir, fd))):
+                continue
+        except OSError:
+            continue
+        has_drm = True
+        raw = read_small(os.path.join(proc_root, pid, "fdinfo", fd), 16384)
+        parsed = parse_drm_fdinfo(raw) if raw else None
+        if parsed:
+            seen[parsed[0]] = (parsed[1], parsed[2])
+    return sum(v for v, _ in seen.values()), sum(g for _, g in seen.values()), has_drm
+
+
+def scan_holders(
+    proc_root: str,
+    top: int,
+    nvml_by_pid: Mapping[int, int],
+    drm_pids: set[str] | None = None,
+) -> tuple[ProcsSample, set[str]]:
+    """The `top` processes by RSS + GPU memory, and the pids seen holding DRM fds.
+
+    `drm_pids` limits the costly fd walk to pids known to hold DRM fds (None walks every
+    process); processes that vanish between listing and reading are skipped.
+    """
+    page = os.sysconf("SC_PAGE_SIZE")
+    found: set[str] = set()
+    try:
+        pids = [p for p in os.listdir(proc_root) if p.isdigit()]
+    except OSError:
+        return ProcsSample(mono_us=0), found
+    rows: list[tuple[int, str, int, int, int]] = []
+    for pid in pids:
+        raw = read_small(os.path.join(proc_root, pid, "statm"), 256)
+        rss = parse_statm_rss(raw, page) if raw else None
+        if rss is None:
+            continue  # exited between listing and reading, or a kernel thread
+        vram = gtt = 0
+        if drm_pids is None or pid in drm_pids:
+            vram, gtt, has_drm = gpu_memory_by_pid(proc_root, pid)
+            if has_drm:
+                found.add(pid)
+        vram = max(vram, nvml_by_pid.get(int(pid), 0))
+        rows.append((rss + vram + gtt, pid, rss, vram, gtt))
+    best = heapq.nlargest(top, rows)
+    holders = []
+    for _, pid, rss, vram, gtt in best:
+        comm_raw = read_small(os.path.join(proc_root, pid, "comm"), 64) or b"?"
+        comm = comm_raw.strip(b"\x00\n ").decode("utf-8", "replace")
+        holders.append(MemoryHolder(int(pid), comm, rss, vram, gtt))
+    return ProcsSample(mono_us=0, top=tuple(holders), scanned=len(rows)), found
+
+
+def read_kept(f: KeptFile) -> bytes | None:
+    """A kept file's contents or None (for the memory worker's own loop)."""
+    try:
+        return f.read()
+    except ReadFailed:
+        return None

@@ -1,0 +1,211 @@
+"""The sampler's threads: device workers, the memory worker, and the stall watchdog.
+
+Every thread is a daemon thread: one stuck in a kernel read (D state) cannot be joined or
+interrupted, and must not keep the recorder from exiting. Each announces its reads in a
+`ReadContext`; the watchdog turns a read older than the stall limit into `sensor_stall`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
+from kmsgd.sensors.memory import MemoryReader, memory_sample, read_kept, scan_holders
+from kmsgd.sensors.payloads import EventName, SensorEvent
+from kmsgd.types import Kind
+
+# (kind, JSON-able payload, urgent): the recorder's callback, serialised by the sampler
+Emit = Callable[[Kind, dict[str, Any], bool], None]
+
+
+class Worker(threading.Thread):
+    """A paced loop; `tick` runs every `period_s` until `stop` is set. Missed ticks are skipped."""
+
+    def __init__(self, name: str, period_s: float, stop: threading.Event, emit: Emit) -> None:
+        super().__init__(name=name, daemon=True)
+        self.period_ns = max(1, int(period_s * 1e9))
+        self.stop_event = stop
+        self.emit = emit
+        self.ctx = ReadContext(self.report)
+
+    def report(self, event: SensorEvent) -> None:
+        self.emit(Kind.EVENT, event.to_payload(), False)
+
+    def run(self) -> None:
+        next_ns = now_ns()
+        while not self.stop_event.is_set():
+            try:
+                self.tick()
+            except Exception as err:  # a bug must not end sampling of the other devices
+                self.ctx.busy = None
+                self.report(
+                    SensorEvent(
+                        EventName.SENSOR_ERROR,
+                        self.name,
+                        "",
+                        now_ns() // 1000,
+                        "internal",
+                        repr(err)[:200],
+                    )
+                )
+            t = now_ns()
+            next_ns += self.period_ns
+            if next_ns < t:  # blocked or slow: resume the cadence from now
+                next_ns = t + self.period_ns
+            self.stop_event.wait((next_ns - t) / 1e9)
+        self.finish()
+
+    def tick(self) -> None:
+        raise NotImplementedError
+
+    def finish(self) -> None:
+        """Called in the thread after the loop ends (close files)."""
+
+
+class DeviceWorker(Worker):
+    """Samples its devices: power every tick, a record every `ratio` ticks."""
+
+    def __init__(
+        self, name: str, power_hz: float, sensor_hz: float, stop: threading.Event, emit: Emit
+    ) -> None:
+        fast = max(power_hz, sensor_hz)
+        super().__init__(name, 1.0 / fast, stop, emit)
+        self.ratio = max(1, round(fast / sensor_hz))
+        self.devices: tuple[ProbeDevice, ...] = ()  # replaced whole by the sampler on rescans
+        self._current: tuple[ProbeDevice, ...] = ()
+        self._count = 0
+
+    def tick(self) -> None:
+        devices = self.devices
+        if devices is not self._current:
+            for gone in set(self._current) - set(devices):
+                gone.close()
+            self._current = devices
+        self._count += 1
+        record_now = self._count % self.ratio == 0
+        for device in devices:
+            device.sample_power(self.ctx)
+            if record_now:
+                sample = device.sample(self.ctx)
+                if sample is not None:
+                    self.emit(Kind.SAMPLE, sample.to_payload(), False)
+
+    def finish(self) -> None:
+        for device in self._current:
+            device.close()
+
+
+class MemoryWorker(Worker):
+    """meminfo and PSI every tick; the top memory holders every `procs_every` ticks."""
+
+    def __init__(
+        self,
+        proc_root: str,
+        sensor_hz: float,
+        procs_interval_s: float,
+        full_scan_s: float,
+        top: int,
+        gpu_by_pid: Callable[[], Mapping[int, int]],
+        stop: threading.Event,
+        emit: Emit,
+    ) -> None:
+        super().__init__("kmsgd-memory", 1.0 / sensor_hz, stop, emit)
+        self.proc_root = proc_root
+        self.reader = MemoryReader(proc_root)
+        self.procs_every = max(1, round(procs_interval_s * sensor_hz))
+        self.full_every = max(1, round(full_scan_s / max(procs_interval_s, 1e-3)))
+        self.top = top
+        self.gpu_by_pid = gpu_by_pid
+        self._count = 0
+        self._scans = 0
+        self._drm_pids: set[str] = set()
+
+    def tick(self) -> None:
+        t = now_ns()
+        ctx = self.ctx
+        ctx.busy = (self.reader.meminfo.path, "memory", t)
+        meminfo = read_kept(self.reader.meminfo)
+        psi = {}
+        for resource, f in self.reader.psi:
+            ctx.busy = (f.path, "memory", now_ns())
+            raw = read_kept(f)
+            if raw is not None:
+                psi[resource] = raw
+        ctx.busy = None
+        self.emit(Kind.SAMPLE, memory_sample(t // 1000, meminfo, psi).to_payload(), False)
+        if self._count % self.procs_every == 0:
+            self._scan()
+        self._count += 1
+
+    def _scan(self) -> None:
+        # Walking every process's fds for DRM clients is the costly part: do it every
+        # `full_scan_s`, and in between look only at pids known to hold DRM fds.
+        full = self._scans % self.full_every == 0
+        self._scans += 1
+        t = now_ns()
+        self.ctx.busy = (f"{self.proc_root}/*/fdinfo", "procs", t)
+        sample, found = scan_holders(
+            self.proc_root, self.top, self.gpu_by_pid(), None if full else self._drm_pids
+        )
+        self.ctx.busy = None
+        self._drm_pids = found if full else self._drm_pids | found
+        self.emit(Kind.SAMPLE, replace(sample, mono_us=t // 1000).to_payload(), False)
+
+    def finish(self) -> None:
+        self.reader.close()
+
+
+class Watchdog(threading.Thread):
+    """Notices reads blocked longer than `stall_s`: `sensor_stall` (urgent) when first seen,
+    again every `repeat_s` while still blocked, and `sensor_stall_end` when the read returns."""
+
+    def __init__(
+        self,
+        contexts: Callable[[], list[ReadContext]],
+        stall_s: float,
+        repeat_s: float,
+        stop: threading.Event,
+        emit: Emit,
+    ) -> None:
+        super().__init__(name="kmsgd-watchdog", daemon=True)
+        self.contexts = contexts
+        self.stall_ns = int(stall_s * 1e9)
+        self.repeat_ns = int(repeat_s * 1e9)
+        self.stop_event = stop
+        self.emit = emit
+        self.check_s = min(0.25, stall_s / 4)
+        # ctx -> (the busy tuple reported, when last reported)
+        self._reported: dict[int, tuple[tuple[str, str, int], int]] = {}
+
+    def run(self) -> None:
+        while not self.stop_event.wait(self.check_s):
+            self.check(now_ns())
+
+    def check(self, t: int) -> None:
+        for ctx in self.contexts():
+            busy = ctx.busy
+            seen = self._reported.get(id(ctx))
+            if seen is not None and seen[0] is not busy:
+                path, device, start = seen[0]
+                end = SensorEvent(
+                    EventName.SENSOR_STALL_END,
+                    path,
+                    device,
+                    t // 1000,
+                    duration_s=(t - start) / 1e9,
+                )
+                self.emit(Kind.EVENT, end.to_payload(), True)
+                del self._reported[id(ctx)]
+                seen = None
+            if busy is None or t - busy[2] < self.stall_ns:
+                continue
+            if seen is None or t - seen[1] >= self.repeat_ns:
+                path, device, start = busy
+                stall = SensorEvent(
+                    EventName.SENSOR_STALL, path, device, t // 1000, duration_s=(t - start) / 1e9
+                )
+                self.emit(Kind.EVENT, stall.to_payload(), True)
+                self._reported[id(ctx)] = (busy, t)
