@@ -1,27 +1,20 @@
-# The quick start: `make run` records this machine into ./var/ring; `make test` runs every test.
-VENV ?= .venv
-BIN := $(VENV)/bin
-RING ?= var/ring
-
+# Shortcuts; tools/dev is the real entry point (it needs no make on a fresh machine).
 .PHONY: setup run test lint bench clean
 
 setup:
 	@./tools/bootstrap
 
-run: setup
-	@mkdir -p $(dir $(RING))
-	$(BIN)/kmsgd run --ring $(RING) --ring-size 16M
+run:
+	./tools/dev run
 
-test: setup
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+test:
+	./tools/dev test
 
-lint: setup
-	$(BIN)/ruff check kmsgd tests bench
-	$(BIN)/ruff format --check kmsgd tests bench
-	$(BIN)/mypy
+lint:
+	./tools/dev lint
 
-bench: setup
-	$(BIN)/python -m bench $(BENCH_ARGS)
+bench:
+	./tools/dev bench
 
 clean:
-	rm -rf $(VENV) var build *.egg-info
+	rm -rf .venv var build *.egg-info
