@@ -44,10 +44,12 @@ class RingWriter:
             _create(self.fd, path, size)
             st = os.fstat(self.fd)
         self.size = st.st_size
-        self.map = mmap.mmap(self.fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ)
-        self.header, self.slot = ring.read_header(path, self.map, self.size)
-        head = ring.find_head(self.map, self.header, self.size)
-        self.torn_bytes = ring.torn_tail_bytes(self.map, head, self.size)
+        # Mapped for recovery only: a mapping kept open would be locked by mlockall and
+        # counted in our RSS, all 64 MiB of it.
+        with mmap.mmap(self.fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ) as view:
+            self.header, self.slot = ring.read_header(path, view, self.size)
+            head = ring.find_head(view, self.header, self.size)
+            self.torn_bytes = ring.torn_tail_bytes(view, head, self.size)
         if head is None:
             self.pos, self.serial = ring.DATA_START, 0
         else:
@@ -112,11 +114,15 @@ class RingWriter:
         self._new_boots.clear()
 
     def _hint_holds(self, hint: ring.BootHint) -> bool:
-        found = fr.decode_at(self.map, hint.offset, self.size)
+        head = os.pread(self.fd, fr.HEADER_SIZE, hint.offset)
+        if len(head) < fr.HEADER_SIZE or not head.startswith(fr.MAGIC):
+            return False
+        length = int.from_bytes(head[4:8], "little")
+        buf = head + os.pread(self.fd, min(length, fr.MAX_PAYLOAD), hint.offset + fr.HEADER_SIZE)
+        found = fr.decode_at(buf, 0, len(buf))
         return found is not None and found.serial == hint.serial
 
     def close(self) -> None:
-        self.map.close()
         os.close(self.fd)
 
 

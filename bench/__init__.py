@@ -1,0 +1,1 @@
+"""kmsgd's benchmarks: each prints its figures beside a baseline measured in the same run."""

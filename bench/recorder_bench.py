@@ -1,0 +1,249 @@
+"""Recorder benchmarks (issue 2), each beside its baseline measured in the same run:
+
+1. durable latency: /dev/kmsg write → frame fdatasync'd, vs bare pwrite+fdatasync of the disk;
+2. storms: paced /dev/kmsg writes, records lost and CPU, kmsgd vs `dmesg -w > file`;
+3. idle: CPU% and RSS of `kmsgd run` with heartbeats only.
+
+Needs root and a writable /dev/kmsg. Sets kernel.printk_devkmsg=on while it runs (the
+default ratelimit silently drops writes) and restores it. Floods the kernel log buffer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from contextlib import contextmanager
+from collections.abc import Iterator
+from pathlib import Path
+
+from kmsgd.config import Config
+from kmsgd.reader import RingReader
+from kmsgd.recorder import Recorder
+from kmsgd.types import Kind
+
+DEVKMSG = "/proc/sys/kernel/printk_devkmsg"
+
+
+@contextmanager
+def devkmsg_on() -> Iterator[None]:
+    old = Path(DEVKMSG).read_text()
+    Path(DEVKMSG).write_text("on\n")
+    try:
+        yield
+    finally:
+        Path(DEVKMSG).write_text(old)
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def bare_sync_floor(directory: str, n: int) -> list[float]:
+    """pwrite of ~200 B + fdatasync at increasing offsets of a zero-filled file (2nd pass)."""
+    path = os.path.join(directory, "floor")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.write(fd, bytes(1 << 20))
+    os.fsync(fd)
+    out = []
+    payload = b"x" * 200
+    for i in range(n):
+        t0 = time.perf_counter_ns()
+        os.pwrite(fd, payload, (i * 256) % (1 << 20))
+        os.fdatasync(fd)
+        out.append((time.perf_counter_ns() - t0) / 1000)
+    os.close(fd)
+    return out
+
+
+class _Silent:
+    def __getattr__(self, _name: str) -> object:
+        return lambda *a, **k: None
+
+
+def durable_latency(directory: str, n: int) -> list[float]:
+    """In-process recorder on the real /dev/kmsg; times each warning line until its sync."""
+    cfg = Config(ring=os.path.join(directory, "ring"), ring_size=16 << 20, lock_memory=False)
+    rec = Recorder(cfg, _Silent(), lambda _s: None)
+    marker = f"kmsgd-bench-{uuid.uuid4().hex[:8]}".encode()
+    done = threading.Condition()
+    durable_marks: list[int] = []
+    seen: list[int] = []
+    orig_add = rec.writer.add
+    orig_commit = rec.writer.commit
+
+    def add(kind: Kind, boot: bytes, wall: int, payload: bytes) -> int:
+        if kind is Kind.KERNEL and marker in payload:
+            seen.append(int(payload.rsplit(b" ", 1)[1]))
+        return orig_add(kind, boot, wall, payload)
+
+    def commit() -> int:
+        serial = orig_commit()
+        with done:
+            durable_marks.extend(seen)
+            seen.clear()
+            done.notify_all()
+        return serial
+
+    rec.writer.add = add  # type: ignore[method-assign]
+    rec.writer.commit = commit  # type: ignore[method-assign]
+    rec.committer.start()
+    stop = threading.Event()
+
+    def loop() -> None:
+        import select
+
+        poller = select.poll()
+        poller.register(rec.kmsg.fd, select.POLLIN)
+        while not stop.is_set():
+            rec._drain_kmsg()
+            poller.poll(100)
+
+    reader = threading.Thread(target=loop, daemon=True)
+    reader.start()
+    time.sleep(0.5)  # the kernel backlog is imported first
+    fd = os.open("/dev/kmsg", os.O_WRONLY)
+    lat = []
+    for i in range(n):
+        t0 = time.perf_counter_ns()
+        os.write(fd, b"<4>%s line %d\n" % (marker, i))
+        with done:
+            done.wait_for(lambda i=i: i in durable_marks, timeout=5)  # type: ignore[misc]
+        lat.append((time.perf_counter_ns() - t0) / 1000)
+    os.close(fd)
+    stop.set()
+    reader.join()
+    rec.committer.close()
+    return lat
+
+
+def cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def start_kmsgd(ring: str, *extra: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "kmsgd.cli", "run", "--ring", ring, "--ring-size", "64M",
+           "--config", "/dev/null", "--no-sysctl", *extra]
+    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    return proc
+
+
+STORM_WRITER = r"""
+import os, sys, time
+rate, secs, tag = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3].encode()
+fd = os.open("/dev/kmsg", os.O_WRONLY)
+n, t0 = 0, time.perf_counter()
+total = int(rate * secs)
+while n < total:
+    due = int((time.perf_counter() - t0) * rate) + 1
+    while n < min(due, total):
+        os.write(fd, b"<6>%s %d storm line padding to a realistic length of a driver message\n" % (tag, n))
+        n += 1
+    if n < due:
+        continue
+    time.sleep(0.0005)
+print(n, time.perf_counter() - t0)
+"""
+
+
+def storm(rate: int, secs: float, directory: str) -> dict[str, float]:
+    tag = f"kmsgd-storm-{uuid.uuid4().hex[:8]}"
+    ring = os.path.join(directory, f"ring-{rate}")
+    out_file = os.path.join(directory, f"dmesg-{rate}.txt")
+    kmsgd = start_kmsgd(ring)
+    with open(out_file, "wb") as f:
+        dmesg = subprocess.Popen(["dmesg", "-w"], stdout=f, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        c0k, c0d = cpu_s(kmsgd.pid), cpu_s(dmesg.pid)
+        res = subprocess.run([sys.executable, "-c", STORM_WRITER, str(rate), str(secs), tag],
+                             capture_output=True, text=True, check=True)
+        written, took = res.stdout.split()
+        time.sleep(1.5)
+        c1k, c1d = cpu_s(kmsgd.pid), cpu_s(dmesg.pid)
+        dmesg.terminate()
+        dmesg.wait()
+    kmsgd.send_signal(signal.SIGTERM)
+    kmsgd.wait(timeout=60)
+    with RingReader(ring) as r:
+        boot = r.last_boot_id()
+        assert boot is not None
+        got_k = sum(1 for f in r.frames() if f.kind is Kind.KERNEL and tag.encode() in f.payload)
+    got_d = sum(1 for line in open(out_file, "rb") if tag.encode() in line)
+    n = int(written)
+    return {"rate": rate, "written": n, "achieved": n / float(took),
+            "lost_kmsgd": n - got_k, "cpu_kmsgd": c1k - c0k,
+            "lost_dmesg": n - got_d, "cpu_dmesg": c1d - c0d}
+
+
+def idle(directory: str, secs: float) -> tuple[float, int]:
+    proc = start_kmsgd(os.path.join(directory, "ring-idle"))
+    c0 = cpu_s(proc.pid)
+    time.sleep(secs)
+    c1, rss = cpu_s(proc.pid), rss_kib(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=30)
+    return (c1 - c0) / secs * 100, rss
+
+
+def main(argv: list[str]) -> None:
+    ap = argparse.ArgumentParser(prog="bench.recorder_bench")
+    ap.add_argument("--lines", type=int, default=1000)
+    ap.add_argument("--storm-secs", type=float, default=5.0)
+    ap.add_argument("--rates", default="5000,10000,20000,40000,80000,160000")
+    ap.add_argument("--idle-secs", type=float, default=60.0)
+    args = ap.parse_args(argv)
+    if not os.access("/dev/kmsg", os.W_OK):
+        print("recorder_bench: needs root and a writable /dev/kmsg; skipped")
+        return
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as d, \
+            devkmsg_on():
+        floor = bare_sync_floor(d, args.lines)
+        lat = durable_latency(d, args.lines)
+        print(f"durable latency over {args.lines} warning lines (µs):")
+        print(f"  bare pwrite+fdatasync   p50 {pct(floor, .5):8.0f}  p99 {pct(floor, .99):8.0f}")
+        print(f"  kmsg write → durable    p50 {pct(lat, .5):8.0f}  p99 {pct(lat, .99):8.0f}"
+              f"  (p99 ratio {pct(lat, .99) / pct(floor, .99):.2f}x, mean {statistics.mean(lat):.0f})")
+        print("storms (both capture the same storm at once; lost = written - captured):")
+        print(f"  {'rate/s':>8} {'achieved':>9} {'kmsgd lost':>11} {'cpu s':>6} "
+              f"{'dmesg lost':>11} {'cpu s':>6}")
+        best = {"kmsgd": 0, "dmesg": 0}
+        for rate in (int(r) for r in args.rates.split(",")):
+            s = storm(rate, args.storm_secs, d)
+            print(f"  {rate:>8} {s['achieved']:>9.0f} {s['lost_kmsgd']:>11.0f} "
+                  f"{s['cpu_kmsgd']:>6.2f} {s['lost_dmesg']:>11.0f} {s['cpu_dmesg']:>6.2f}")
+            for who in best:
+                if s[f"lost_{who}"] == 0 and best[who] == rate_prev(args.rates, rate):
+                    best[who] = rate
+        ratio = best["kmsgd"] / best["dmesg"] if best["dmesg"] else float("nan")
+        print(f"  highest lossless rate: kmsgd {best['kmsgd']}/s, dmesg -w {best['dmesg']}/s "
+              f"(ratio {ratio:.2f})")
+        cpu, rss = idle(d, args.idle_secs)
+        print(f"idle over {args.idle_secs:.0f} s: {cpu:.3f}% of a core, RSS {rss / 1024:.1f} MiB")
+
+
+def rate_prev(rates: str, rate: int) -> int:
+    """The rate stepped before `rate` (0 for the first): lossless must hold on every step."""
+    steps = [int(r) for r in rates.split(",")]
+    i = steps.index(rate)
+    return steps[i - 1] if i else 0
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
