@@ -127,7 +127,8 @@ class PyudevMonitor:
         return event_from_fields(fields, time.monotonic_ns() // 1000)
 
     def close(self) -> None:
-        self.monitor.stop()
+        # pyudev has no close: libudev unrefs the monitor (and its socket) on collection
+        self.monitor = None
 
 
 def open_monitor(subsystems: tuple[str, ...] = WATCHED, use_pyudev: bool = True) -> Monitor | None:
