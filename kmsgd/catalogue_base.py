@@ -1,0 +1,88 @@
+"""The shape of a catalogue entry; the entries live in catalogue_gpu/_system/_xid.
+
+An entry names the kernel evidence it keys on (regex + optional check), how bad it is,
+where it points (subsystem, device) and what an operator should do next. `rank` orders
+causes before effects: lower ranks are further upstream in a failure chain.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+class Severity(enum.StrEnum):
+    CRITICAL = "critical"  # the machine or a device is going down
+    ERROR = "error"  # a failure that may start a chain
+    WARNING = "warning"  # routine in some workloads: reported, blamed only when alone
+    INFO = "info"  # lifecycle and next-boot evidence
+
+
+class DeviceKind(enum.StrEnum):
+    NONE = "none"
+    PCI = "pci"
+    DISK = "disk"
+    CPU = "cpu"
+    FS = "fs"
+
+
+Check = Callable[[re.Match[str], "MatchInput"], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchInput:
+    """What a matcher may look at: the text (for userspace lines, after "ident[pid]: "),
+    the identifier (None for kernel lines) and the printk stamp."""
+
+    text: str
+    ident: str | None
+    ts_usec: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    tag: str
+    pattern: re.Pattern[str]
+    keywords: tuple[str, ...]  # one of these literals must occur (a cheap prefilter)
+    severity: Severity
+    subsystem: str
+    meaning: str
+    next_step: str
+    rank: int
+    device_kind: DeviceKind = DeviceKind.NONE
+    idents: tuple[str, ...] = ()  # userspace programs it applies to; () = kernel lines only
+    check: Check | None = None
+    routine: bool = False  # a warning that workloads produce daily: never blamed first
+
+    def tag_for(self, m: re.Match[str]) -> str:
+        """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""
+        if self.tag == "nvidia_xid" and m.groupdict().get("xid"):
+            return f"nvidia_xid_{int(m.group('xid'))}"
+        return self.tag
+
+
+def sig(
+    tag: str,
+    regex: str,
+    keywords: tuple[str, ...],
+    severity: Severity,
+    subsystem: str,
+    meaning: str,
+    next_step: str,
+    rank: int,
+    **extra: object,
+) -> Signature:
+    """Catalogue entry builder: compiles the regex once."""
+    return Signature(
+        tag,
+        re.compile(regex),
+        keywords,
+        severity,
+        subsystem,
+        meaning,
+        next_step,
+        rank,
+        **extra,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,21 @@
+"""Pasted kernel logs → `Line`s (wrapping KernelRecord) and boot boundaries.
+
+`read_lines` turns bytes into decoded, time-ordered lines; `LogStream`/`parse_lines` parse
+them. Every input line comes out: as a kernel or userspace record, as text, or as a command.
+"""
+
+from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin
+from kmsgd.logparse.reader import InputStats, read_lines
+from kmsgd.logparse.stream import LogStream, parse_lines
+
+__all__ = [
+    "BootMark",
+    "Event",
+    "InputStats",
+    "Line",
+    "LogFormat",
+    "LogStream",
+    "Origin",
+    "parse_lines",
+    "read_lines",
+]

@@ -1,0 +1,308 @@
+"""Single-line parsers, one regex per log family; pure functions from text to `Fields`.
+
+Each parser returns None when the line is not of its format. The stateful part (dmesg -H
+deltas, missing years, the host of a short-monotonic journal) lives in `stream.py`.
+Formats: util-linux dmesg(1) (`--time-format`, `-r`, `-x`, `-H`), journalctl(1) `-o short*`,
+rsyslog's RSYSLOG_TraditionalFileFormat and RSYSLOG_FileFormat, Documentation/ABI/testing/dev-kmsg.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from kmsgd.logparse.model import LogFormat
+
+MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
+LEVELS = {
+    "emerg": 0,
+    "alert": 1,
+    "crit": 2,
+    "err": 3,
+    "warn": 4,
+    "notice": 5,
+    "info": 6,
+    "debug": 7,
+}
+FACILITIES = {
+    "kern": 0,
+    "user": 1,
+    "mail": 2,
+    "daemon": 3,
+    "auth": 4,
+    "syslog": 5,
+    "lpr": 6,
+    "news": 7,
+    "uucp": 8,
+    "cron": 9,
+    "authpriv": 10,
+    "ftp": 11,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Fields:
+    """What one line says; `ident` is None for a kernel line, else the program's name."""
+
+    fmt: LogFormat
+    message: str
+    ts_usec: int | None = None
+    wall_us: int | None = None
+    level: int | None = None
+    facility: int | None = None
+    seq: int | None = None
+    caller: str | None = None
+    host: str = ""
+    ident: str | None = None
+    pid: str = ""
+    month_day: tuple[int, int] | None = None  # yearless stamp: year is resolved by the stream
+    delta_us: int | None = None  # dmesg -H relative stamp
+    minute_header: bool = False  # dmesg -H "[May 6 14:02]" line
+
+
+def usec(sec: str, frac: str | None) -> int:
+    """`"12", "3456"` → 12_345_600 µs; dmesg pastes sometimes keep fewer than six digits."""
+    f = (frac or "")[:6].ljust(6, "0")
+    return int(sec) * 1_000_000 + int(f)
+
+
+def _epoch_us(d: dt.datetime) -> int:
+    if d.tzinfo is None:  # local time of an unknown zone: kept "as printed"
+        d = d.replace(tzinfo=dt.UTC)
+    delta = d - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _tz(text: str | None) -> dt.tzinfo | None:
+    if not text:
+        return None
+    if text == "Z":
+        return dt.UTC
+    sign = -1 if text[0] == "-" else 1
+    digits = text[1:].replace(":", "")
+    return dt.timezone(sign * dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0)))
+
+
+def iso_us(date: str, hms: str, frac: str | None, tz: str | None) -> int | None:
+    """Wall-clock µs since the epoch from ISO pieces; None for an impossible date."""
+    try:
+        y, mo, d = (int(x) for x in date.split("-"))
+        h, mi, s = (int(x) for x in hms.split(":"))
+        when = dt.datetime(y, mo, d, h, mi, s, tzinfo=_tz(tz))
+    except ValueError:
+        return None
+    return _epoch_us(when) + (usec("0", frac) if frac else 0)
+
+
+def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None) -> int | None:
+    try:
+        h, mi, s = (int(x) for x in hms.split(":"))
+        when = dt.datetime(year, month, day, h, mi, s)
+    except ValueError:
+        return None
+    return _epoch_us(when) + (usec("0", frac) if frac else 0)
+
+
+_KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),([-c])((?:,[^;]*)?);(.*)")
+_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d+)\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
+_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d+)\.(\d+)\]\s?(.*)")
+_DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
+_DMESG_CTIME = re.compile(
+    r"(?:<(\d{1,3})>)?\[(?:[A-Z][a-z]{2} )?([A-Z][a-z]{2})\s+(\d{1,2}) "
+    r"(\d{2}:\d{2}:\d{2}) (\d{4})\]\s?(.*)"
+)
+_DMESG_ISO = re.compile(
+    r"(?:<(\d{1,3})>)?(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}),(\d{6})(Z|[+-]\d{2}:?\d{2})\s(.*)"
+)
+_DMESG_DECODE = re.compile(
+    r"([a-z]+[0-7]?)\s*:(emerg|alert|crit|err|warn|notice|info|debug)\s*: ?"
+    r"(?:\[\s*(\d+)\.(\d+)\] ?)?(.*)"
+)
+# journal/syslog: stamp, host, "ident[pid]:" and the text; ident may be "kernel"
+_TAIL = r" (\S+) ([^\s\[]+?)(?:\[(\d+)\])?:(?: (.*))?"
+_JOURNAL = re.compile(r"([A-Z][a-z]{2}) ([ \d]?\d) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?" + _TAIL)
+_JOURNAL_ISO = re.compile(
+    r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})" + _TAIL
+)
+_JOURNAL_MONO = re.compile(r"\[\s*(\d+)\.(\d+)\]" + _TAIL)
+# rsyslog/journal kernel lines that carry printk's own stamp: "kernel: [   12.345678] text"
+_EMBEDDED_TS = re.compile(r"\[\s*(\d+)\.(\d{6})\] ?(.*)")
+_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
+
+
+def unescape_kmsg(text: str) -> str:
+    """Undo /dev/kmsg's `\\xNN` escaping (every byte < 0x20, >= 0x7f and `\\`), then UTF-8."""
+    if "\\x" not in text:
+        return text
+    raw = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+    try:
+        return raw.encode("latin-1").decode("utf-8", errors="replace")
+    except UnicodeEncodeError:  # already decoded text with \x sequences in it
+        return raw
+
+
+def parse_kmsg(line: str) -> Fields | None:
+    m = _KMSG.fullmatch(line)
+    if m is None:
+        return None
+    prio = int(m.group(1))
+    caller = None
+    for extra in m.group(5).split(","):
+        if extra.startswith("caller="):
+            caller = extra[7:]
+    return Fields(
+        LogFormat.KMSG,
+        unescape_kmsg(m.group(6)),
+        ts_usec=int(m.group(3)),
+        level=prio & 7,
+        facility=prio >> 3,
+        seq=int(m.group(2)),
+        caller=caller,
+    )
+
+
+def parse_dmesg(line: str) -> Fields | None:
+    m = _DMESG.match(line)
+    if m is None:
+        return None
+    prio = m.group(1)
+    level = int(prio) & 7 if prio else None
+    facility = int(prio) >> 3 if prio else None
+    return Fields(
+        LogFormat.DMESG,
+        m.group(5),
+        ts_usec=usec(m.group(2), m.group(3)),
+        level=level,
+        facility=facility,
+        caller=m.group(4),
+    )
+
+
+def parse_dmesg_ctime(line: str) -> Fields | None:
+    m = _DMESG_CTIME.match(line)
+    if m is None or m.group(2) not in MONTHS:
+        return None
+    prio = m.group(1)
+    wall = wall_from_parts(int(m.group(5)), MONTHS[m.group(2)], int(m.group(3)), m.group(4), None)
+    return Fields(
+        LogFormat.DMESG_CTIME,
+        m.group(6),
+        wall_us=wall,
+        level=int(prio) & 7 if prio else None,
+        facility=int(prio) >> 3 if prio else None,
+    )
+
+
+def parse_dmesg_iso(line: str) -> Fields | None:
+    m = _DMESG_ISO.match(line)
+    if m is None:
+        return None
+    prio = m.group(1)
+    wall = iso_us(m.group(2), m.group(3), m.group(4), m.group(5))
+    return Fields(
+        LogFormat.DMESG_ISO,
+        m.group(6),
+        wall_us=wall,
+        level=int(prio) & 7 if prio else None,
+        facility=int(prio) >> 3 if prio else None,
+    )
+
+
+def parse_dmesg_delta(line: str) -> Fields | None:
+    m = _DMESG_DELTA.match(line)
+    if m is not None:
+        return Fields(LogFormat.DMESG_DELTA, m.group(3), delta_us=usec(m.group(1), m.group(2)))
+    m = _DMESG_MINUTE.match(line)
+    if m is None or m.group(1) not in MONTHS:
+        return None
+    return Fields(
+        LogFormat.DMESG_DELTA,
+        m.group(4),
+        month_day=(MONTHS[m.group(1)], int(m.group(2))),
+        wall_us=wall_from_parts(
+            2000, MONTHS[m.group(1)], int(m.group(2)), m.group(3) + ":00", None
+        ),
+        minute_header=True,
+    )
+
+
+def parse_dmesg_decode(line: str) -> Fields | None:
+    m = _DMESG_DECODE.match(line)
+    if m is None or (m.group(1) not in FACILITIES and not m.group(1).startswith("local")):
+        return None
+    fac = FACILITIES.get(m.group(1), 16 + int(m.group(1)[-1]) if m.group(1)[-1].isdigit() else 1)
+    ts = usec(m.group(3), m.group(4)) if m.group(3) else None
+    return Fields(
+        LogFormat.DMESG_DECODE, m.group(5), ts_usec=ts, level=LEVELS[m.group(2)], facility=fac
+    )
+
+
+def _journal_fields(
+    fmt: LogFormat,
+    m: re.Match[str],
+    first: int,
+    *,
+    ts_usec: int | None = None,
+    wall_us: int | None = None,
+    month_day: tuple[int, int] | None = None,
+) -> Fields:
+    host, ident, pid, text = m.group(first, first + 1, first + 2, first + 3)
+    text = text or ""
+    ts = ts_usec
+    if ident == "kernel":
+        emb = _EMBEDDED_TS.match(text)
+        if emb is not None:  # syslog's monotonic stamp: may disagree with the wall clock
+            ts, text = usec(emb.group(1), emb.group(2)), emb.group(3)
+        return Fields(
+            fmt, text, ts_usec=ts, wall_us=wall_us, month_day=month_day, host=host, facility=0
+        )
+    message = f"{ident}[{pid}]: {text}" if pid else f"{ident}: {text}"
+    return Fields(
+        fmt,
+        message,
+        ts_usec=ts,
+        host=host,
+        ident=ident,
+        pid=pid or "",
+        facility=3,
+        wall_us=wall_us,
+        month_day=month_day,
+    )
+
+
+def parse_journal(line: str) -> Fields | None:
+    m = _JOURNAL.match(line)
+    if m is None or m.group(1) not in MONTHS:
+        return None
+    md = (MONTHS[m.group(1)], int(m.group(2)))
+    wall = wall_from_parts(2000, md[0], md[1], m.group(3), m.group(4))
+    return _journal_fields(LogFormat.JOURNAL, m, 5, wall_us=wall, month_day=md)
+
+
+def parse_journal_iso(line: str) -> Fields | None:
+    m = _JOURNAL_ISO.match(line)
+    if m is None:
+        return None
+    wall = iso_us(m.group(1), m.group(2), m.group(3), m.group(4))
+    return _journal_fields(LogFormat.JOURNAL_ISO, m, 5, wall_us=wall)
+
+
+def parse_journal_mono(line: str, host: str = "") -> Fields | None:
+    """short-monotonic; ambiguous with dmesg ("[ 1.0] usb 1-1: ..."), so the host must be
+    known already, or the identifier must be `kernel` or carry a `[pid]`."""
+    m = _JOURNAL_MONO.match(line)
+    if m is None:
+        return None
+    if not (m.group(4) == "kernel" or m.group(5) or (host and m.group(3) == host)):
+        return None
+    return _journal_fields(LogFormat.JOURNAL_MONO, m, 3, ts_usec=usec(m.group(1), m.group(2)))
+
+
+def parse_pstore_header(line: str) -> bool:
+    """`Panic#1 Part1` and friends: fs/pstore/platform.c writes "%s#%d Part%u" per chunk."""
+    return _PSTORE.fullmatch(line) is not None
+
+
+_PSTORE = re.compile(r"(Panic|Oops|Emergency|Shutdown|Halt|Poweroff|Restart|Unknown)#\d+ Part\d+")

@@ -1,0 +1,74 @@
+"""What the log parsers produce: one `Line` per input line, wrapping the shared KernelRecord.
+
+A pasted log mixes kernel messages, other programs' journal lines, shell commands and prose.
+The record keeps the kernel's view (message, level, clocks); the `Line` adds where it came from
+in the paste, so the classifier can refuse to take a shell command as evidence.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from kmsgd.types import KernelRecord
+
+
+class LogFormat(enum.StrEnum):
+    """The families of kernel-log text kmsgd recognises (names appear in the report)."""
+
+    KMSG = "kmsg"  # raw /dev/kmsg: "6,1234,5678901,-;text"
+    DMESG = "dmesg"  # "[   12.345678] text", also `dmesg -r` / pstore "<6>[ ... ]"
+    DMESG_CTIME = "dmesg-ctime"  # dmesg -T: "[Mon May  6 14:02:37 2024] text"
+    DMESG_ISO = "dmesg-iso"  # dmesg --time-format iso
+    DMESG_DELTA = "dmesg-delta"  # dmesg -H: "[May 6 14:02] text" then "[  +0.000123] text"
+    DMESG_DECODE = "dmesg-decode"  # dmesg -x: "kern  :info  : [   12.345678] text"
+    JOURNAL = "journal"  # journalctl short / short-precise / classic syslog files
+    JOURNAL_ISO = "journal-iso"  # journalctl short-iso(-precise), rsyslog's ISO format
+    JOURNAL_MONO = "journal-mono"  # journalctl short-monotonic
+    JSON = "json"  # journalctl -o json
+    EXPORT = "export"  # journalctl -o export (KEY=value blocks)
+    TEXT = "text"  # not a log line: kept as text
+
+    @property
+    def has_timezone(self) -> bool:
+        """Whether wall stamps of this format say their offset (else they are local, unknown)."""
+        return self in (
+            LogFormat.DMESG_ISO,
+            LogFormat.JOURNAL_ISO,
+            LogFormat.JSON,
+            LogFormat.EXPORT,
+        )
+
+
+class Origin(enum.StrEnum):
+    """Who wrote a line. Only KERNEL and USERSPACE lines can be evidence."""
+
+    KERNEL = "kernel"
+    USERSPACE = "userspace"  # another program's journal line, "ident[pid]: text"
+    TEXT = "text"  # could not be parsed: kept, shown, searched only for kernel wording
+    COMMAND = "command"  # a shell command or prompt in the paste: never evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One input line after parsing; `record.message` is the text without stamp or prefix."""
+
+    record: KernelRecord
+    origin: Origin
+    fmt: LogFormat
+    lineno: int = 0  # 1-based line number in the input (first line of a joined line)
+    raw: str = ""  # the cleaned input line, as an operator would recognise it
+    host: str = ""  # hostname field of journal/syslog lines (redaction needs it)
+    boot_id: str = ""  # journal boot id when the format carries one
+
+
+@dataclass(frozen=True, slots=True)
+class BootMark:
+    """A boundary between boots in the input: what follows belongs to a new boot."""
+
+    lineno: int
+    why: str  # "separator", "clock_restart", "linux_version", "pstore_header", "boot_id"
+    boot_id: str = ""
+
+
+Event = Line | BootMark
