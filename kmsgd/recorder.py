@@ -30,6 +30,19 @@ from kmsgd.writer import RingWriter
 THREAD_STACK = 256 * 1024
 
 
+class Clock:
+    """The three clocks a heartbeat records; tests pass one they can wind forward."""
+
+    def wall_us(self) -> int:
+        return time.time_ns() // 1000
+
+    def mono_us(self) -> int:
+        return time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+
+    def boottime_us(self) -> int:
+        return time.clock_gettime_ns(time.CLOCK_BOOTTIME) // 1000
+
+
 @dataclass
 class _SeqTracker:
     """Kernel sequence numbers: what we have stored, what we expect next."""
@@ -40,9 +53,20 @@ class _SeqTracker:
 
 
 class Recorder:
-    def __init__(self, cfg: Config, log: Any, notify: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        cfg: Config,
+        log: Any,
+        notify: Callable[[str], None],
+        *,
+        clock: Clock | None = None,
+        system_state: Callable[[], tuple[str, str]] = hostenv.system_state,
+    ) -> None:
         threading.stack_size(THREAD_STACK)  # before any thread exists: locked memory is precious
         self.cfg = cfg
+        self.clock = clock or Clock()
+        self.system_state = system_state
+        self._next_beat = 0
         self.log = log
         self.notify = notify
         self.identity: BootIdentity = read_identity(cfg.proc_root, cfg.etc_root)
@@ -65,15 +89,30 @@ class Recorder:
 
     def emit(self, kind: Kind, data: Payload, urgent: bool) -> None:
         """Hand a non-kernel record to the ring (sources call this from any thread)."""
-        self.committer.put(kind, encode_payload(kind, data), urgent=urgent)
+        self.committer.put(
+            kind, encode_payload(kind, data), urgent=urgent, wall_us=self.clock.wall_us()
+        )
+
+    def start(self) -> None:
+        """Begin recording: the committer thread and the `boot` record."""
+        self.committer.start()
+        self._write_boot()
+        self._next_beat = self.clock.mono_us()
+
+    def step(self) -> None:
+        """One turn of the loop: everything kmsg has now, and a heartbeat when one is due."""
+        self._drain_kmsg()
+        now = self.clock.mono_us()
+        if now >= self._next_beat:
+            self._heartbeat()
+            self._next_beat = now + int(self.cfg.heartbeat_s * 1e6)
 
     def run(self) -> int:
         wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(wake_w)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
-        self.committer.start()
-        self._write_boot()
+        self.start()
         extra = hostenv.prepare(self.cfg, self.emit, self.log)
         if self.cfg.lock_memory:
             hostenv.lock_memory(self.log)
@@ -88,21 +127,16 @@ class Recorder:
             boot_id=self.identity.boot_id,
             torn_bytes_skipped=self.writer.torn_bytes,
         )
-        next_beat = time.monotonic()
         while self._stop_signal is None:
-            self._drain_kmsg()
-            now = time.monotonic()
-            if now >= next_beat:
-                self._heartbeat()
-                next_beat = now + self.cfg.heartbeat_s
-            timeout = min(next_beat - now, 0.1 if self.kmsg.is_regular else next_beat - now)
-            poller.poll(max(0, int(timeout * 1000)))
+            self.step()
+            wait_ms = (self._next_beat - self.clock.mono_us()) // 1000
+            poller.poll(max(0, min(wait_ms, 100 if self.kmsg.is_regular else wait_ms)))
             with contextlib.suppress(OSError):
                 os.read(wake_r, 64)
         self._drain_kmsg()
         for stop in extra:
             stop()
-        return self._stop()
+        return self.finish(self._stop_signal)
 
     def _on_signal(self, signum: int, _frame: object) -> None:
         self._stop_signal = signal.Signals(signum).name
@@ -150,7 +184,7 @@ class Recorder:
                 self._count_drop(n)
                 continue
             self._flush_drops()
-            wall = None
+            wall = self.clock.wall_us()
             if self.importing:
                 ts = _ts_usec(raw)
                 if ts is not None:
@@ -173,9 +207,9 @@ class Recorder:
 
     def _heartbeat(self) -> None:
         beat = Heartbeat(
-            wall_us=time.time_ns() // 1000,
-            mono_us=time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000,
-            boottime_us=time.clock_gettime_ns(time.CLOCK_BOOTTIME) // 1000,
+            wall_us=self.clock.wall_us(),
+            mono_us=self.clock.mono_us(),
+            boottime_us=self.clock.boottime_us(),
             kernel_seq=(self.seq.expected - 1) if self.seq.expected is not None else None,
         )
         # Heartbeats bound the time of death, so they are synced at once (one fdatasync/s).
@@ -189,13 +223,14 @@ class Recorder:
             + (f", DISK FAILING: {self.committer.failing}" if self.committer.failing else "")
         )
 
-    def _stop(self) -> int:
+    def finish(self, signal_name: str) -> int:
+        """Clean stop: a `stop` record saying whether the system is going down, then close."""
         self.notify("STOPPING=1")
-        state, detail = hostenv.system_state()
+        state, detail = self.system_state()
         shutting_down = state in ("stopping", "offline")
-        stop = Stop(self._stop_signal or "", shutting_down, state, detail)
+        stop = Stop(signal_name, shutting_down, state, detail)
         self.emit(Kind.STOP, stop, urgent=True)
-        complete = self.committer.close()
+        complete = self.close()
         self.log.info(
             "stopped",
             signal=stop.signal,
@@ -203,9 +238,17 @@ class Recorder:
             system_state=state,
             all_records_durable=complete,
         )
+        return 0
+
+    def close(self) -> bool:
+        """Make everything handed over durable and release the ring; no `stop` record.
+
+        Scenario tests call this alone to play a machine that died: what was durable stays.
+        """
+        complete = self.committer.close()
         self.writer.close()
         self.kmsg.close()
-        return 0
+        return complete
 
 
 def _ts_usec(raw: bytes) -> int | None:
