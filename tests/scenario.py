@@ -1,0 +1,156 @@
+"""Plays boots of one machine into a ring with the real recorder code and a wound clock.
+
+A boot gets a fake /proc (its own boot id), a regular file as /dev/kmsg that the scenario
+appends kernel records to, and a clock that moves only when the scenario says so; the
+Recorder's own loop step runs between. `die()` plays a machine that stopped dead (what was
+handed to the ring is durable, nothing more is written); `shutdown()` a clean stop.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conftest import make_proc
+from kmsgd.config import Config
+from kmsgd.recorder import Clock, Recorder
+from kmsgd.types import Kind, Payload
+
+T0 = 1_764_400_000  # wall-clock seconds of the first boot
+
+
+class FakeClock(Clock):
+    def __init__(self, wall_s: float, uptime_s: float) -> None:
+        self.wall = wall_s
+        self.mono = uptime_s
+        self.suspended = 0.0
+
+    def wall_us(self) -> int:
+        return int(self.wall * 1e6)
+
+    def mono_us(self) -> int:
+        return int(self.mono * 1e6)
+
+    def boottime_us(self) -> int:
+        return int((self.mono + self.suspended) * 1e6)
+
+    def advance(self, seconds: float) -> None:
+        self.wall += seconds
+        self.mono += seconds
+
+
+class _Silent:
+    def __getattr__(self, _name: str) -> Any:
+        return lambda *a, **k: None
+
+
+@dataclass
+class BootRun:
+    """One running boot of the played machine."""
+
+    rec: Recorder
+    clock: FakeClock
+    kmsg: Path
+    boot_id: str
+    seq: int = 0
+    state: list[tuple[str, str]] = field(default_factory=lambda: [("running", "")])
+
+    def log(self, message: str, level: int = 6, facility: int = 0) -> None:
+        """The kernel logs a line now (kmsg-escaped as the kernel would not need here)."""
+        ts = self.clock.mono_us()
+        with open(self.kmsg, "ab") as f:
+            f.write(b"%d,%d,%d,-;%s\n" % (facility * 8 + level, self.seq, ts, message.encode()))
+        self.seq += 1
+
+    def emit(self, kind: Kind, data: Payload, urgent: bool = False) -> None:
+        self.rec.emit(kind, data, urgent)
+
+    def run(self, seconds: float, *, every: float = 0.25) -> None:
+        """Let time pass with the recorder looping (heartbeats fall due as configured)."""
+        steps = max(1, round(seconds / every))
+        for _ in range(steps):
+            self.clock.advance(seconds / steps)
+            self.rec.step()
+
+    def step(self) -> None:
+        self.rec.step()
+
+    def die(self) -> None:
+        """Power cut, freeze or reset: no stop record; what was handed over is durable."""
+        self.rec.step()
+        self.rec.close()
+
+    def shutdown(self, *, reboot: bool = False) -> None:
+        """systemd stops the service during a system shutdown."""
+        self.rec.step()
+        self.state[0] = ("stopping", "reboot.target" if reboot else "poweroff.target")
+        self.rec.finish("SIGTERM")
+
+    def stop_service_only(self) -> None:
+        """An operator stops kmsgd while the system keeps running."""
+        self.rec.step()
+        self.rec.finish("SIGTERM")
+
+
+class Machine:
+    """A machine whose boots are recorded into one ring under `root`."""
+
+    def __init__(self, root: Path, *, heartbeat_s: float = 1.0) -> None:
+        self.root = root
+        self.ring = root / "ring"
+        self.sys = root / "sys"
+        self.sys.mkdir(parents=True, exist_ok=True)
+        self.heartbeat_s = heartbeat_s
+        self.wall = float(T0)
+        self.boots: list[BootRun] = []
+
+    def boot(
+        self,
+        *,
+        after_s: float = 0.0,
+        uptime_s: float = 8.0,
+        early: tuple[str, ...] = ("Linux version 6.8.0-test",),
+        config: dict[str, Any] | None = None,
+    ) -> BootRun:
+        """Power on `after_s` seconds after the previous boot's last moment; the kernel has
+        logged `early` before kmsgd starts `uptime_s` seconds into the boot."""
+        if self.boots:
+            self.wall = self.boots[-1].clock.wall + after_s
+        n = len(self.boots)
+        boot_id = str(uuid.uuid4())
+        proc = make_proc(self.root / f"proc{n}", boot_id, uptime_s=uptime_s)
+        (proc / "stat").write_text(f"btime {int(self.wall)}\n")
+        clock = FakeClock(self.wall, 0.0)
+        kmsg = self.root / f"kmsg{n}"
+        kmsg.touch()
+        cfg = Config(
+            ring=str(self.ring),
+            ring_size=4 << 20,
+            kmsg=str(kmsg),
+            proc_root=str(proc),
+            sys_root=str(self.sys),
+            heartbeat_s=self.heartbeat_s,
+            lock_memory=False,
+            apply_sysctl=False,
+            sensors=False,
+            **(config or {}),
+        )
+        state: list[tuple[str, str]] = [("running", "")]
+        for line in early:
+            _append(kmsg, clock, line)
+        clock.advance(uptime_s)
+        rec = Recorder(cfg, _Silent(), lambda _s: None, clock=clock, system_state=lambda: state[0])
+        run = BootRun(rec, clock, kmsg, uuid.UUID(boot_id).hex, seq=len(early), state=state)
+        rec.start()
+        rec.step()
+        self.boots.append(run)
+        return run
+
+
+def _append(kmsg: Path, clock: FakeClock, line: str) -> None:
+    seq = sum(1 for _ in open(kmsg, "rb"))
+    with open(kmsg, "ab") as f:
+        f.write(b"6,%d,%d,-;%s\n" % (seq, clock.mono_us(), line.encode()))
+        clock.advance(0.01)
