@@ -23,6 +23,12 @@ def now_ns() -> int:
     return time.monotonic_ns()
 
 
+def _compact(value: float) -> float:
+    """71.0 -> 71: integral readings cost two bytes less in every record."""
+    as_int = int(value)
+    return as_int if as_int == value else value
+
+
 class ReadContext:
     """What a worker thread shares with the watchdog: the read in progress, and the event sink."""
 
@@ -124,6 +130,7 @@ class ProbeDevice:
         self.max_raw = max_raw
         self._raw: dict[str, list[float | None]] = {p.key: [] for p in power}
         self._times: list[int] = []
+        self.raw_min_spread_w = 1.0  # set by the sampler from its config
 
     def read(self, probe: Probe, ctx: ReadContext) -> float | None:
         """One probe read under the watchdog's eye; failures become events, never exceptions."""
@@ -145,7 +152,7 @@ class ProbeDevice:
             event = probe.health.ok(t, probe.path, self.device)
             if event is not None:
                 ctx.report(event)
-            return round(value) if probe.digits == 0 else round(value, probe.digits)
+            return round(value) if probe.digits == 0 else _compact(round(value, probe.digits))
         if event is not None:
             ctx.report(event)
         return None
@@ -159,7 +166,11 @@ class ProbeDevice:
         self._times.append(now_ns())
 
     def sample(self, ctx: ReadContext) -> DeviceSample | None:
-        """The slow-rate record: slow probes now, power as mean/min/max of the raw reads."""
+        """The slow-rate record: slow probes now, power as mean/min/max of the raw reads.
+
+        The raw reads are kept in the record only when they spread by `raw_min_spread_w` or
+        more: a flatter second is fully told by min/mean/max, and that halves the bytes.
+        """
         values: dict[str, float] = {}
         for probe in self.slow:
             value = self.read(probe, ctx)
@@ -167,13 +178,19 @@ class ProbeDevice:
                 values[probe.key] = value
         t = now_ns()
         power: dict[str, PowerStats] = {}
+        keep_raw = False
         for key, raw in self._raw.items():
             good = [v for v in raw if v is not None]
             if good:
-                values[key] = round(sum(good) / len(good), 2)
-                power[key.removesuffix(".power_w")] = PowerStats(min(good), max(good), tuple(raw))
+                values[key] = _compact(round(sum(good) / len(good), 2))
+                low, high = min(good), max(good)
+                spread = high - low >= self.raw_min_spread_w or len(good) < len(raw)
+                keep_raw = keep_raw or spread
+                power[key.removesuffix(".power_w")] = PowerStats(
+                    low, high, tuple(raw) if spread else ()
+                )
             raw.clear()
-        raw_ms = tuple((x - t) // 1_000_000 for x in self._times) if power else ()
+        raw_ms = tuple((x - t) // 1_000_000 for x in self._times) if keep_raw else ()
         self._times.clear()
         if not values:
             return None

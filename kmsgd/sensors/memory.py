@@ -115,6 +115,9 @@ def memory_sample(mono_us: int, meminfo: bytes | None, psi: Mapping[str, bytes])
     pressure: dict[str, float] = {}
     for resource, raw in psi.items():
         pressure.update(parse_psi(resource, raw))
+    # "full" CPU pressure is undefined system-wide and always 0 (psi.rst): not worth a key
+    pressure.pop("cpu.full_avg10_pct", None)
+    pressure.pop("cpu.full_total_us", None)
     return MemorySample(
         mono_us=mono_us,
         mem_total_bytes=mem.get("mem_total_bytes"),

@@ -64,8 +64,11 @@ class DeviceSample:
         if self.power:
             out["power"] = {
                 k: {"min_w": p.min_w, "max_w": p.max_w, "raw_w": list(p.raw_w)}
+                if p.raw_w
+                else {"min_w": p.min_w, "max_w": p.max_w}
                 for k, p in self.power.items()
             }
+        if self.raw_ms:
             out["raw_ms"] = list(self.raw_ms)
         return out
 

@@ -40,6 +40,7 @@ class SamplerConfig:
     devcoredump_scan_s: float = 5.0
     devcoredump_max_bytes: int = 32 << 20
     devcoredump_max_files: int = 8
+    raw_min_spread_w: float = 1.0  # keep a second's raw power reads when they spread this much
     max_workers: int = 16
     use_udev: bool = True  # pyudev enumeration + hotplug events
     use_nvml: bool = True
@@ -159,6 +160,7 @@ class Sampler:
                 device = discover.build(spec, raw)
             else:
                 continue
+            device.raw_min_spread_w = cfg.raw_min_spread_w
             worker = self._pick_worker()
             self._assigned[key] = (spec, worker, device)
             changed.add(worker)
@@ -201,7 +203,7 @@ class _House(Worker):
     """Discovery, NVML, inventory and devcoredumps: everything that may block at start."""
 
     def __init__(self, sampler: Sampler, stop: threading.Event, emit: Emit) -> None:
-        super().__init__("kmsgd-house", 0.5, stop, emit)
+        super().__init__("kmsgd-house", 1.0, stop, emit)
         self.s = sampler
         self.nvml: nvml.NvmlBinding | None = None
         self.nvml_gpus: list[nvml.NvmlGpu] = []

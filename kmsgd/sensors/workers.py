@@ -8,6 +8,7 @@ interrupted, and must not keep the recorder from exiting. Each announces its rea
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -19,6 +20,7 @@ from kmsgd.types import Kind
 
 # (kind, JSON-able payload, urgent): the recorder's callback, serialised by the sampler
 Emit = Callable[[Kind, dict[str, Any], bool], None]
+FAST_PERIOD_NS = 250_000_000  # loops this fast sleep and check the stop flag after each tick
 
 
 class Worker(threading.Thread):
@@ -55,7 +57,10 @@ class Worker(threading.Thread):
             next_ns += self.period_ns
             if next_ns < t:  # blocked or slow: resume the cadence from now
                 next_ns = t + self.period_ns
-            self.stop_event.wait((next_ns - t) / 1e9)
+            if self.period_ns <= FAST_PERIOD_NS:
+                time.sleep((next_ns - t) / 1e9)  # cheaper than Event.wait at 10 Hz
+            else:
+                self.stop_event.wait((next_ns - t) / 1e9)
         self.finish()
 
     def tick(self) -> None:
@@ -73,7 +78,9 @@ class DeviceWorker(Worker):
     ) -> None:
         fast = max(power_hz, sensor_hz)
         super().__init__(name, 1.0 / fast, stop, emit)
-        self.ratio = max(1, round(fast / sensor_hz))
+        self.fast_ns, self.slow_ns = self.period_ns, max(1, int(1e9 / sensor_hz))
+        self.fast_ratio = max(1, round(fast / sensor_hz))
+        self.ratio = self.fast_ratio
         self.devices: tuple[ProbeDevice, ...] = ()  # replaced whole by the sampler on rescans
         self._current: tuple[ProbeDevice, ...] = ()
         self._count = 0
@@ -84,6 +91,11 @@ class DeviceWorker(Worker):
             for gone in set(self._current) - set(devices):
                 gone.close()
             self._current = devices
+            # only devices with power sensors need the fast rate; the rest wake once a record
+            fast = any(d.power for d in devices)
+            self.period_ns = self.fast_ns if fast else self.slow_ns
+            self.ratio = self.fast_ratio if fast else 1
+            self._count = 0
         self._count += 1
         record_now = self._count % self.ratio == 0
         for device in devices:
