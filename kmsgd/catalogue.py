@@ -58,7 +58,10 @@ def split_ident(message: str, facility: int | None) -> MatchInput:
 def extract_device(kind: DeviceKind, text: str) -> str:
     """The device a line is about (PCI address, disk, filesystem device, CPU), or ""."""
     if kind is DeviceKind.PCI:
-        m = _PCI_FULL.search(text)
+        # AER names the reporting port first and the failing device after "from"
+        src = text.find(" from ")
+        m = _PCI_FULL.search(text, src) if src >= 0 else None
+        m = m or _PCI_FULL.search(text)
         if m is not None:
             return m.group(1).lower()
         nv = _PCI_NV.search(text)

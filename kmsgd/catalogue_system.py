@@ -167,7 +167,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         "A kernel memory allocation failed (fragmented or exhausted memory).",
         "High orders under load are often harmless; many of them before a hang mean memory "
         "exhaustion.",
-        60,
+        61,
+        routine=True,
     ),
     # mm/oom_kill.c: "Out of memory: Killed process %d (%s)", memcg: "Memory cgroup out of memory"
     sig(
@@ -179,7 +180,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         "The kernel OOM killer killed a process to free memory.",
         "Find who held memory (GPU-pinned memory is invisible in RSS on unified-memory "
         "machines); limit services (MemoryMax=) or model sizes.",
-        62,
+        60,
     ),
     sig(
         "oomd_kill",

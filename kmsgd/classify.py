@@ -28,6 +28,21 @@ LOCKUP_TAGS = ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
 MEMORY_TAGS = ("oom_kill", "oomd_kill", "page_allocation_failure")
 
 
+PHRASES = {
+    Outcome.CLEAN_SHUTDOWN: "Clean shutdown",
+    Outcome.CLEAN_REBOOT: "Clean reboot",
+    Outcome.KERNEL_PANIC: "Kernel panic",
+    Outcome.HARD_FREEZE: "Hard freeze",
+    Outcome.HANG_MEMORY_EXHAUSTION: "Memory-exhaustion hang",
+    Outcome.ABRUPT_RESET_OR_POWER_LOSS: "Abrupt reset or power loss",
+    Outcome.WATCHDOG_RESET: "Watchdog reset",
+    Outcome.THERMAL_SHUTDOWN: "Thermal shutdown",
+    Outcome.RECORDER_STOPPED: "Recorder stopped",
+    Outcome.UNKNOWN: "Unknown end",
+    Outcome.STILL_RUNNING: "Still running",
+}
+
+
 class Confidence(enum.StrEnum):
     HIGH = "high"
     MEDIUM = "medium"
@@ -92,21 +107,24 @@ class Context:
 
 # -- window, noise, culprit --------------------------------------------------------------
 def _final_window(tl: Timeline) -> list[TagStats]:
+    """Tags whose last occurrence is near the end: within FINAL_SECONDS of the last stamp
+    when the log has clocks, else within the last FINAL_LINES kernel/userspace lines."""
     ev = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
     start = ev[-FINAL_LINES].pos if len(ev) >= FINAL_LINES else (ev[0].pos if ev else 0)
-    if tl.total <= FINAL_LINES + len(tl.head):
+    if len(ev) < FINAL_LINES and tl.total <= len(tl.head) + len(tl.tail):
         start = 0
     end_ts, end_wall = tl.last_ts_usec, tl.last_wall_us
+    window = FINAL_SECONDS * 1_000_000
 
-    def recent(t: TagStats) -> bool:
+    def final(t: TagStats) -> bool:
         rec = t.last.line.record
         if end_ts is not None and rec.ts_usec is not None:
-            return rec.ts_usec >= end_ts - FINAL_SECONDS * 1_000_000
+            return rec.ts_usec >= end_ts - window
         if end_wall is not None and rec.wall_us is not None:
-            return rec.wall_us >= end_wall - FINAL_SECONDS * 1_000_000
-        return False
+            return rec.wall_us >= end_wall - window
+        return t.last.pos >= start
 
-    return [t for t in tl.tags if t.last.pos >= start or recent(t)]
+    return [t for t in tl.tags if final(t)]
 
 
 def _hours(tl: Timeline) -> float | None:
@@ -143,7 +161,7 @@ def _culprit(ctx: Context) -> TagStats | None:
 
 # -- rules -------------------------------------------------------------------------------
 def _ev(t: TagStats, why: str) -> Evidence:
-    return Evidence(why, t.last)
+    return Evidence(f"last {t.tag}" if why == "culprit" and t.count > 1 else why, t.last)
 
 
 _PANIC_REASONS = (
@@ -277,13 +295,13 @@ def _stuck(ctx: Context, tags: Sequence[str], outcome: Outcome, what: str) -> De
         outcome,
         first.tag,
         Confidence.MEDIUM,
-        f"{outcome.value.replace('_', ' ').capitalize()} after {what}",
+        f"{PHRASES[outcome]} after {what}",
         (_ev(first, what),),
     )
 
 
 def rule_memory(ctx: Context) -> Decision | None:
-    return _stuck(ctx, MEMORY_TAGS, Outcome.HANG_MEMORY_EXHAUSTION, "memory exhaustion (OOM)")
+    return _stuck(ctx, MEMORY_TAGS, Outcome.HANG_MEMORY_EXHAUSTION, "the OOM killer fired")
 
 
 def rule_lockup(ctx: Context) -> Decision | None:
@@ -368,10 +386,13 @@ def classify(
     next_boot: Timeline | Sequence[KernelRecord] | None = None,
     baseline: Mapping[str, float] | None = None,
     ended: bool | None = None,
+    previous_known: bool = False,
 ) -> Verdict:
     """The verdict on `timeline`. `next_boot`: the following boot's early records (evidence
     about this boot's end); `baseline`: tag → occurrences per hour on healthy boots;
-    `ended`: whether the boot is known to have ended (default: a next boot was given)."""
+    `ended`: whether the boot is known to have ended (default: a next boot was given);
+    `previous_known`: the boot before is judged elsewhere, so this boot's early lines are
+    not turned into a verdict about it."""
     nxt = next_boot
     if nxt is not None and not isinstance(nxt, Timeline):
         nxt = Timeline.from_records(nxt)
@@ -391,7 +412,8 @@ def classify(
             continue
         if decision is not None:
             break
-    if (decision is None or decision.outcome is Outcome.UNKNOWN) and nxt is None and not ctx.ended:
+    undecided = decision is None or decision.outcome is Outcome.UNKNOWN
+    if undecided and nxt is None and not ctx.ended and not previous_known:
         try:
             decision = _previous_boot(ctx) or decision
         except Exception as err:
@@ -413,6 +435,9 @@ def _verdict(ctx: Context, d: Decision) -> Verdict:
     evidence = list(d.evidence)
     if primary is not None and not any(e.item == primary.first for e in evidence):
         evidence.insert(0, Evidence(f"first {primary.tag}", primary.first))
+    for t in _previous_end(ctx.nxt)[0]:
+        if d.subject == "this_boot" and not any(e.item == t.last for e in evidence):
+            evidence.append(_ev(t, f"next boot: {t.tag}"))
     return Verdict(
         outcome=d.outcome,
         reason=d.reason,

@@ -8,11 +8,13 @@ A 100 MB log therefore costs the same memory as a 1 MB one.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kmsgd.catalogue import SignatureHit, match_record
+from kmsgd.catalogue_base import DeviceKind
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.types import Entry, KernelRecord
 
@@ -123,6 +125,7 @@ class TimelineBuilder:
         self._ts: list[int | None] = [None, None]
         self._wall: list[int | None] = [None, None]
         self._formats: dict[LogFormat, int] = {}
+        self._devices: dict[str, set[str]] = {}
 
     def __len__(self) -> int:
         return self._total
@@ -165,6 +168,13 @@ class TimelineBuilder:
         return match_record(KernelRecord(rec.message), 0)
 
     def _count(self, hit: SignatureHit, item: Item) -> None:
+        sub = hit.signature.subsystem
+        if hit.device and hit.signature.device_kind is DeviceKind.PCI:
+            self._devices.setdefault(sub, set()).add(hit.device)
+        elif not hit.device and sub.startswith("gpu") and len(self._devices.get(sub, ())) == 1:
+            # "[drm:amdgpu_job_timedout [amdgpu]] ring sdma0 timeout" names no device; with
+            # one GPU of that driver seen so far, it is that one
+            hit = dataclasses.replace(hit, device=next(iter(self._devices[sub])))
         key = (hit.tag, hit.device)
         group = self._groups.get(key)
         if group is None:

@@ -37,7 +37,13 @@ class LogFormat(enum.StrEnum):
             LogFormat.JOURNAL_ISO,
             LogFormat.JSON,
             LogFormat.EXPORT,
+            LogFormat.KMSG,  # ring records: wall_us is the recorder's real clock
         )
+
+    @property
+    def has_year(self) -> bool:
+        """Journal short and dmesg -H stamps carry no year; kmsgd counts from 2000."""
+        return self not in (LogFormat.JOURNAL, LogFormat.DMESG_DELTA)
 
 
 class Origin(enum.StrEnum):

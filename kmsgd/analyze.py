@@ -1,0 +1,200 @@
+"""`kmsgd analyze FILE|-`: a pasted kernel log in, a post-mortem report out.
+
+Streams the input once: lines → boots → bounded timelines → one verdict per boot (each boot
+judged with the next boot's early lines as evidence about its end). The report is about the
+boot that matters most: the latest failure, else the latest boot. No click, no printing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from kmsgd.classify import Verdict, classify
+from kmsgd.errors import BadInput
+from kmsgd.logparse import BootMark, InputStats, Line, LogStream, Origin, read_lines
+from kmsgd.redact import Redactor, hostnames_in
+from kmsgd.render import FORMATS, render
+from kmsgd.report import BootSummary, Report, ReportError, SourceInfo, build_report, wall_text
+from kmsgd.timeline import HEAD_LINES, Timeline, TimelineBuilder
+from kmsgd.types import Outcome
+
+MAX_BOOTS_LISTED = 200
+MAX_HOSTS = 64
+_FAILURES = {
+    Outcome.KERNEL_PANIC,
+    Outcome.HARD_FREEZE,
+    Outcome.HANG_MEMORY_EXHAUSTION,
+    Outcome.ABRUPT_RESET_OR_POWER_LOSS,
+    Outcome.WATCHDOG_RESET,
+    Outcome.THERMAL_SHUTDOWN,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    tl: Timeline
+    verdict: Verdict
+    nxt: Timeline | None
+
+
+def _score(j: _Judged) -> int:
+    """Which boot the report is about: failures first, then boots that ended uncleanly or
+    stop on a signature, then anything else; ties go to the later boot."""
+    v = j.verdict
+    if v.outcome in _FAILURES:
+        return 3
+    if v.outcome is Outcome.UNKNOWN and v.reason not in ("no_end_in_log", ""):
+        return 2
+    return 1 if v.outcome is not Outcome.UNKNOWN else 0
+
+
+class _Collector:
+    """Groups lines into boots; judges a boot once the next one's head is complete."""
+
+    def __init__(self, baseline: Mapping[str, float] | None) -> None:
+        self.baseline = baseline
+        self.builder = TimelineBuilder(index=0)
+        self.waiting: Timeline | None = None  # a finished boot waiting for the next one's head
+        self.best: _Judged | None = None
+        self.boots: list[BootSummary] = []
+        self.hosts: set[str] = set()
+        self.boot_ids: set[str] = set()
+        self.evidence = self.text = self.commands = 0
+        self.errors: list[ReportError] = []
+
+    def line(self, line: Line) -> None:
+        if line.origin in (Origin.KERNEL, Origin.USERSPACE):
+            self.evidence += 1
+        elif line.origin is Origin.COMMAND:
+            self.commands += 1
+        else:
+            self.text += 1
+        if line.host and len(self.hosts) < MAX_HOSTS:
+            self.hosts.add(line.host)
+        if "Hostname set to" in line.record.message or "host name to" in line.record.message:
+            self.hosts.update(hostnames_in(line.record.message))
+        if line.boot_id:
+            self.boot_ids.add(line.boot_id)
+        try:
+            self.builder.add(line)
+        except Exception as err:  # a matcher that raises costs one line, not the report
+            if len(self.errors) < 20:
+                self.errors.append(
+                    ReportError(f"line {line.lineno}", f"{type(err).__name__}: {err}")
+                )
+        if self.waiting is not None and len(self.builder) >= HEAD_LINES:
+            self._judge_waiting(self.builder.build())
+
+    def mark(self, mark: BootMark) -> None:
+        if mark.boot_id:
+            self.boot_ids.add(mark.boot_id)
+        if not len(self.builder):
+            if mark.boot_id:
+                self.builder.boot_id = mark.boot_id
+            return
+        done = self.builder.build()
+        if self.waiting is not None:
+            self._judge_waiting(done)
+        self.waiting = done
+        self.builder = TimelineBuilder(index=done.index + 1, boot_id=mark.boot_id)
+
+    def _judge_waiting(self, nxt: Timeline) -> None:
+        tl, self.waiting = self.waiting, None
+        if tl is not None:
+            self._keep(_Judged(tl, classify(tl, next_boot=nxt, baseline=self.baseline), nxt))
+
+    def _keep(self, j: _Judged) -> None:
+        if len(self.boots) < MAX_BOOTS_LISTED:
+            first = j.tl.items[0].line if j.tl.items else None
+            self.boots.append(
+                BootSummary(
+                    j.tl.index,
+                    j.tl.boot_id,
+                    j.tl.total,
+                    j.verdict.outcome.value,
+                    j.verdict.reason,
+                    wall_text(j.tl.first_wall_us, first.fmt) if first else None,
+                    wall_text(j.tl.last_wall_us, j.tl.tail[-1].line.fmt) if j.tl.tail else None,
+                )
+            )
+        if self.best is None or _score(j) >= _score(self.best):
+            self.best = j
+
+    def finish(self) -> _Judged:
+        last = self.builder.build() if len(self.builder) else None
+        if self.waiting is not None:
+            self._judge_waiting(last if last is not None else Timeline())
+        if last is not None:
+            verdict = classify(last, baseline=self.baseline, previous_known=last.index > 0)
+            self._keep(_Judged(last, verdict, None))
+        if self.best is None:
+            raise BadInput("no log lines in the input")
+        return self.best
+
+
+def analyze_report(
+    source: BinaryIO, *, name: str, baseline: Mapping[str, float] | None = None
+) -> tuple[Report, Redactor]:
+    """Read and judge a log; returns the report and a redactor primed with its hostnames.
+    Raises BadInput for unusable input (empty, binary, no log lines at all)."""
+    stats = InputStats()
+    stream = LogStream()
+    col = _Collector(baseline)
+    for lineno, text in read_lines(source, name, stats):
+        for ev in stream.feed(lineno, text):
+            col.line(ev) if isinstance(ev, Line) else col.mark(ev)
+    for ev in stream.close():
+        col.line(ev) if isinstance(ev, Line) else col.mark(ev)
+    if col.evidence == 0 and not any(b for b in col.boots):
+        raise BadInput(f"{name}: no kernel log lines found", hint="pass dmesg or journalctl output")
+    best = col.finish()
+    if col.evidence == 0 and not best.tl.tags:
+        raise BadInput(
+            f"{name}: no kernel log lines found ({stats.lines} lines of other text)",
+            hint="pass the output of dmesg, journalctl -k or a /dev/kmsg dump",
+        )
+    n_boots = max(1, len(col.boots))
+    info = SourceInfo(
+        name=name,
+        formats=tuple(f.value for f, _ in sorted(stream.counts.items(), key=lambda kv: -kv[1])),
+        lines=stats.lines,
+        evidence_lines=col.evidence,
+        text_lines=col.text,
+        commands=col.commands,
+        boots=n_boots,
+        boot_index=best.tl.index,
+        reversed=stats.reversed,
+        cut_lines=stats.cut_lines,
+        notes=tuple(stats.notes)
+        + ((f"{stats.cut_lines} overlong lines cut to 64 KiB",) if stats.cut_lines else ()),
+    )
+    report = build_report(
+        best.tl,
+        best.verdict,
+        source=info,
+        boots=col.boots,
+        baseline=baseline,
+        next_boot=best.nxt,
+        extra_errors=col.errors,
+    )
+    return report, Redactor(col.hosts, keep=col.boot_ids | {b.boot_id for b in col.boots})
+
+
+def analyze(
+    source: BinaryIO,
+    *,
+    name: str,
+    fmt: str = "text",
+    redact: bool = False,
+    color: bool = False,
+    baseline: Mapping[str, float] | None = None,
+) -> str:
+    """The rendered report of a pasted log (`fmt`: text, md or json).
+    Raises kmsgd.errors.BadInput for unusable input or an unknown format."""
+    if fmt not in FORMATS:
+        raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
+    report, redactor = analyze_report(source, name=name, baseline=baseline)
+    out = render(report, fmt, color=color and not redact)
+    return redactor.redact(out) if redact else out
