@@ -1,0 +1,456 @@
+"""pstore dumps: kernel logs written at panic/oops time that userspace never saw.
+
+The kernel's kmsg dumper writes the log's tail to a persistent backend (ramoops RAM, EFI
+variables, ERST) in chunks; after the next boot each chunk is a file `dmesg-<backend>-<id>`
+under /sys/fs/pstore (Documentation/ABI/testing/pstore) whose first line is the header
+`"%s#%d Part%u"` (fs/pstore/platform.c): reason, dump count, part. Part1 holds the newest tail;
+higher parts are older. systemd-pstore copies the files to /var/lib/systemd/pstore/ (EFI:
+`<timestamp>/<count>/`, ERST: `<first id>/`, other backends at the top) with a reassembled
+`dmesg.txt`, then unlinks them from pstore. Both places are read; nothing is ever unlinked
+(that is systemd-pstore's job, and a dump left in place is harmless: `new_dumps` skips it).
+Stdlib only: this runs in the recorder.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import os
+import re
+import zlib
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kmsgd.errors import BadInput
+from kmsgd.types import KernelRecord
+
+ARCHIVE = "var/lib/systemd/pstore"
+PAYLOAD_TEXT_BYTES = 64 * 1024  # a ring payload must stay under 1 MiB, JSON escapes included
+MAX_FILE_BYTES = 4 << 20  # ramoops records are ≤ record_size; refuse anything absurd
+PART_GAP_S = 120  # parts of one dump are written within one kmsg_dump() call
+PAYLOAD_VERSION = 1
+
+_NAME = re.compile(r"dmesg-(?P<backend>.+)-(?P<id>\d+)(?P<enc>\.enc\.z)?")
+_HEADER = re.compile(r"(?P<reason>[A-Za-z]+)#(?P<count>\d+) Part(?P<part>\d+)")
+# kmsg_dump_get_buffer(syslog=true) lines: "<6>[   12.345678] text", with CONFIG_PRINTK_CALLER
+# "[    T1]" after the stamp; a multi-line record repeats the prefix on each of its lines.
+_LINE = re.compile(
+    r"(?:<(?P<prio>\d{1,3})>)?(?:\[\s*(?P<sec>\d+)\.(?P<frac>\d{1,9})\])?"
+    r"(?:\[\s*(?P<caller>[TC]\d+)\])? ?(?P<msg>.*)"
+)
+
+
+class DumpReason(enum.StrEnum):
+    """`kmsg_dump_reason_str()`; older kernels also wrote Restart, Halt and Poweroff."""
+
+    PANIC = "panic"
+    OOPS = "oops"
+    EMERGENCY = "emergency"
+    SHUTDOWN = "shutdown"
+    RESTART = "restart"
+    HALT = "halt"
+    POWEROFF = "poweroff"
+    UNKNOWN = "unknown"
+
+    @classmethod
+    def parse(cls, word: str) -> DumpReason:
+        try:
+            return cls(word.lower())
+        except ValueError:
+            return cls.UNKNOWN
+
+
+@dataclass(frozen=True, slots=True)
+class PstoreDump:
+    """One kmsg dump, its parts joined oldest first (headers removed)."""
+
+    backend: str  # "ramoops", "efi", "efi_pstore", "erst", ...
+    reason: DumpReason
+    count: int | None  # N of "Panic#N": dumps since that boot started
+    parts: tuple[int, ...]  # part numbers in text order, e.g. (2, 1)
+    paths: tuple[str, ...]
+    mtimes_us: tuple[int, ...]  # per path; pstorefs sets it to the record's time
+    text: str
+    digest: str  # identity of the dump: the same dump is imported once
+    missing_parts: tuple[int, ...] = ()  # e.g. Part2 gone while Part1 and Part3 remain
+    undecodable: bool = False  # a `.enc.z` the kernel could not decompress, nor could we
+    archived: bool = False  # found in systemd-pstore's archive
+    truncated_bytes: int = 0  # text dropped from the front to fit a ring payload
+    records: tuple[KernelRecord, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class PstoreScan:
+    dumps: tuple[PstoreDump, ...]
+    skipped: tuple[Skipped, ...]  # unreadable, binary or empty files: say so, carry on
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    path: str
+    group: tuple[str, ...]  # files that may belong to one dump
+    backend: str
+    reason: DumpReason
+    count: int | None
+    part: int
+    text: str
+    mtime_us: int
+    archived: bool
+    undecodable: bool = False
+
+
+def parse_line(line: str) -> KernelRecord:
+    """One dump line → KernelRecord; fields the line lacks stay None."""
+    m = _LINE.fullmatch(line)
+    if m is None:  # only a stray "\r" or similar defeats `.*`
+        return KernelRecord(message=line)
+    prio = int(m["prio"]) if m["prio"] else None
+    ts = None
+    if m["sec"]:
+        ts = int(m["sec"]) * 1_000_000 + int(m["frac"].ljust(6, "0")[:6])
+    return KernelRecord(
+        message=m["msg"],
+        level=None if prio is None else prio & 7,
+        facility=None if prio is None else prio >> 3,
+        ts_usec=ts,
+        caller=m["caller"],
+    )
+
+
+def parse_lines(text: str) -> list[KernelRecord]:
+    """Every non-blank line of a dump's text, in order."""
+    return [parse_line(line) for line in text.splitlines() if line.strip()]
+
+
+def _read(path: str) -> tuple[bytes, int]:
+    with open(path, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+        mtime_us = os.fstat(f.fileno()).st_mtime_ns // 1000
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"larger than {MAX_FILE_BYTES} bytes")
+    return data, mtime_us
+
+
+def _inflate(data: bytes) -> bytes | None:
+    """pstore compresses with raw deflate (6.6+) or zlib; a `.enc.z` failed in the kernel."""
+    for wbits in (-15, 15):
+        try:
+            return zlib.decompress(data, wbits)
+        except zlib.error:
+            continue
+    return None
+
+
+def _is_binary(data: bytes) -> bool:
+    control = sum(1 for b in data if b < 32 and b not in (9, 10, 13))
+    return b"\x00" in data.rstrip(b"\x00") or control > len(data) // 100
+
+
+def split_chunks(text: str) -> list[tuple[DumpReason, int | None, int, str]]:
+    """Text of one file → (reason, count, part, body) per header; dmesg.txt holds several."""
+    out: list[tuple[DumpReason, int | None, int, str]] = []
+    head: tuple[DumpReason, int | None, int] = (DumpReason.UNKNOWN, None, 1)
+    body: list[str] = []
+    for line in text.splitlines():
+        m = _HEADER.fullmatch(line.strip())
+        if m:
+            if body and any(s.strip() for s in body):
+                out.append((*head, "\n".join(body)))
+            head = (DumpReason.parse(m["reason"]), int(m["count"]), int(m["part"]))
+            body = []
+        elif not line.startswith("ECC: "):  # ramoops' ECC notice, not log text
+            body.append(line)
+    if body and any(s.strip() for s in body):
+        out.append((*head, "\n".join(body)))
+    return out
+
+
+def _chunks_of(path: str, rel_dir: str, archived: bool, backend_hint: str) -> list[_Chunk]:
+    name = os.path.basename(path)
+    m = _NAME.fullmatch(name)
+    backend = m["backend"] if m else backend_hint
+    group: tuple[str, ...] = (rel_dir, backend)
+    if m and not archived and backend.startswith("efi"):
+        # EFI record id = (timestamp * 100 + part) * 1000 + count (efi-pstore.c generic_id)
+        rid = int(m["id"])
+        group = (rel_dir, backend, str(rid // 100000), str(rid % 1000))
+    data, mtime_us = _read(path)
+    if m and m["enc"]:
+        raw = _inflate(data)
+        if raw is None:
+            return [
+                _Chunk(path, (*group, name), backend, DumpReason.UNKNOWN, None, 1,
+                       "", mtime_us, archived, undecodable=True)
+            ]  # fmt: skip
+        data = raw
+    data = data.rstrip(b"\x00")
+    if not data.strip():
+        raise ValueError("empty")
+    if _is_binary(data):
+        raise ValueError("binary data, not a kernel log")
+    text = data.decode("utf-8", errors="replace")
+    return [
+        _Chunk(path, group, backend, reason, count, part, body, mtime_us, archived)
+        for reason, count, part, body in split_chunks(text)
+    ]
+
+
+def _files(sys_root: str, state_root: str) -> Iterable[tuple[str, str, bool]]:
+    """(directory, path relative to its root, archived) for every directory to look in."""
+    yield os.path.join(sys_root, "fs/pstore"), "", False
+    archive = os.path.join(state_root, ARCHIVE)
+    for dirpath, dirnames, _ in os.walk(archive):
+        dirnames.sort()
+        yield dirpath, os.path.relpath(dirpath, archive), True
+
+
+def _collect(sys_root: str, state_root: str) -> tuple[list[_Chunk], list[Skipped]]:
+    chunks: list[_Chunk] = []
+    skipped: list[Skipped] = []
+    for directory, rel, archived in _files(sys_root, state_root):
+        try:
+            names = sorted(os.listdir(directory))
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            skipped.append(Skipped(directory, err.strerror or str(err)))
+            continue
+        dumps = [n for n in names if n.startswith("dmesg-")]
+        hint = next((m["backend"] for n in dumps if (m := _NAME.fullmatch(n))), "unknown")
+        # systemd-pstore's dmesg.txt repeats the parts beside it: read it only when they are gone
+        if "dmesg.txt" in names and not dumps:
+            dumps = ["dmesg.txt"]
+        for name in dumps:
+            path = os.path.join(directory, name)
+            try:
+                chunks.extend(_chunks_of(path, rel, archived, hint))
+            except OSError as err:
+                skipped.append(Skipped(path, err.strerror or str(err)))
+            except ValueError as err:
+                skipped.append(Skipped(path, str(err)))
+    return chunks, skipped
+
+
+def _digest(reason: DumpReason, count: int | None, text: str) -> str:
+    return hashlib.sha256(f"{reason}#{count}\n{text}".encode()).hexdigest()[:32]
+
+
+def _assemble(chunks: list[_Chunk]) -> PstoreDump:
+    by_part = sorted(chunks, key=lambda c: -c.part)  # highest part is the oldest text
+    first = by_part[0]
+    parts = tuple(c.part for c in by_part)
+    missing = tuple(p for p in range(1, max(parts) + 1) if p not in parts)
+    text = "\n".join(c.text for c in by_part)
+    digest = _digest(first.reason, first.count, text)
+    if first.undecodable:
+        with open(first.path, "rb") as f:  # identity of an opaque blob: its bytes
+            digest = hashlib.sha256(f.read(MAX_FILE_BYTES)).hexdigest()[:32]
+    return PstoreDump(
+        backend=first.backend,
+        reason=first.reason,
+        count=first.count,
+        parts=parts,
+        paths=tuple(c.path for c in by_part),
+        mtimes_us=tuple(c.mtime_us for c in by_part),
+        text=text,
+        digest=digest,
+        missing_parts=missing,
+        undecodable=first.undecodable,
+        archived=first.archived,
+        records=tuple(parse_lines(text)),
+    )
+
+
+def _group(chunks: list[_Chunk]) -> list[list[_Chunk]]:
+    """Chunks of one dump: same place, reason and count, distinct parts, written together."""
+    keyed: dict[tuple[object, ...], list[_Chunk]] = {}
+    for c in chunks:
+        keyed.setdefault((c.group, c.reason, c.count), []).append(c)
+    groups: list[list[_Chunk]] = []
+    for members in keyed.values():
+        current: list[_Chunk] = []
+        for c in sorted(members, key=lambda c: (c.mtime_us, c.part)):
+            # ramoops restarts its counter each boot: an old Part2 can sit beside a new Part1
+            stale = current and c.mtime_us - current[0].mtime_us > PART_GAP_S * 1_000_000
+            if current and (stale or any(p.part == c.part for p in current)):
+                groups.append(current)
+                current = []
+            current.append(c)
+        groups.append(current)
+    return groups
+
+
+def scan_tree(sys_root: str, state_root: str) -> PstoreScan:
+    """Every dmesg dump in <sys_root>/fs/pstore and systemd-pstore's archive, newest last."""
+    chunks, skipped = _collect(sys_root, state_root)
+    seen: dict[str, PstoreDump] = {}
+    for group in _group(chunks):
+        dump = _assemble(group)
+        # copied by systemd-pstore with Unlink=no: the same dump in both places, keep one
+        seen.setdefault(dump.digest, dump)
+    dumps = sorted(seen.values(), key=lambda d: (max(d.mtimes_us), d.paths))
+    return PstoreScan(tuple(dumps), tuple(skipped))
+
+
+def scan(sys_root: str, state_root: str) -> list[PstoreDump]:
+    """The dumps of `scan_tree`; files that could not be used are left out."""
+    return list(scan_tree(sys_root, state_root).dumps)
+
+
+def new_dumps(dumps: Iterable[PstoreDump], seen_hashes: Collection[str]) -> list[PstoreDump]:
+    """Dumps whose digest is not in `seen_hashes` (the recorder's memory), each once."""
+    out: list[PstoreDump] = []
+    taken = set(seen_hashes)
+    for d in dumps:
+        if d.digest not in taken:
+            taken.add(d.digest)
+            out.append(d)
+    return out
+
+
+def _tail_text(text: str, limit: int) -> tuple[str, int]:
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text, 0
+    cut = raw[-limit:]
+    nl = cut.find(b"\n")
+    if 0 <= nl < len(cut) - 1:  # start at a whole line when one fits
+        cut = cut[nl + 1 :]
+    return cut.decode("utf-8", errors="ignore"), len(raw) - len(cut)
+
+
+def to_payload(dump: PstoreDump, *, text_bytes: int = PAYLOAD_TEXT_BYTES) -> dict[str, Any]:
+    """A `pstore` ring record: metadata and the last `text_bytes` of text (the panic end)."""
+    text, dropped = _tail_text(dump.text, text_bytes)
+    return {
+        "v": PAYLOAD_VERSION,
+        "digest": dump.digest,
+        "backend": dump.backend,
+        "reason": str(dump.reason),
+        "count": dump.count,
+        "parts": list(dump.parts),
+        "missing_parts": list(dump.missing_parts),
+        "paths": [p[-512:] for p in dump.paths[:64]],
+        "mtimes_us": list(dump.mtimes_us[:64]),
+        "undecodable": dump.undecodable,
+        "archived": dump.archived,
+        "truncated_bytes": dump.truncated_bytes + dropped,
+        "text": text,
+    }
+
+
+def from_payload(data: Mapping[str, Any]) -> PstoreDump:
+    """Inverse of `to_payload`; BadInput when the record is not one we wrote."""
+    try:
+        if data["v"] != PAYLOAD_VERSION:
+            raise BadInput(f"pstore record version {data['v']!r} is not {PAYLOAD_VERSION}")
+        text = str(data["text"])
+        count = data["count"]
+        return PstoreDump(
+            backend=str(data["backend"]),
+            reason=DumpReason.parse(str(data["reason"])),
+            count=None if count is None else int(count),
+            parts=tuple(int(p) for p in data["parts"]),
+            paths=tuple(str(p) for p in data["paths"]),
+            mtimes_us=tuple(int(t) for t in data["mtimes_us"]),
+            text=text,
+            digest=str(data["digest"]),
+            missing_parts=tuple(int(p) for p in data.get("missing_parts", ())),
+            undecodable=bool(data["undecodable"]),
+            archived=bool(data.get("archived", False)),
+            truncated_bytes=int(data.get("truncated_bytes", 0)),
+            records=tuple(parse_lines(text)),
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise BadInput(f"malformed pstore record: {err!r}") from None
+
+
+# --- which boot a dump belongs to ------------------------------------------------------------
+
+DUMP_TAIL = 200  # dump lines compared; the dump's end is what the ring may also hold
+BOOT_TAIL = 4000  # ring records compared per boot; the dump holds ~10-128 KiB of log
+
+
+class Confidence(enum.StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+@dataclass(frozen=True, slots=True)
+class Attribution:
+    """Which boot wrote a dump, how that was decided and how sure it is."""
+
+    boot_id: str | None
+    method: str  # "tail_match", "fallback_previous" or "none"
+    confidence: Confidence
+    matched: int  # dump lines (stamp + text) found among that boot's kernel records
+    compared: int  # dump lines with a stamp that could be compared
+    detail: str
+
+
+def _keys(records: Iterable[KernelRecord]) -> set[tuple[int, str]]:
+    """(printk stamp, text) per line; stamp 0 is left out, every boot has such lines."""
+    keys: set[tuple[int, str]] = set()
+    for r in records:
+        if r.ts_usec:
+            keys.update((r.ts_usec, part.strip()) for part in r.message.split("\n"))
+    return keys
+
+
+def _before(boots: Sequence[str], importing_boot: str | None) -> str | None:
+    if importing_boot in boots:
+        i = boots.index(importing_boot)
+        return boots[i - 1] if i > 0 else None
+    return boots[-1] if boots else None
+
+
+def attribute_detail(
+    dump: PstoreDump,
+    boots: Mapping[str, Sequence[KernelRecord]],
+    *,
+    importing_boot: str | None = None,
+) -> Attribution:
+    """Match the dump's last lines against each boot's last kernel records (oldest boot first).
+
+    pstore carries no boot id, and EFI/ramoops ids restart, so the lines are the evidence.
+    Without a match: the boot before `importing_boot` (or the last boot given), low confidence.
+    """
+    wanted = _keys(dump.records[-DUMP_TAIL:])
+    scores = sorted(
+        ((len(wanted & _keys(recs[-BOOT_TAIL:])), boot) for boot, recs in boots.items()),
+        reverse=True,
+    )
+    best, boot = scores[0] if scores else (0, "")
+    second = scores[1][0] if len(scores) > 1 else 0
+    if best and best > second:
+        sure = Confidence.HIGH if best >= 3 and best >= 2 * second else Confidence.MEDIUM
+        return Attribution(
+            boot, "tail_match", sure, best, len(wanted),
+            f"{best} of the dump's last {len(wanted)} stamped lines are in boot {boot}",
+        )  # fmt: skip
+    fallback = _before(list(boots), importing_boot)
+    why = "no boot's kernel records match" if not best else f"{best} lines match several boots"
+    if fallback is None:
+        return Attribution(None, "none", Confidence.LOW, best, len(wanted), why)
+    return Attribution(
+        fallback, "fallback_previous", Confidence.LOW, 0, len(wanted),
+        f"{why}; assumed the boot before the one that imported it",
+    )  # fmt: skip
+
+
+def attribute(
+    dump: PstoreDump,
+    boots: Mapping[str, Sequence[KernelRecord]],
+    *,
+    importing_boot: str | None = None,
+) -> str | None:
+    """The boot id `attribute_detail` settles on (None when there is no candidate)."""
+    return attribute_detail(dump, boots, importing_boot=importing_boot).boot_id
