@@ -7,7 +7,7 @@ RSS of this process over the run, and the bytes the ring would get per hour (com
 the recorder encodes it, plus the 48-byte frame header, padded to 8).
 
     python -m bench telemetry_bench            # 60 s
-    python -m bench.telemetry_bench --seconds 10
+    python -m bench.telemetry_bench --seconds 10 [--raw-always]
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run(seconds: float, warmup: float = 3.0) -> dict[str, Any]:
+def run(seconds: float, warmup: float = 3.0, raw_always: bool = False) -> dict[str, Any]:
     threading.stack_size(256 * 1024)  # as the recorder sets it before any thread starts
     counts: Counter[str] = Counter()
     sizes = {"json": 0, "ring": 0}
@@ -102,7 +102,7 @@ def run(seconds: float, warmup: float = 3.0) -> dict[str, Any]:
             sys_root=str(sys),
             proc_root="/proc",
             state_dir=str(Path(tmp) / "state"),
-            config=SamplerConfig(),
+            config=SamplerConfig(raw_min_spread_w=0.0) if raw_always else SamplerConfig(),
             nvml_loader=lambda: None,
         )
         sampler.start(emit)
@@ -131,8 +131,14 @@ def run(seconds: float, warmup: float = 3.0) -> dict[str, Any]:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="telemetry_bench")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--raw-always",
+        action="store_true",
+        help="keep every second's raw power reads (the worst case for bytes: power that never "
+        "holds still within 1 W)",
+    )
     args = parser.parse_args(argv)
-    print(json.dumps(run(args.seconds), indent=2))
+    print(json.dumps(run(args.seconds, raw_always=args.raw_always), indent=2))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from test_sensors_fakes import FakeNvml, dual_amdgpu_box, empty_box, nvidia_box
 
-from kmsgd.sensors.payloads import DeviceEvent, DeviceSample, EventName, ProcsSample, SensorEvent
+from kmsgd.sensors.events import DeviceEvent, EventName, SensorEvent
+from kmsgd.sensors.payloads import DeviceSample, ProcsSample
 from kmsgd.sensors.sampler import Sampler, SamplerConfig
 from kmsgd.types import Kind
 

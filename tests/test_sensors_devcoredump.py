@@ -8,7 +8,7 @@ from pathlib import Path
 from test_sensors_fakes import dual_amdgpu_box
 
 from kmsgd.sensors.devcoredump import DumpCollector, pending, save
-from kmsgd.sensors.payloads import DumpEvent, EventName
+from kmsgd.sensors.events import DumpEvent, EventName
 
 
 def make_dump(sys: Path, index: int, data: bytes, device: str = "0000:43:00.0") -> Path:

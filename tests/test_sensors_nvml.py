@@ -9,7 +9,8 @@ from test_sensors_fakes import FakeNvml
 
 from kmsgd.sensors import nvml
 from kmsgd.sensors.device import ReadContext
-from kmsgd.sensors.payloads import DeviceSample, EventName, SensorEvent
+from kmsgd.sensors.events import EventName, SensorEvent
+from kmsgd.sensors.payloads import DeviceSample
 
 
 def test_pci_address_normalised() -> None:

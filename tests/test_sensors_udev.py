@@ -10,7 +10,7 @@ import pytest
 from test_sensors_fakes import dual_amdgpu_box
 
 from kmsgd.sensors import udev
-from kmsgd.sensors.payloads import DeviceEvent
+from kmsgd.sensors.events import DeviceEvent
 
 REMOVE_CARD1 = (
     b"remove@/devices/pci0000:40/0000:40:01.1/0000:43:00.0/drm/card1\0ACTION=remove\0"

@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kmsgd.sensors.payloads import DeviceSample, EventName, PowerStats, SensorEvent
+from kmsgd.sensors.events import EventName, SensorEvent
+from kmsgd.sensors.payloads import DeviceSample, PowerStats
 from kmsgd.sensors.reader import KeptFile, ReadFailed
 
 BACKOFF_START_S = 1.0

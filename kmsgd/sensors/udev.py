@@ -16,7 +16,7 @@ import socket
 import time
 from typing import Any, Protocol
 
-from kmsgd.sensors.payloads import DeviceEvent
+from kmsgd.sensors.events import DeviceEvent
 
 WATCHED = ("drm", "hwmon", "pci", "nvme", "devcoredump")
 NETLINK_KOBJECT_UEVENT = 15

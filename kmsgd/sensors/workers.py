@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
+from kmsgd.sensors.events import EventName, SensorEvent
 from kmsgd.sensors.memory import MemoryReader, memory_sample, read_kept, scan_holders
-from kmsgd.sensors.payloads import EventName, SensorEvent
 from kmsgd.types import Kind
 
 # (kind, JSON-able payload, urgent): the recorder's callback, serialised by the sampler
