@@ -73,8 +73,8 @@ class _Collector:
             self.text += 1
         if line.host and len(self.hosts) < MAX_HOSTS:
             self.hosts.add(line.host)
-        if "Hostname set to" in line.record.message or "host name to" in line.record.message:
-            self.hosts.update(hostnames_in(line.record.message))
+        if "Hostname set to" in line.message or "host name to" in line.message:
+            self.hosts.update(hostnames_in(line.message))
         if line.boot_id:
             self.boot_ids.add(line.boot_id)
         try:
@@ -142,9 +142,13 @@ def analyze_report(
     stats = InputStats()
     stream = LogStream()
     col = _Collector(baseline)
+    add, mark = col.line, col.mark
     for lineno, text in read_lines(source, name, stats):
         for ev in stream.feed(lineno, text):
-            col.line(ev) if isinstance(ev, Line) else col.mark(ev)
+            if type(ev) is Line:
+                add(ev)
+            else:
+                mark(ev)  # type: ignore[arg-type]
     for ev in stream.close():
         col.line(ev) if isinstance(ev, Line) else col.mark(ev)
     if col.evidence == 0 and not any(b for b in col.boots):

@@ -9,6 +9,7 @@ lines (journal "ident[pid]: text") only match entries that name their program, s
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -22,7 +23,14 @@ BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:
     BY_TAG.setdefault(_s.tag, _s)
 
-_PREFILTER = re.compile("|".join(sorted({re.escape(k) for s in CATALOGUE for k in s.keywords})))
+# trigger word → entries: a line is tried only against entries whose trigger word it has.
+# Splitting on punctuation and a set intersection cost ~1 µs a line, a keyword regex ~7 µs.
+_BY_WORD: dict[str, tuple[int, ...]] = {}
+for _i, _s in enumerate(CATALOGUE):
+    for _k in _s.keywords:
+        _BY_WORD[_k] = (*_BY_WORD.get(_k, ()), _i)
+_TRIGGERS = frozenset(_BY_WORD)
+_SPLIT = str.maketrans({c: " " for c in string.punctuation if c != "_"})
 _USER = re.compile(r"([^\s\[:]+)(?:\[\d+\])?: ")
 _PCI_FULL = re.compile(r"\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 _PCI_NV = re.compile(r"PCI:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\b")
@@ -80,21 +88,32 @@ def extract_device(kind: DeviceKind, text: str) -> str:
 
 def match_record(record: KernelRecord, index: int = 0) -> list[SignatureHit]:
     """Every catalogue entry this record shows (usually none, rarely more than one)."""
-    message = record.message
-    if _PREFILTER.search(message) is None:
+    found = match_text(record.message, record.facility, record.ts_usec)
+    return [SignatureHit(tag, s, record, dev, index) for tag, s, dev in found] if found else []
+
+
+def match_text(
+    message: str, facility: int | None, ts_usec: int | None
+) -> list[tuple[str, Signature, str]]:
+    """(tag, entry, device) for every entry a message shows; the hot path of `analyze`."""
+    found = _TRIGGERS.intersection(message.translate(_SPLIT).split())
+    if not found:
         return []
-    mi = split_ident(message, record.facility)
-    if record.ts_usec is not None:
-        mi = MatchInput(mi.text, mi.ident, record.ts_usec)
-    hits: list[SignatureHit] = []
+    mi = split_ident(message, facility)
+    if ts_usec is not None:
+        mi = MatchInput(mi.text, mi.ident, ts_usec)
+    hits: list[tuple[str, Signature, str]] = []
     seen: set[str] = set()
-    for s in CATALOGUE:
+    if len(found) == 1:
+        candidates: Iterable[int] = _BY_WORD[next(iter(found))]
+    else:
+        candidates = sorted({i for k in found for i in _BY_WORD[k]})
+    for i in candidates:
+        s = CATALOGUE[i]
         if mi.ident is None:
             if s.idents and "kernel" not in s.idents:
                 continue
         elif mi.ident not in s.idents:
-            continue
-        if not any(k in mi.text for k in s.keywords):
             continue
         m = s.pattern.search(mi.text)
         if m is None or (s.check is not None and not s.check(m, mi)):
@@ -103,7 +122,7 @@ def match_record(record: KernelRecord, index: int = 0) -> list[SignatureHit]:
         if tag in seen:
             continue
         seen.add(tag)
-        hits.append(SignatureHit(tag, s, record, extract_device(s.device_kind, mi.text), index))
+        hits.append((tag, s, extract_device(s.device_kind, mi.text)))
     return hits
 
 

@@ -45,7 +45,7 @@ class MatchInput:
 class Signature:
     tag: str
     pattern: re.Pattern[str]
-    keywords: tuple[str, ...]  # one of these literals must occur (a cheap prefilter)
+    keywords: tuple[str, ...]  # trigger words: one must occur as a whole word (prefilter)
     severity: Severity
     subsystem: str
     meaning: str

@@ -22,7 +22,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command|response:0x)"
         r"|Failed to export SMU metrics table|SMU (?:is )?(?:not responding|hang)"
         r"|smu_cmn_send_smc_msg\S* failed",
-        ("SMU",),
+        ("SMU", "failed"),
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's power-management firmware (SMU) stopped answering the driver.",
@@ -37,7 +37,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_mes_timeout",
         r"MES failed to respond to msg|MES might be in unrecoverable state"
         r"|failed to (?:unmap legacy queue|remove hardware queue|add hardware queue)",
-        ("MES", "failed to unmap", "failed to remove", "failed to add"),
+        ("MES", "failed"),
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's micro-engine scheduler (MES) firmware stopped answering queue requests.",
@@ -48,7 +48,12 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "amdgpu_vm_fault",
         r"\[(?:gfx|mm)hub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT_STATUS",
-        ("page fault", "VM_L2_PROTECTION"),
+        (
+            "fault",
+            "VM_L2_PROTECTION_FAULT_STATUS",
+            "GCVM_L2_PROTECTION_FAULT_STATUS",
+            "MMVM_L2_PROTECTION_FAULT_STATUS",
+        ),
         Severity.ERROR,
         AMDGPU,
         "A GPU program touched GPU memory it had no mapping for (GPU page fault).",
@@ -62,7 +67,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_kfd_error",
         r"Failed to (?:quiesce KFD|evict (?:queue|process)|suspend process|restore process)"
         r"|kfd kfd: amdgpu: .*(?:fail|error)|amdgpu: Failed to (?:resume|evict) KFD",
-        ("KFD", "kfd", "Failed to evict", "Failed to suspend", "Failed to restore"),
+        ("KFD", "Failed", "failed", "error"),
         Severity.ERROR,
         AMDGPU,
         "The compute (KFD/ROCm) side could not stop or evict its queues.",
@@ -89,7 +94,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_gpu_reset",
         r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded|failed)"
         r"|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed",
-        ("GPU reset", "GPU recovery", "reset"),
+        ("reset", "recovery"),
         Severity.CRITICAL,
         AMDGPU,
         "The driver reset the GPU to recover from a hang.",
@@ -104,7 +109,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"amdgpu_device_ip_init failed|Fatal error during GPU init"
         r"|(?:sw_init|hw_init|late_init) of IP block <\S+> failed"
         r"|amdgpu: probe of \S+ failed with error|amdgpu_device_init failed",
-        ("init", "probe of"),
+        ("failed", "Fatal"),
         Severity.ERROR,
         AMDGPU,
         "The GPU failed to initialise: it will be missing for this boot.",
@@ -118,7 +123,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "amdgpu_workqueue_hog",
         r"workqueue: \S+ \[amdgpu\] hogged CPU for",
-        ("hogged CPU",),
+        ("hogged",),
         Severity.WARNING,
         AMDGPU,
         "An amdgpu work item ran long on a CPU (a performance hint, not a failure).",
@@ -131,7 +136,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "nvidia_gsp_timeout",
         r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119",
-        ("GSP",),
+        ("GSP", "_kgspLogXid119"),
         Severity.CRITICAL,
         NVIDIA,
         "The GPU's System Processor (GSP firmware) stopped answering the driver (Xid 119/120).",
@@ -143,7 +148,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "gpu_fell_off_bus",
         r"GPU has fallen off the bus|fallen off the bus",
-        ("fallen off the bus",),
+        ("fallen",),
         Severity.CRITICAL,
         "gpu",
         "The GPU stopped responding on PCIe: the system can no longer reach it.",

@@ -49,7 +49,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "soft_lockup",
         r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for",
-        ("soft lockup",),
+        ("lockup",),
         S.CRITICAL,
         "cpu",
         "A CPU ran kernel code without scheduling for > 20 s (soft lockup).",
@@ -62,7 +62,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "rcu_stall",
         r"rcu: INFO: \S+ (?:detected stalls? on CPUs|self-detected stall on CPU)"
         r"|rcu_\w+ detected stalls on CPUs",
-        ("stall",),
+        ("stall", "stalls"),
         S.ERROR,
         "cpu",
         "RCU grace periods stopped advancing: some CPU or task is stuck in the kernel.",
@@ -74,7 +74,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "hung_task",
         r"INFO: task \S+ blocked for more than \d+ seconds",
-        ("blocked for more than",),
+        ("blocked",),
         S.ERROR,
         "kernel",
         "A task waited > 120 s in uninterruptible sleep (D state), usually on I/O or a lock.",
@@ -85,7 +85,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "general_protection_fault",
         r"^general protection fault|\bgeneral protection fault, (?:probably for|maybe for)"
         r"|^Oops: general protection fault",
-        ("general protection fault",),
+        ("protection",),
         S.CRITICAL,
         "kernel",
         "The kernel used an invalid address (general protection fault).",
@@ -111,7 +111,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "oops",
         r"^Oops: (?:[0-9a-f]{4} )?\[#\d+\]|^Oops: |BUG: kernel NULL pointer dereference",
-        ("Oops", "NULL pointer"),
+        ("Oops", "NULL"),
         S.CRITICAL,
         "kernel",
         "The kernel faulted (Oops); the task was killed and the kernel may be unstable.",
@@ -123,7 +123,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "kernel_warning",
         r"^WARNING: CPU: (?P<cpu>\d+) PID: \d+ at (?P<where>\S+)",
-        ("WARNING:",),
+        ("WARNING",),
         S.WARNING,
         "kernel",
         "A kernel WARN_ON fired: unexpected state, execution continued.",
@@ -134,7 +134,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "kernel_panic",
         r"Kernel panic - not syncing",
-        ("Kernel panic",),
+        ("panic",),
         S.CRITICAL,
         "kernel",
         "The kernel panicked: it stopped and the machine hung or rebooted.",
@@ -145,7 +145,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "workqueue_hog",
         r"workqueue: \S+(?! \[amdgpu\]) hogged CPU for",
-        ("hogged CPU",),
+        ("hogged",),
         S.WARNING,
         "kernel",
         "A work item ran long on a CPU (a performance hint).",
@@ -161,7 +161,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "page_allocation_failure",
         r"page allocation failure: order:\d+",
-        ("page allocation failure",),
+        ("allocation",),
         S.WARNING,
         "memory",
         "A kernel memory allocation failed (fragmented or exhausted memory).",
@@ -174,7 +174,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "oom_kill",
         r"(?:Memory cgroup )?[Oo]ut of memory: Killed process \d+ \((?P<comm>[^)]*)\)",
-        ("Killed process",),
+        ("Killed",),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -201,7 +201,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "mce",
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
         r"RIP|TSC|Run the above)|Machine check events logged|Fatal [Mm]achine check",
-        ("Hardware Error", "Machine check", "achine check"),
+        ("Hardware", "Machine", "machine"),
         S.CRITICAL,
         "hardware",
         "The CPU reported a machine-check (hardware) error.",
@@ -212,7 +212,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "mce_logged_at_boot",
         r"Machine check events logged",
-        ("Machine check",),
+        ("Machine",),
         S.INFO,
         "hardware",
         "At boot the CPU reported machine-check errors, usually from the previous boot's end.",
@@ -250,7 +250,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "aer_nonfatal",
         r"Uncorrect(?:ed|able) \(Non-Fatal\)",
-        ("Non-Fatal",),
+        ("Fatal",),
         S.ERROR,
         "pcie",
         "A PCIe transaction failed (uncorrectable, non-fatal).",
@@ -262,7 +262,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "aer_corrected",
         r"PCIe Bus Error: severity=Correct(?:ed|able)|AER: (?:Multiple )?"
         r"Correct(?:ed|able) error (?:message )?received",
-        ("Correct",),
+        ("Corrected", "Correctable"),
         S.WARNING,
         "pcie",
         "PCIe link errors were corrected by retransmission.",
@@ -277,7 +277,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "pcie_link_down",
         r"Slot\([^)]*\): Link Down|pciehp.*Link Down|DPC: containment event"
         r"|Link Down\b|link down\b.*(?:pcie|PCIe)",
-        ("Link Down", "DPC", "link down"),
+        ("Down", "down", "DPC"),
         S.CRITICAL,
         "pcie",
         "A PCIe link went down: the device behind it is gone.",
@@ -290,7 +290,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "iommu_fault",
         r"IO_PAGE_FAULT|DMAR: \[DMA (?:Read|Write)|DMAR: DRHD: handling fault"
         r"|arm-smmu\S* \S+: (?:event 0x|Unhandled context fault)|iommu fault",
-        ("IO_PAGE_FAULT", "DMAR", "smmu", "iommu fault"),
+        ("IO_PAGE_FAULT", "DMAR", "smmu", "fault"),
         S.ERROR,
         "iommu",
         "A device did DMA to an address the IOMMU did not map.",
@@ -304,7 +304,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "thermal_throttle",
         r"temperature above threshold, cpu clock throttled"
         r"|clock throttled|[Tt]hermal throttl",
-        ("throttl",),
+        ("throttled", "throttling", "throttle"),
         S.WARNING,
         "thermal",
         "A CPU got hot enough to be slowed down.",
@@ -317,7 +317,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "thermal_critical",
         r"critical temperature reached|[Cc]ritical temperature"
         r"|over temperature range\((?:SW|HW) CTF\)|THERMTRIP|thermal shutdown",
-        ("temperature", "THERMTRIP", "thermal shutdown"),
+        ("critical", "Critical", "CTF", "THERMTRIP", "shutdown"),
         S.CRITICAL,
         "thermal",
         "A device reached its critical temperature: the system shuts down to protect it.",
@@ -333,7 +333,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "nvme_timeout",
         r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?QID \d+ timeout|I/O \d+ QID \d+ "
         r"timeout|controller is down; will reset",
-        ("timeout", "controller is down"),
+        ("timeout", "down"),
         S.ERROR,
         "storage",
         "An NVMe command timed out.",
@@ -346,7 +346,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "nvme_reset",
         r"nvme\d*: (?:resetting controller|Removing after probe failure|Device "
         r"not ready; aborting reset)",
-        ("nvme",),
+        ("resetting", "Removing", "ready"),
         S.ERROR,
         "storage",
         "An NVMe controller was reset or removed.",
@@ -359,7 +359,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "disk_io_error",
         r"I/O error, dev (?P<disk>\S+?),|Buffer I/O error on dev|"
         r"failed command: (?:READ|WRITE)|\] tag#\d+ FAILED Result",
-        ("I/O error", "failed", "FAILED"),
+        ("error", "failed", "FAILED"),
         S.ERROR,
         "storage",
         "A block device failed a read or write.",
@@ -372,7 +372,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"(?:EXT4-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
         r"|Metadata corruption|log I/O error|Filesystem has been shut down)|Remounting "
         r"filesystem read-only",
-        ("error", "critical", "XFS", "Remounting"),
+        ("error", "critical", "Corruption", "corruption", "Remounting", "shut"),
         S.ERROR,
         "fs",
         "A filesystem found corruption or an I/O failure.",
@@ -387,7 +387,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "clean_shutdown_marker",
         r"^reboot: (?:Restarting system|Power down|System halted)",
-        ("reboot:",),
+        ("reboot",),
         S.INFO,
         "lifecycle",
         "The kernel began an orderly reboot or power-off.",
@@ -401,13 +401,15 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         r"devices|Sending SIGTERM to remaining processes|All filesystems unmounted|(?:Powering "
         r"off|Rebooting|Halting)\.$|System is (?:rebooting|powering down|halting)",
         (
-            "Reached target",
-            "Journal stopped",
+            "Reached",
+            "stopped",
             "Syncing",
             "SIGTERM",
             "unmounted",
-            "ing.",
-            "System is",
+            "Powering",
+            "Rebooting",
+            "Halting",
+            "System",
         ),
         S.INFO,
         "lifecycle",
@@ -420,7 +422,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "reset_reason",
         r"Previous system reset reason \[0x(?P<bits>[0-9a-fA-F]{8})\]",
-        ("reset reason",),
+        ("reason",),
         S.INFO,
         "lifecycle",
         "The CPU's reset status register says how the previous boot ended.",
@@ -444,7 +446,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         r"EXT4-fs \(\S+\): (?:recovery complete|orphan cleanup|INFO: recovery "
         r"required)|XFS \(\S+\): (?:Starting|Ending) recovery|recovering journal"
         r"|BTRFS info \(device \S+\): .*log replay|clean-up .*orphan",
-        ("recover", "orphan", "log replay"),
+        ("recovery", "orphan", "recovering", "replay"),
         S.INFO,
         "lifecycle",
         "A filesystem replayed its journal at mount: the previous boot ended without unmounting.",

@@ -38,6 +38,14 @@ def wall_text(wall_us: int | None, fmt: LogFormat) -> str | None:
     return text + ("Z" if fmt.has_timezone else "")
 
 
+def short_stamp(wall_us: int | None, fmt: LogFormat) -> str | None:
+    """Wall time for people: "Nov 14 14:01:12" without a year when the source had none."""
+    if wall_us is None:
+        return None
+    when = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=wall_us)
+    return when.strftime("%Y-%m-%d %H:%M:%S" if fmt.has_year else "%b %d %H:%M:%S")
+
+
 @dataclass(frozen=True, slots=True)
 class LineRef:
     text: str
@@ -45,17 +53,18 @@ class LineRef:
     ts_usec: int | None
     wall: str | None
     origin: str
+    stamp: str | None = None  # short human wall time
 
     @classmethod
     def of(cls, item: Item | Line) -> LineRef:
         line = item.line if isinstance(item, Item) else item
-        rec = line.record
         return cls(
-            line.raw or rec.message,
+            line.raw or line.message,
             line.lineno,
-            rec.ts_usec,
-            wall_text(rec.wall_us, line.fmt),
+            line.ts_usec,
+            wall_text(line.wall_us, line.fmt),
             line.origin.value,
+            short_stamp(line.wall_us, line.fmt),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -69,10 +78,10 @@ class LineRef:
 
     @property
     def when(self) -> str:
-        """Short human stamp: printk seconds or wall time."""
+        """Short human stamp: printk seconds, else wall time, else the line number."""
         if self.ts_usec is not None:
             return f"{self.ts_usec / 1e6:.3f}s"
-        return self.wall or f"line {self.lineno}"
+        return self.stamp or f"line {self.lineno}"
 
 
 def _sec(us: int | None) -> float | None:

@@ -12,8 +12,9 @@ import dataclasses
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from kmsgd.catalogue import SignatureHit, match_record
+from kmsgd.catalogue import SignatureHit, match_text
 from kmsgd.catalogue_base import DeviceKind
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.types import Entry, KernelRecord
@@ -23,9 +24,9 @@ TAIL_LINES = 400
 MAX_GROUPS = 512  # distinct (tag, device) pairs kept; more are counted in `overflow`
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """A kept line with its position in the boot (0-based) and the tags it showed."""
+class Item(NamedTuple):
+    """A kept line with its position in the boot (0-based) and the tags it showed.
+    (A NamedTuple: one is made per input line.)"""
 
     pos: int
     line: Line
@@ -98,7 +99,7 @@ class Timeline:
         builder = TimelineBuilder(index=index, boot_id=boot_id)
         for n, rec in enumerate(records, 1):
             origin = Origin.USERSPACE if rec.facility else Origin.KERNEL
-            builder.add(Line(rec, origin, LogFormat.KMSG, n, rec.message))
+            builder.add(Line.of(rec, origin, LogFormat.KMSG, n))
         return builder.build(entries=entries)
 
 
@@ -133,39 +134,40 @@ class TimelineBuilder:
     def add(self, line: Line) -> tuple[str, ...]:
         """Take the next line of this boot; returns the tags it showed."""
         pos = self._total
-        self._total += 1
-        rec = line.record
-        if not self.boot_id and line.boot_id:
+        self._total = pos + 1
+        if line.boot_id and not self.boot_id:
             self.boot_id = line.boot_id
-        self._formats[line.fmt] = self._formats.get(line.fmt, 0) + 1
-        if line.origin in (Origin.KERNEL, Origin.USERSPACE):
-            self._evidence += 1
-            if rec.ts_usec is not None and line.origin is Origin.KERNEL:
-                if self._ts[0] is None:
-                    self._ts[0] = rec.ts_usec
-                self._ts[1] = rec.ts_usec
-            if rec.wall_us is not None:
-                if self._wall[0] is None:
-                    self._wall[0] = rec.wall_us
-                self._wall[1] = rec.wall_us
+        fmts = self._formats
+        fmts[line.fmt] = fmts.get(line.fmt, 0) + 1
+        origin = line.origin
         tags: tuple[str, ...] = ()
-        if line.origin is not Origin.COMMAND:
-            hits = match_record(rec, pos) if line.origin is not Origin.TEXT else self._text(rec)
-            if hits:
-                tags = tuple(h.tag for h in hits)
-                item = Item(pos, line, tags)
-                for h in hits:
-                    self._count(h, item)
-        item = Item(pos, line, tags)
+        if origin is Origin.KERNEL or origin is Origin.USERSPACE:
+            self._evidence += 1
+            ts, wall = line.ts_usec, line.wall_us
+            if ts is not None and origin is Origin.KERNEL:
+                if self._ts[0] is None:
+                    self._ts[0] = ts
+                self._ts[1] = ts
+            if wall is not None:
+                if self._wall[0] is None:
+                    self._wall[0] = wall
+                self._wall[1] = wall
+            found = match_text(line.message, line.facility, ts)
+        elif origin is Origin.TEXT:
+            # an unparsed line may be a kernel line in a format we do not know
+            found = match_text(line.message, None, None)
+        else:
+            found = []  # a shell command is never evidence
+        item = Item(pos, line, tuple(t for t, _, _ in found)) if found else Item(pos, line)
+        if found:
+            tags = item.tags
+            rec = line.record
+            for tag, sig, dev in found:
+                self._count(SignatureHit(tag, sig, rec, dev, pos), item)
         if pos < HEAD_LINES:
             self._head.append(item)
         self._tail.append(item)
         return tags
-
-    @staticmethod
-    def _text(rec: KernelRecord) -> list[SignatureHit]:
-        # an unparsed line may be a kernel line in a format we do not know: kernel entries only
-        return match_record(KernelRecord(rec.message), 0)
 
     def _count(self, hit: SignatureHit, item: Item) -> None:
         sub = hit.signature.subsystem

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kmsgd.types import KernelRecord
 
@@ -55,17 +56,63 @@ class Origin(enum.StrEnum):
     COMMAND = "command"  # a shell command or prompt in the paste: never evidence
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One input line after parsing; `record.message` is the text without stamp or prefix."""
+class Line(NamedTuple):
+    """One input line after parsing: the KernelRecord's fields flat, plus where it came from.
 
-    record: KernelRecord
+    A NamedTuple rather than a frozen dataclass, and the record built on demand (`record`):
+    this value is made once per input line, and a 100 MB log has a million of them.
+    """
+
+    message: str  # the text without stamp or prefix; "ident[pid]: text" for userspace
     origin: Origin
     fmt: LogFormat
     lineno: int = 0  # 1-based line number in the input (first line of a joined line)
     raw: str = ""  # the cleaned input line, as an operator would recognise it
+    ts_usec: int | None = None
+    wall_us: int | None = None
+    level: int | None = None
+    facility: int | None = None
+    seq: int | None = None
+    caller: str | None = None
+    subsystem: str | None = None
+    device: str | None = None
     host: str = ""  # hostname field of journal/syslog lines (redaction needs it)
     boot_id: str = ""  # journal boot id when the format carries one
+
+    @property
+    def record(self) -> KernelRecord:
+        """The line as the shared record type (what the recorder stores)."""
+        return KernelRecord(
+            self.message,
+            self.level,
+            self.facility,
+            self.seq,
+            self.ts_usec,
+            "-",
+            self.caller,
+            self.subsystem,
+            self.device,
+            self.wall_us,
+        )
+
+    @classmethod
+    def of(cls, rec: KernelRecord, origin: Origin, fmt: LogFormat, lineno: int = 0) -> Line:
+        """A line from a record (ring entries)."""
+        return cls(
+            rec.message,
+            origin,
+            fmt,
+            lineno,
+            rec.message,
+            rec.ts_usec,
+            rec.wall_us,
+            rec.level,
+            rec.facility,
+            rec.seq,
+            rec.caller,
+            rec.subsystem,
+            rec.device,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,12 +96,12 @@ def _looks_reversed(lines: list[bytes]) -> bool:
     for n, raw in enumerate(lines, 1):
         for ev in stream.feed(n, _decode(raw)):
             if isinstance(ev, Line):
-                t = ev.record.ts_usec if ev.record.ts_usec is not None else ev.record.wall_us
+                t = ev.ts_usec if ev.ts_usec is not None else ev.wall_us
                 if t is not None:
                     stamps.append(t)
     for ev in stream.close():
         if isinstance(ev, Line):
-            t = ev.record.ts_usec if ev.record.ts_usec is not None else ev.record.wall_us
+            t = ev.ts_usec if ev.ts_usec is not None else ev.wall_us
             if t is not None:
                 stamps.append(t)
     down = sum(1 for a, b in itertools.pairwise(stamps) if b < a)

@@ -2,21 +2,20 @@
 
 State kept across lines: the format that parsed last (tried first), the year of yearless
 stamps, dmesg -H's running clock, the journal host, an open `-o export` block, the clock
-seen last (a printk clock that restarts means a new boot). Memory is constant.
+seen last (a printk clock that restarts means a new boot). Memory is constant. Each line is
+held back until the next one arrives, so a wrapped continuation can still be joined to it.
+Methods append to an output list instead of yielding: this is the hot loop of `analyze`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
 
 from kmsgd.logparse import clean, formats
 from kmsgd.logparse.formats import Fields
 from kmsgd.logparse.journal_json import ExportBlock, parse_json, starts_export
 from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin
-from kmsgd.types import KernelRecord
 
 RESTART_SLACK_US = 5_000_000  # printk stamps may step back a little across CPUs, not seconds
 WRAP_MIN = 70  # a line this long followed by an unstamped line was probably wrapped
@@ -28,6 +27,7 @@ _GLUE = {
     LogFormat.JOURNAL: re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ \S+?:"),
     LogFormat.JOURNAL_ISO: re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S* \S+ \S+?:"),
 }
+_GLUE_HINT = {LogFormat.DMESG: "[", LogFormat.JOURNAL: ":", LogFormat.JOURNAL_ISO: "T"}
 
 Parser = Callable[[str], Fields | None]
 _PARSERS: tuple[Parser, ...] = (
@@ -43,7 +43,8 @@ _PARSERS: tuple[Parser, ...] = (
 
 
 class LogStream:
-    """Feed decoded lines in time order with `feed`; iterate the events; `close` at the end."""
+    """Feed decoded lines in time order with `feed`; it returns the events they complete;
+    `close` returns the rest at the end."""
 
     def __init__(self) -> None:
         self.counts: dict[LogFormat, int] = {}
@@ -54,35 +55,39 @@ class LogStream:
         self._host = ""
         self._export: ExportBlock | None = None
         self._last_ts: int | None = None
-        self._boot_id = ""
+        self._boot_id = ""  # boot id of JSON lines
         self._current_boot = ""
         self._since_mark = 0
-        self._pending: Line | None = None  # held one line so a wrapped tail can be joined
+        self._pending: Line | None = None
 
     # -- public -------------------------------------------------------------------------
-    def feed(self, lineno: int, text: str) -> Iterator[Event]:
+    def feed(self, lineno: int, text: str) -> list[Event]:
         """Parse one input line (without its newline)."""
+        out: list[Event] = []
         if self._export is not None:
             if text.strip() == "":
-                yield from self._finish_export()
-                return
+                self._finish_export(out)
+                return out
             if self._export.add(text):
-                return
-            yield from self._finish_export()
+                return out
+            self._finish_export(out)
         if starts_export(text):
             self._export = ExportBlock(lineno)
             self._export.add(text)
-            return
-        if text.startswith(" ") and self._pending is not None and self._kmsg_kv(text):
-            return
-        yield from self._line(lineno, text)
+            return out
+        if text[:1] == " " and self._pending is not None and self._kmsg_kv(text):
+            return out
+        self._line(lineno, text, out)
+        return out
 
-    def close(self) -> Iterator[Event]:
+    def close(self) -> list[Event]:
+        out: list[Event] = []
         if self._export is not None:
-            yield from self._finish_export()
+            self._finish_export(out)
         if self._pending is not None:
-            yield self._pending
+            out.append(self._pending)
             self._pending = None
+        return out
 
     # -- internals ----------------------------------------------------------------------
     def _kmsg_kv(self, text: str) -> bool:
@@ -91,20 +96,20 @@ class LogStream:
         m = _KMSG_KV.fullmatch(text)
         if pending is None or m is None or pending.fmt is not LogFormat.KMSG:
             return False
-        rec = pending.record
-        sub = m.group(2) if m.group(1) == "SUBSYSTEM" else rec.subsystem
-        dev = m.group(2) if m.group(1) == "DEVICE" else rec.device
-        self._pending = _replace_record(pending, _record_with(rec, subsystem=sub, device=dev))
+        if m.group(1) == "SUBSYSTEM":
+            self._pending = pending._replace(subsystem=m.group(2))
+        else:
+            self._pending = pending._replace(device=m.group(2))
         return True
 
-    def _finish_export(self) -> Iterator[Event]:
+    def _finish_export(self, out: list[Event]) -> None:
         block, self._export = self._export, None
         got = block.finish() if block is not None else None
         if got is not None and block is not None:
             fields, boot_id = got
-            yield from self._emit(block.lineno, fields.message, fields, boot_id=boot_id)
+            self._emit(block.lineno, fields.message, fields, out, boot_id=boot_id)
 
-    def _line(self, lineno: int, text: str) -> Iterator[Event]:
+    def _line(self, lineno: int, text: str, out: list[Event]) -> None:
         line = text.rstrip()
         stripped = line.lstrip()
         if not stripped:
@@ -115,44 +120,47 @@ class LogStream:
             if cleaned and cleaned != stripped:
                 stripped = cleaned
                 fields = self._parse(stripped)
-        if fields is not None:
-            yield from self._split_glued(lineno, stripped, fields)
+        if fields is None:
+            self._unparsed(lineno, stripped, out)
             return
-        yield from self._unparsed(lineno, stripped)
+        glue = _GLUE.get(fields.fmt)
+        msg = fields.message
+        if glue is not None and len(msg) > 10 and _GLUE_HINT[fields.fmt] in msg:
+            m = glue.search(msg, 1)
+            if m is not None and stripped.endswith(msg):
+                # two lines glued together: emit the first, parse the rest as a line
+                cut = len(stripped) - len(msg) + m.start()
+                first, second = stripped[:cut].rstrip(), stripped[cut:]
+                head = self._parse(first)
+                if head is not None:
+                    self._emit(lineno, first, head, out)
+                    self._line(lineno, second, out)
+                    return
+        self._emit(lineno, stripped, fields, out)
 
-    def _unparsed(self, lineno: int, text: str) -> Iterator[Event]:
+    def _unparsed(self, lineno: int, text: str, out: list[Event]) -> None:
         is_sep, boot_id = clean.boot_separator(text)
         if is_sep:
-            yield from self._mark(lineno, "separator", boot_id)
+            self._mark(lineno, "separator", boot_id, out)
             return
         if clean.journal_note(text):
             return
         if formats.parse_pstore_header(text):
-            yield from self._mark(lineno, "pstore_header", "")
+            self._mark(lineno, "pstore_header", "", out)
             return
         if clean.is_command(text):
-            yield from self._emit(lineno, text, None, origin=Origin.COMMAND)
+            self._emit(lineno, text, None, out, origin=Origin.COMMAND)
             return
         pending = self._pending
-        if (
-            pending is not None
-            and pending.origin is not Origin.TEXT
-            and len(pending.raw) >= WRAP_MIN
-        ):
+        wrapped = pending is not None and len(pending.raw) >= WRAP_MIN
+        if pending is not None and wrapped and pending.origin is not Origin.TEXT:
             # a wrapped continuation of the line before: join, keep the first line number
             glue = "" if len(pending.raw) in (80, 100, 120, 132, 160, 200) else " "
-            rec = _record_with(pending.record, message=pending.record.message + glue + text)
-            self._pending = Line(
-                rec,
-                pending.origin,
-                pending.fmt,
-                pending.lineno,
-                pending.raw + glue + text,
-                pending.host,
-                pending.boot_id,
+            self._pending = pending._replace(
+                message=pending.message + glue + text, raw=pending.raw + glue + text
             )
             return
-        yield from self._emit(lineno, text, None, origin=Origin.TEXT)
+        self._emit(lineno, text, None, out, origin=Origin.TEXT)
 
     def _parse(self, text: str) -> Fields | None:
         if text[0] == "[" and (self._host or " kernel:" in text or "]: " in text):
@@ -167,36 +175,22 @@ class LogStream:
                 if i:  # most pastes are one format: try the last good parser first
                     order.insert(0, order.pop(i))
                 return fields
+        if text[0] != "{":
+            return None
         got = parse_json(text)
         if got is None:
             return None
-        fields, boot_id = got
-        if boot_id and boot_id != self._boot_id:
-            self._boot_id = boot_id
+        fields, self._boot_id = got
         return fields
 
-    def _split_glued(self, lineno: int, text: str, fields: Fields) -> Iterator[Event]:
-        glue = _GLUE.get(fields.fmt)
-        if glue is not None and len(fields.message) > 10:
-            m = glue.search(fields.message, 1)
-            if m is not None and text.endswith(fields.message):
-                cut = len(text) - len(fields.message) + m.start()
-                first, second = text[:cut].rstrip(), text[cut:]
-                head = self._parse(first)
-                if head is not None:
-                    yield from self._emit(lineno, first, head)
-                    yield from self._line(lineno, second)
-                    return
-        yield from self._emit(lineno, text, fields)
-
-    def _mark(self, lineno: int, why: str, boot_id: str) -> Iterator[Event]:
+    def _mark(self, lineno: int, why: str, boot_id: str, out: list[Event]) -> None:
         if self._pending is not None:
-            yield self._pending
+            out.append(self._pending)
             self._pending = None
         if self._since_mark:
-            yield BootMark(lineno, why, boot_id)
+            out.append(BootMark(lineno, why, boot_id))
         elif boot_id:
-            yield BootMark(lineno, "boot_id", boot_id)
+            out.append(BootMark(lineno, "boot_id", boot_id))
         self._since_mark = 0
         self._last_ts = None
 
@@ -205,57 +199,67 @@ class LogStream:
         lineno: int,
         raw: str,
         fields: Fields | None,
+        out: list[Event],
         *,
-        origin: Origin | None = None,
+        origin: Origin = Origin.TEXT,
         boot_id: str = "",
-    ) -> Iterator[Event]:
+    ) -> None:
         if fields is None:
-            record = KernelRecord(message=raw)
-            fmt = LogFormat.TEXT
-            host = ""
+            line = Line(raw, origin, LogFormat.TEXT, lineno, raw)
         else:
             fmt = fields.fmt
             self.counts[fmt] = self.counts.get(fmt, 0) + 1
-            boot_id = boot_id or (self._boot_id if fmt is LogFormat.JSON else "")
-            yield from self._boundaries(lineno, fields, boot_id)
-            record = KernelRecord(
-                message=fields.message,
-                level=fields.level,
-                facility=fields.facility,
-                seq=fields.seq,
-                ts_usec=fields.ts_usec,
-                caller=fields.caller,
-                wall_us=self._wall(fields),
+            if fmt is LogFormat.JSON:
+                boot_id = boot_id or self._boot_id
+            self._boundaries(lineno, fields, boot_id, out)
+            wall = fields.wall_us
+            if fields.month_day is not None or fields.delta_us is not None:
+                wall = self._wall(fields)
+            kind = Origin.KERNEL if fields.ident is None else Origin.USERSPACE
+            line = Line(
+                fields.message,
+                kind,
+                fmt,
+                lineno,
+                raw,
+                fields.ts_usec,
+                wall,
+                fields.level,
+                fields.facility,
+                fields.seq,
+                fields.caller,
+                None,
+                None,
+                fields.host,
+                boot_id,
             )
-            origin = Origin.KERNEL if fields.ident is None else Origin.USERSPACE
-            host = fields.host
-            if host and fmt is LogFormat.JOURNAL_MONO:
-                self._host = host
-        line = Line(record, origin or Origin.TEXT, fmt, lineno, raw, host, boot_id)
+            if fields.host and fmt is LogFormat.JOURNAL_MONO:
+                self._host = fields.host
         if self._pending is not None:
-            yield self._pending
+            out.append(self._pending)
         self._pending = line
         self._since_mark += 1
 
-    def _boundaries(self, lineno: int, fields: Fields, boot_id: str) -> Iterator[Event]:
+    def _boundaries(self, lineno: int, fields: Fields, boot_id: str, out: list[Event]) -> None:
         """New boot when the journal's boot id changes, printk's clock restarts, or a kernel
         banner ("Linux version …") appears after other lines."""
-        if boot_id and self._mark_boot_id(boot_id):
-            yield from self._mark(lineno, "boot_id", boot_id)
+        if boot_id:
+            changed = bool(self._current_boot) and boot_id != self._current_boot
+            self._current_boot = boot_id
+            if changed:
+                self._mark(lineno, "boot_id", boot_id, out)
+        if fields.ident is not None:
+            return
         ts = fields.ts_usec
-        if ts is not None and fields.ident is None:
+        if ts is not None:
             last = self._last_ts
             if last is not None and ts + RESTART_SLACK_US < last:
-                yield from self._mark(lineno, "clock_restart", "")
+                self._mark(lineno, "clock_restart", "", out)
             self._last_ts = ts
-        if fields.ident is None and self._since_mark and _LINUX_VERSION.match(fields.message):
-            yield from self._mark(lineno, "linux_version", "")
+        msg = fields.message
+        if self._since_mark and msg[:8] == "Linux ve" and _LINUX_VERSION.match(msg):
+            self._mark(lineno, "linux_version", "", out)
             self._last_ts = ts
-
-    def _mark_boot_id(self, boot_id: str) -> bool:
-        changed = bool(self._current_boot) and boot_id != self._current_boot
-        self._current_boot = boot_id
-        return changed
 
     def _wall(self, fields: Fields) -> int | None:
         if fields.minute_header:
@@ -266,9 +270,7 @@ class LogStream:
                 return None
             self._delta_wall += fields.delta_us
             return self._delta_wall
-        if fields.month_day is not None:
-            return self._resolve_year(fields)
-        return fields.wall_us
+        return self._resolve_year(fields)
 
     def _resolve_year(self, fields: Fields) -> int | None:
         """Yearless stamps (journal short, syslog) count from 2000 and roll over at New Year."""
@@ -283,14 +285,6 @@ class LogStream:
         shift = formats.wall_from_parts(self._year, 1, 1, "00:00:00", None)
         base = formats.wall_from_parts(2000, 1, 1, "00:00:00", None)
         return fields.wall_us + (shift or 0) - (base or 0)
-
-
-def _record_with(rec: KernelRecord, **changes: Any) -> KernelRecord:
-    return dataclasses.replace(rec, **changes)
-
-
-def _replace_record(line: Line, rec: KernelRecord) -> Line:
-    return Line(rec, line.origin, line.fmt, line.lineno, line.raw, line.host, line.boot_id)
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Event]:
