@@ -2,9 +2,11 @@
 
 pyudev is used when it imports and the tree is the real /sys; otherwise a plain directory walk
 enumerates and a raw NETLINK_KOBJECT_UEVENT socket (the kernel's own uevents, group 1) watches.
-Without udevd, pyudev's `source='udev'` receives nothing (kernel-facts §5), so it listens to the
-kernel source then. Events are filtered by subsystem here too: kernel-source messages bypass
-libudev's socket filter.
+Both listen to the *kernel* source, never udevd's: without udevd `source='udev'` receives
+nothing (kernel-facts §5), and under the unit's PrivateNetwork=yes udevd's rebroadcasts do not
+reach us while the kernel's do (docs/security.md). The kernel's event also comes first, before
+rules run, which is what a GPU falling off the bus needs. Subsystems are filtered here:
+kernel-source messages bypass libudev's socket filter.
 """
 
 from __future__ import annotations
@@ -99,17 +101,13 @@ class NetlinkMonitor:
 
 
 class PyudevMonitor:
-    """pyudev's monitor: udevd's initialised events when udevd runs, the kernel's otherwise."""
+    """pyudev's monitor on the kernel's uevents."""
 
     def __init__(self, subsystems: tuple[str, ...] = WATCHED) -> None:
         import pyudev
 
         self.subsystems = frozenset(subsystems)
-        source = "udev" if os.path.exists("/run/udev/control") else "kernel"
-        self.monitor: Any = pyudev.Monitor.from_netlink(pyudev.Context(), source=source)
-        if source == "udev":
-            for subsystem in subsystems:
-                self.monitor.filter_by(subsystem)
+        self.monitor: Any = pyudev.Monitor.from_netlink(pyudev.Context(), source="kernel")
         self.monitor.start()
 
     def fileno(self) -> int:
