@@ -76,3 +76,12 @@ def test_bracketed_choice() -> None:
     assert parse_bracketed("default [performance] powersave") == "performance"
     assert parse_bracketed("[default] performance\n") == "default"
     assert parse_bracketed("weird") == "weird"
+
+
+def test_current_link_speed_moving_with_load_is_not_a_change(tmp_path: Path) -> None:
+    sys, proc = dual_amdgpu_box(tmp_path)
+    before = read_inventory(str(sys), str(proc))
+    (next(sys.rglob("0000:03:00.0")) / "current_link_speed").write_text("2.5 GT/s PCIe\n")
+    assert read_inventory(str(sys), str(proc)).same_as(before)
+    (next(sys.rglob("0000:03:00.0")) / "max_link_width").write_text("8\n")
+    assert not read_inventory(str(sys), str(proc)).same_as(before)

@@ -78,10 +78,21 @@ class Inventory:
         )
 
     def same_as(self, other: Inventory) -> bool:
-        mine, theirs = self.to_payload(), other.to_payload()
-        mine.pop("mono_us")
-        theirs.pop("mono_us")
-        return mine == theirs
+        """Equal but for when it was taken and the GPUs' current link (amdgpu DPM moves it
+        between 2.5 and 16 GT/s with load: that is not a configuration change)."""
+        return _stable(self) == _stable(other)
+
+
+VOLATILE_GPU_KEYS = ("link_speed", "link_width")
+
+
+def _stable(inv: Inventory) -> dict[str, Any]:
+    out = inv.to_payload()
+    out.pop("mono_us")
+    for gpu in out["gpus"]:
+        for key in VOLATILE_GPU_KEYS:
+            gpu.pop(key, None)
+    return out
 
 
 def parse_bracketed(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from kmsgd.sensors.payloads import MemoryHolder, MemorySample, ProcsSample
 from kmsgd.sensors.reader import KeptFile, ReadFailed, read_small
@@ -160,11 +160,13 @@ def scan_holders(
     top: int,
     nvml_by_pid: Mapping[int, int],
     drm_pids: set[str] | None = None,
+    mark: Callable[[str], None] | None = None,
 ) -> tuple[ProcsSample, set[str]]:
     """The `top` processes by RSS + GPU memory, and the pids seen holding DRM fds.
 
     `drm_pids` limits the costly fd walk to pids known to hold DRM fds (None walks every
-    process); processes that vanish between listing and reading are skipped.
+    process); processes that vanish between listing and reading are skipped. `mark` is told
+    each process directory before it is read (the watchdog's view of a long scan).
     """
     page = os.sysconf("SC_PAGE_SIZE")
     found: set[str] = set()
@@ -174,6 +176,8 @@ def scan_holders(
         return ProcsSample(mono_us=0), found
     rows: list[tuple[int, str, int, int, int]] = []
     for pid in pids:
+        if mark is not None:
+            mark(pid)
         raw = read_small(os.path.join(proc_root, pid, "statm"), 256)
         rss = parse_statm_rss(raw, page) if raw else None
         if rss is None:

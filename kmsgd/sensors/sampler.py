@@ -115,6 +115,8 @@ class Sampler:
         deadline = now_ns() + int(timeout_s * 1e9)
         for thread in [*self._threads, *self._workers]:
             thread.join(max(0.0, (deadline - now_ns()) / 1e9))
+        with self._emit_lock:
+            self._emit = None  # a thread that unblocks later must not write to a closed recorder
 
     def emit(self, kind: Kind, payload: dict[str, Any], urgent: bool) -> None:
         """Serialised call of the recorder's callback; its failures are counted, not raised."""

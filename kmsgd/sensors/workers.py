@@ -158,9 +158,13 @@ class MemoryWorker(Worker):
         full = self._scans % self.full_every == 0
         self._scans += 1
         t = now_ns()
-        self.ctx.busy = (f"{self.proc_root}/*/fdinfo", "procs", t)
+        ctx, root = self.ctx, self.proc_root
+
+        def mark(pid: str) -> None:  # per process, so a long scan of a big box is no "stall"
+            ctx.busy = (f"{root}/{pid}", "procs", now_ns())
+
         sample, found = scan_holders(
-            self.proc_root, self.top, self.gpu_by_pid(), None if full else self._drm_pids
+            root, self.top, self.gpu_by_pid(), None if full else self._drm_pids, mark
         )
         self.ctx.busy = None
         self._drm_pids = found if full else self._drm_pids | found
