@@ -162,13 +162,13 @@ def split_chunks(text: str) -> list[tuple[DumpReason, int | None, int, str]]:
         m = _HEADER.fullmatch(line.strip())
         if m:
             if body and any(s.strip() for s in body):
-                out.append((*head, "\n".join(body)))
+                out.append((*head, "\n".join(body).strip("\n")))
             head = (DumpReason.parse(m["reason"]), int(m["count"]), int(m["part"]))
             body = []
         elif not line.startswith("ECC: "):  # ramoops' ECC notice, not log text
             body.append(line)
     if body and any(s.strip() for s in body):
-        out.append((*head, "\n".join(body)))
+        out.append((*head, "\n".join(body).strip("\n")))
     return out
 
 
@@ -202,19 +202,25 @@ def _chunks_of(path: str, rel_dir: str, archived: bool, backend_hint: str) -> li
     ]
 
 
-def _files(sys_root: str, state_root: str) -> Iterable[tuple[str, str, bool]]:
+def _dirs(sys_root: str, state_root: str, skipped: list[Skipped]) -> list[tuple[str, str, bool]]:
     """(directory, path relative to its root, archived) for every directory to look in."""
-    yield os.path.join(sys_root, "fs/pstore"), "", False
+    found = [(os.path.join(sys_root, "fs/pstore"), "", False)]
     archive = os.path.join(state_root, ARCHIVE)
-    for dirpath, dirnames, _ in os.walk(archive):
+
+    def unreadable(err: OSError) -> None:
+        if not isinstance(err, FileNotFoundError):
+            skipped.append(Skipped(str(err.filename), err.strerror or str(err)))
+
+    for dirpath, dirnames, _ in os.walk(archive, onerror=unreadable):
         dirnames.sort()
-        yield dirpath, os.path.relpath(dirpath, archive), True
+        found.append((dirpath, os.path.relpath(dirpath, archive), True))
+    return found
 
 
 def _collect(sys_root: str, state_root: str) -> tuple[list[_Chunk], list[Skipped]]:
     chunks: list[_Chunk] = []
     skipped: list[Skipped] = []
-    for directory, rel, archived in _files(sys_root, state_root):
+    for directory, rel, archived in _dirs(sys_root, state_root, skipped):
         try:
             names = sorted(os.listdir(directory))
         except FileNotFoundError:

@@ -200,7 +200,7 @@ def test_journalctl_argv_is_fixed(monkeypatch: pytest.MonkeyPatch) -> None:
         return subprocess.CompletedProcess(argv, 0, b"", b"")
 
     monkeypatch.setattr(journal, "_binding", lambda: None)
-    monkeypatch.setattr(journal.shutil, "which", lambda name: "/usr/bin/journalctl")
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/journalctl")
     monkeypatch.setattr(subprocess, "run", fake_run)
     final_entries("0123456789ABCDEF-0123456789abcdef", n=50, directory="/var/log/journal")
     argv, kw = seen[0]
