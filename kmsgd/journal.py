@@ -290,18 +290,19 @@ class _Stage(enum.StrEnum):
 
 
 _K = ShutdownKind
+_T = r"Reached target (?:[\w@.-]+\.target - )?"  # 252 logs "poweroff.target - System Power Off"
 # (who, pattern, stage, kind). Texts of systemd 252: unit descriptions in units/*.target (older
 # releases: "Power-Off", "Reboot", "Halt"), src/core/main.c "Shutting down.", src/shutdown/
 # shutdown.c, src/login/logind-dbus.c ("System is %s." + SHUTDOWN=), journald's driver messages.
 _MARKERS: tuple[tuple[str, re.Pattern[str], _Stage, ShutdownKind], ...] = tuple(
     (who, re.compile(pattern), stage, kind)
     for who, pattern, stage, kind in (
-        ("pid1", r"Reached target (?:System )?Power[- ]?Off\.", _Stage.FINAL, _K.POWEROFF),
-        ("pid1", r"Reached target (?:System )?Reboot\.", _Stage.FINAL, _K.REBOOT),
-        ("pid1", r"Reached target (?:System )?Halt\.", _Stage.FINAL, _K.HALT),
-        ("pid1", r"Reached target (?:Reboot via kexec|Kexec)\.", _Stage.FINAL, _K.KEXEC),
-        ("pid1", r"Reached target (?:System )?Shutdown\.", _Stage.FINAL, _K.UNKNOWN),
-        ("pid1", r"Reached target Late Shutdown Services\.", _Stage.FINAL, _K.UNKNOWN),
+        ("pid1", rf"{_T}(?:System )?Power[- ]?Off\.", _Stage.FINAL, _K.POWEROFF),
+        ("pid1", rf"{_T}(?:System )?Reboot\.", _Stage.FINAL, _K.REBOOT),
+        ("pid1", rf"{_T}(?:System )?Halt\.", _Stage.FINAL, _K.HALT),
+        ("pid1", rf"{_T}(?:Reboot via kexec|Kexec)\.", _Stage.FINAL, _K.KEXEC),
+        ("pid1", rf"{_T}(?:System )?Shutdown\.", _Stage.FINAL, _K.UNKNOWN),
+        ("pid1", rf"{_T}Late Shutdown Services\.", _Stage.FINAL, _K.UNKNOWN),
         ("pid1", r"Shutting down\.", _Stage.FINAL, _K.UNKNOWN),
         ("shutdown", r"Powering off\.", _Stage.FINAL, _K.POWEROFF),
         ("shutdown", r"Rebooting with kexec\.", _Stage.FINAL, _K.KEXEC),
