@@ -17,7 +17,8 @@ EARLY_US = 300_000_000  # "at boot": within the first five minutes of printk tim
 
 
 def _early(m: re.Match[str], i: MatchInput) -> bool:
-    return i.ts_usec is None or i.ts_usec < EARLY_US
+    # without a printk stamp (journal short) "at boot" cannot be told: count it as runtime
+    return i.ts_usec is not None and i.ts_usec < EARLY_US
 
 
 CPU_SIGNATURES: tuple[Signature, ...] = (
@@ -396,10 +397,12 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
     ),
     sig(
         "clean_shutdown_marker",
-        r"Reached target (?:System )?(?:Power-Off|Poweroff|Reboot|"
-        r"Halt|Shutdown|Final Step|Kexec)|Journal stopped|Syncing filesystems and block "
-        r"devices|Sending SIGTERM to remaining processes|All filesystems unmounted|(?:Powering "
-        r"off|Rebooting|Halting)\.$|System is (?:rebooting|powering down|halting)",
+        # anchored: systemd also logs command lines that merely mention these words
+        r"^(?:Reached target (?:\S+\.target - )?(?:System )?(?:Power-?Off|Power Off|Poweroff|"
+        r"Reboot|Halt|Shutdown|Final Step|Kexec|Late Shutdown Services)|Journal stopped$|"
+        r"Syncing filesystems and block devices|Sending SIGTERM to remaining processes|"
+        r"All filesystems unmounted|(?:Powering off|Rebooting|Halting)\.$|"
+        r"System is (?:rebooting|powering down|halting))",
         (
             "Reached",
             "stopped",
