@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +52,8 @@ Restart=always
 RestartSec=1
 # The agent must outlive the memory hog it starts, or the host loses its hands in the guest.
 OOMScoreAdjust=-1000
+# A memory hog started by the agent is killed alone; systemd's default would stop the agent.
+OOMPolicy=continue
 
 [Install]
 WantedBy=sysinit.target
@@ -198,8 +199,19 @@ def build_image(key_dir: Path) -> None:
         "test_lockup_module": any(kmods.rglob("test_lockup.ko*")),
         "kernel_config": kernel_config_facts(rootfs / "boot" / f"config-{release}"),
     }
-    run_cmd(["mkfs.ext4", "-q", "-L", "kmsgd-root", "-d", str(rootfs), str(tmp / "root.img"),
-             IMAGE_SIZE], timeout=300)
+    run_cmd(
+        [
+            "mkfs.ext4",
+            "-q",
+            "-L",
+            "kmsgd-root",
+            "-d",
+            str(rootfs),
+            str(tmp / "root.img"),
+            IMAGE_SIZE,
+        ],
+        timeout=300,
+    )
     shutil.rmtree(rootfs)
     manifest["build_s"] = round(time.monotonic() - started, 1)
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -210,9 +222,16 @@ def build_image(key_dir: Path) -> None:
 
 def kernel_config_facts(config: Path) -> dict[str, str]:
     """The kernel options the lockup scenarios depend on, as the Debian kernel sets them."""
-    wanted = ("CONFIG_LKDTM", "CONFIG_TEST_LOCKUP", "CONFIG_DETECT_HUNG_TASK",
-              "CONFIG_SOFTLOCKUP_DETECTOR", "CONFIG_HARDLOCKUP_DETECTOR", "CONFIG_MAGIC_SYSRQ",
-              "CONFIG_PSTORE_RAM", "CONFIG_BOOTPARAM_HUNG_TASK_PANIC")
+    wanted = (
+        "CONFIG_LKDTM",
+        "CONFIG_TEST_LOCKUP",
+        "CONFIG_DETECT_HUNG_TASK",
+        "CONFIG_SOFTLOCKUP_DETECTOR",
+        "CONFIG_HARDLOCKUP_DETECTOR",
+        "CONFIG_MAGIC_SYSRQ",
+        "CONFIG_PSTORE_RAM",
+        "CONFIG_BOOTPARAM_HUNG_TASK_PANIC",
+    )
     facts = dict.fromkeys(wanted, "absent")
     if config.is_file():
         for line in config.read_text().splitlines():

@@ -74,7 +74,8 @@ class Vm:
         drives = [
             # cache=writeback: a guest flush (fdatasync) reaches the host file, while what the
             # guest never flushed dies with its page cache on reset, as on real hardware.
-            "-drive", f"file={self.disk},if=virtio,format=qcow2,cache=writeback",
+            "-drive",
+            f"file={self.disk},if=virtio,format=qcow2,cache=writeback",
         ]
         if self.payload is not None:
             drives += ["-drive", f"file={self.payload},if=virtio,format=raw,readonly=on"]
@@ -98,7 +99,9 @@ class Vm:
         for name in ("qmp.sock", "agent.sock"):
             (self.workdir / name).unlink(missing_ok=True)
         qlog = (self.workdir / "qemu.log").open("ab")
-        self.proc = subprocess.Popen(self.argv(), stdout=qlog, stderr=qlog, stdin=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            self.argv(), stdout=qlog, stderr=qlog, stdin=subprocess.DEVNULL
+        )
         qlog.close()
         self.qmp = Qmp(self.workdir / "qmp.sock", timeout=30)
         self._agent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -163,10 +166,12 @@ class Vm:
             while (msg := self._recv(max(0.0, end - time.monotonic()))) is not None:
                 if msg.get("op") == "hello" and msg["boot_id"] != self.boot_id:
                     self.boot_id = msg["boot_id"]
-                    log(f"guest up (boot {self.boot_id[:8]}) after {time.monotonic() - started:.0f} s")
+                    took = time.monotonic() - started
+                    log(f"guest up (boot {self.boot_id[:8]}) after {took:.0f} s")
                     return Hello(msg["boot_id"], msg["wall"], msg["uptime"], time.time())
             if self.proc is not None and self.proc.poll() is not None:
-                raise LabError(f"QEMU exited (status {self.proc.returncode}) before the guest came up")
+                status = self.proc.returncode
+                raise LabError(f"QEMU exited (status {status}) before the guest came up")
         raise LabError(f"guest did not come up within {timeout:.0f} s")
 
     def sh(self, cmd: str, *, timeout: float = 60, check: bool = True) -> Reply:
@@ -180,7 +185,8 @@ class Vm:
             if msg is not None and msg.get("id") == rid:
                 reply = Reply(int(msg["rc"]), msg["out"], msg["err"], float(msg["wall"]))
                 if check and reply.rc != 0:
-                    raise LabError(f"guest command failed (rc {reply.rc}): {cmd}\n{reply.err[-1500:]}")
+                    why = reply.err[-1500:]
+                    raise LabError(f"guest command failed (rc {reply.rc}): {cmd}\n{why}")
                 return reply
         raise LabError(f"guest command got no answer within {timeout:.0f} s: {cmd}")
 

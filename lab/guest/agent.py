@@ -12,6 +12,7 @@ it runs on the guest's Debian python3 before kmsgd is installed.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -75,10 +76,8 @@ def run_sh(fd: int, req: dict[str, Any]) -> None:
 
 def lock_memory() -> None:
     # Keep the agent's pages resident so it still answers while the memory hog thrashes.
-    try:
+    with contextlib.suppress(Exception):
         ctypes.CDLL(None, use_errno=True).mlockall(1)  # MCL_CURRENT
-    except Exception:
-        pass
 
 
 def main() -> None:

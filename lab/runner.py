@@ -1,0 +1,206 @@
+"""The scenario table and the two-boot runner: boot, end the boot, boot again, collect, check.
+
+Every step has a timeout and each scenario a hard one (SIGALRM); QEMU is always killed on the
+way out. The scenario's folder under build/lab-artifacts/ keeps the serial console log, QEMU's
+log and kmsgd's outputs when it fails, and is removed when it passes (unless --keep).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from lab import scenarios as s
+from lab.checks import Check, Status, json_lines
+from lab.image import Image
+from lab.payload import MOUNT_PAYLOAD, Installed, overlay
+from lab.util import LabError, log
+from lab.vm import Vm
+
+
+def table(freeze_s: float) -> list[s.Scenario]:
+    """The issue's scenarios, in run order (the long freeze last)."""
+    return [
+        s.Scenario(
+            "probe",
+            "fsync'd file survives a reset ~20 ms later, unsynced one is lost",
+            s.end_probe,
+            s.expect_probe,
+            timeout_s=240,
+        ),
+        s.Scenario(
+            "poweroff",
+            "systemctl poweroff, cold boot -> clean_shutdown",
+            s.end_poweroff,
+            s.expect_clean("clean_shutdown"),
+            timeout_s=300,
+        ),
+        s.Scenario(
+            "reboot",
+            "systemctl reboot -> clean_reboot",
+            s.end_reboot,
+            s.expect_clean("clean_reboot"),
+            timeout_s=300,
+        ),
+        s.Scenario(
+            "panic",
+            "echo c > /proc/sysrq-trigger, kernel.panic=1 -> kernel_panic/sysrq",
+            s.end_sysrq,
+            s.expect_panic(("sysrq: Trigger a crash", "sysrq triggered crash"), {"sysrq_crash"}),
+            timeout_s=300,
+        ),
+        s.Scenario(
+            "reset",
+            "QMP system_reset under CPU+disk load -> abrupt_reset_or_power_loss",
+            s.end_reset_under_load,
+            s.expect_reset,
+            timeout_s=300,
+        ),
+        s.Scenario(
+            "psu",
+            "fake 2x amdgpu 12 W -> 300 W, reset 0.3 s later (seed 004)",
+            s.end_psu_trip,
+            s.expect_psu,
+            timeout_s=300,
+        ),
+        s.Scenario(
+            "oom",
+            "hogs in a 1 GiB guest, OOM kills, reset -> hang_memory_exhaustion",
+            s.end_oom,
+            s.expect_oom,
+            timeout_s=420,
+            memory_mb=1024,
+        ),
+        s.Scenario(
+            "hung_task",
+            "writer blocked on a frozen fs, hung_task_panic -> kernel_panic",
+            s.end_hung_task,
+            s.expect_panic(("blocked for more than", "hung_task: blocked tasks"), {"hung_task"}),
+            timeout_s=360,
+        ),
+        s.Scenario(
+            "freeze",
+            f"QMP stop, {freeze_s:.0f} s, system_reset -> hard_freeze",
+            s.end_freeze(freeze_s),
+            s.expect_freeze,
+            timeout_s=int(freeze_s) + 360,
+        ),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    name: str
+    checks: tuple[Check, ...]
+    seconds: float
+    error: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return not self.error and all(c.status is not Status.FAIL for c in self.checks)
+
+
+class _HardTimeout(LabError):
+    pass
+
+
+def _alarm(_sig: int, _frame: FrameType | None) -> None:
+    raise _HardTimeout("scenario hit its hard timeout")
+
+
+def wait_recorder(vm: Vm, commands: frozenset[str], *, timeout: float = 90) -> None:
+    """Until the running kmsgd has this boot in its ring with a few heartbeats."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if "boots" in commands:
+            rows = json_lines(vm.sh("kmsgd boots --format json", timeout=60, check=False).out)
+            row = next((r for r in rows if r.get("boot_id") == vm.boot_id), None)
+            if row and int((row.get("kinds") or {}).get("heartbeat", 0)) >= 3:
+                return
+        elif vm.sh("systemctl is-active kmsgd.service", timeout=30, check=False).rc == 0:
+            time.sleep(3)
+            return
+        time.sleep(2)
+    state = vm.sh("systemctl status kmsgd.service --no-pager -n 20", timeout=30, check=False)
+    raise LabError(f"kmsgd did not record this boot within {timeout:.0f} s:\n{state.out}")
+
+
+def collect(vm: Vm, ctx: s.Ctx, inst: Installed, workdir: Path) -> s.Results:
+    """Boot 2's outputs about boot 1, each also saved as a file in the scenario's folder."""
+    boot1 = ctx.facts["boot1"]
+
+    def grab(name: str, cmd: str) -> str:
+        reply = vm.sh(cmd, timeout=120, check=False)
+        (workdir / name).write_text(reply.out + (f"\n# stderr:\n{reply.err}" if reply.err else ""))
+        return reply.out
+
+    boots = json_lines(grab("boots.json", "kmsgd boots --format json"))
+    dump = json_lines(grab("dump-boot1.json", f"kmsgd dump --boot {boot1} --format json"))
+    dump2 = json_lines(grab("dump-boot2.json", "kmsgd dump --boot 0 --format json"))
+    report = None
+    if "last-boot" in inst.commands:
+        text = grab("last-boot.json", "kmsgd last-boot --format json")
+        try:
+            report = json.loads(text)
+        except ValueError:
+            report = {"outcome": "<unparsable>", "raw": text[:500]}
+    probe = {
+        "pstore": grab(
+            "pstore.txt",
+            "ls -l /sys/fs/pstore /var/lib/systemd/pstore 2>&1; "
+            "cat /sys/fs/pstore/dmesg-* 2>/dev/null | tail -c 20000",
+        ),
+        "A": grab("probe-A.txt", "cat /probe/A 2>/dev/null || echo '<absent>'"),
+        "B": grab("probe-B.txt", "cat /probe/B 2>/dev/null || echo '<absent>'"),
+    }
+    grab("journal-boot1-tail.txt", "journalctl -b -1 -n 60 --no-pager 2>&1")
+    return s.Results(ctx.facts, boots, dump, dump2, report, probe)
+
+
+def run_one(sc: s.Scenario, image: Image, inst: Installed, root: Path, *, keep: bool) -> Outcome:
+    workdir = root / sc.name
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    started = time.monotonic()
+    disk = overlay(inst.disk, workdir / "disk.qcow2")
+    vm = Vm(image, disk, workdir, payload=inst.payload, memory_mb=sc.memory_mb)
+    checks: tuple[Check, ...] = ()
+    error = ""
+    old = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(sc.timeout_s)
+    try:
+        vm.start()
+        ctx = s.Ctx(vm)
+        ctx.facts["boot1"] = vm.wait_boot(timeout=240).boot_id
+        vm.sh(MOUNT_PAYLOAD, timeout=30)
+        wait_recorder(vm, inst.commands)
+        ctx.facts["boot1_ready_s"] = round(time.monotonic() - started, 1)
+        sc.end(ctx)
+        if ctx.powered_off:
+            vm.wait_exit(timeout=120)
+            vm.start()
+        ctx.facts["boot2"] = vm.wait_boot(timeout=300).boot_id
+        vm.sh(MOUNT_PAYLOAD, timeout=30)
+        wait_recorder(vm, inst.commands)
+        ctx.facts["boot2_ready_s"] = round(time.monotonic() - started, 1)
+        results = collect(vm, ctx, inst, workdir)
+        checks = tuple(sc.expect(results))
+        (workdir / "facts.json").write_text(json.dumps(ctx.facts, indent=2, default=str) + "\n")
+    except Exception as e:  # one scenario's failure must not stop the others
+        error = f"{type(e).__name__}: {e}"
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+        vm.kill()
+    outcome = Outcome(sc.name, checks, time.monotonic() - started, error)
+    disk.unlink(missing_ok=True)
+    if outcome.passed and not keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        log(f"{sc.name}: artefacts kept in {workdir}")
+    return outcome
