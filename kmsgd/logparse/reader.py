@@ -142,7 +142,6 @@ def read_lines(src: BinaryIO, name: str, stats: InputStats) -> Iterator[tuple[in
         n = total + 1
         for raw in _backward(spool):
             if n == total + 1 and raw == b"":
-                n -= 1
                 continue  # the empty piece after the final newline
             n -= 1
             yield n, _decode(raw)

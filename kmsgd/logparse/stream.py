@@ -113,6 +113,9 @@ class LogStream:
         line = text.rstrip()
         stripped = line.lstrip()
         if not stripped:
+            if self._pending is not None:  # a blank line ends any wrapped line
+                out.append(self._pending)
+                self._pending = None
             return
         fields = self._parse(stripped)
         if fields is None:
