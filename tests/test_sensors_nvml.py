@@ -66,3 +66,16 @@ def test_pynvml_without_driver_means_no_nvidia(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setitem(sys.modules, "pynvml", NoDriver)
     assert nvml.load_nvml() is None
+
+
+def test_payload_dispatch_reads_back_every_shape_and_rejects_junk() -> None:
+    from kmsgd.sensors.events import event_from_payload
+    from kmsgd.sensors.payloads import MemorySample, sample_from_payload
+
+    mem = MemorySample(1, 2, 3)
+    assert sample_from_payload(mem.to_payload()) == mem
+    assert sample_from_payload({"sample": "device", "values": {"x": "hot"}}) is None
+    assert sample_from_payload({"sample": "nope"}) is None
+    stall = SensorEvent(EventName.SENSOR_STALL, "/sys/x", "0000:03:00.0", 5, duration_s=4.2)
+    assert event_from_payload(stall.to_payload()) == stall
+    assert event_from_payload({"event": "something_else"}) is None

@@ -147,3 +147,17 @@ class DumpEvent:
             driver=str(data.get("driver", "")),
             reason=str(data.get("reason", "")),
         )
+
+
+def event_from_payload(data: dict[str, Any]) -> SensorEvent | DumpEvent | None:
+    """A sensor `event` record's payload as its dataclass; None for other or broken events."""
+    try:
+        name = EventName(str(data.get("event", "")))
+    except ValueError:
+        return None
+    try:
+        if name in (EventName.DEVCOREDUMP_SAVED, EventName.DEVCOREDUMP_FAILED):
+            return DumpEvent.from_payload(data)
+        return SensorEvent.from_payload(data)
+    except (KeyError, TypeError, ValueError):
+        return None

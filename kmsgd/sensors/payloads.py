@@ -175,3 +175,22 @@ class ProcsSample:
         return cls(
             mono_us=int(data.get("mono_us", 0)), top=top, scanned=int(data.get("scanned", 0))
         )
+
+
+Sample = DeviceSample | MemorySample | ProcsSample
+_SHAPES: dict[str, type[DeviceSample] | type[MemorySample] | type[ProcsSample]] = {
+    SampleShape.DEVICE: DeviceSample,
+    SampleShape.MEMORY: MemorySample,
+    SampleShape.PROCS: ProcsSample,
+}
+
+
+def sample_from_payload(data: dict[str, Any]) -> Sample | None:
+    """A `sample` record's payload as its dataclass; None for an unknown or broken shape."""
+    shape = _SHAPES.get(str(data.get("sample", "")))
+    if shape is None:
+        return None
+    try:
+        return shape.from_payload(data)
+    except (KeyError, TypeError, ValueError):
+        return None
