@@ -217,6 +217,10 @@ def build_image(key_dir: Path) -> None:
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     shutil.rmtree(key_dir, ignore_errors=True)
     tmp.rename(key_dir)
+    # Images of older recipes are dead weight (~700 MB each) in a CI cache: drop them.
+    for old in key_dir.parent.glob(f"{SUITE}-*"):
+        if old != key_dir and old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
     log(f"image built in {manifest['build_s']} s: kernel {release}")
 
 

@@ -134,9 +134,13 @@ def collect(vm: Vm, ctx: s.Ctx, inst: Installed, workdir: Path) -> s.Results:
     """Boot 2's outputs about boot 1, each also saved as a file in the scenario's folder."""
     boot1 = ctx.facts["boot1"]
 
+    failures: dict[str, str] = {}
+
     def grab(name: str, cmd: str) -> str:
         reply = vm.sh(cmd, timeout=120, check=False)
         (workdir / name).write_text(reply.out + (f"\n# stderr:\n{reply.err}" if reply.err else ""))
+        if reply.rc != 0 and cmd.startswith("kmsgd"):
+            failures[cmd] = f"exit {reply.rc}: {reply.err.strip()[-300:]}"
         return reply.out
 
     boots = json_lines(grab("boots.json", "kmsgd boots --format json"))
@@ -150,16 +154,19 @@ def collect(vm: Vm, ctx: s.Ctx, inst: Installed, workdir: Path) -> s.Results:
         except ValueError:
             report = {"outcome": "<unparsable>", "raw": text[:500]}
     probe = {
+        # systemd-pstore may have moved the dumps before kmsgd started: look in both places.
         "pstore": grab(
             "pstore.txt",
-            "ls -l /sys/fs/pstore /var/lib/systemd/pstore 2>&1; "
-            "cat /sys/fs/pstore/dmesg-* 2>/dev/null | tail -c 20000",
+            "ls -lR /sys/fs/pstore /var/lib/systemd/pstore 2>&1; "
+            "cat /sys/fs/pstore/dmesg-* 2>/dev/null | tail -c 20000; "
+            "find /var/lib/systemd/pstore -name 'dmesg*' -newer /proc/1/cmdline -type f "
+            "-exec tail -c 20000 {} + 2>/dev/null",
         ),
         "A": grab("probe-A.txt", "cat /probe/A 2>/dev/null || echo '<absent>'"),
         "B": grab("probe-B.txt", "cat /probe/B 2>/dev/null || echo '<absent>'"),
     }
     grab("journal-boot1-tail.txt", "journalctl -b -1 -n 60 --no-pager 2>&1")
-    return s.Results(ctx.facts, boots, dump, dump2, report, probe)
+    return s.Results(ctx.facts, boots, dump, dump2, report, probe, failures)
 
 
 def run_one(sc: s.Scenario, image: Image, inst: Installed, root: Path, *, keep: bool) -> Outcome:
