@@ -41,12 +41,20 @@ MSG = "amdgpu 0000:05:00.0: amdgpu: SMU: No response msg_reg: 12 resp_reg: 0"
         (f"Nov 14 14:01:12 strata kernel: {MSG}", LogFormat.JOURNAL, None, None),
         (f"Nov 14 14:01:12.410022 strata kernel: {MSG}", LogFormat.JOURNAL, None, None),
         (f"2024-11-14T14:01:12+0100 strata kernel: {MSG}", LogFormat.JOURNAL_ISO, None, None),
-        (f"2024-11-14T14:01:12.410022+01:00 strata kernel: {MSG}", LogFormat.JOURNAL_ISO, None,
-         None),
+        (
+            f"2024-11-14T14:01:12.410022+01:00 strata kernel: {MSG}",
+            LogFormat.JOURNAL_ISO,
+            None,
+            None,
+        ),
         (f"[ 1021.337820] strata kernel: {MSG}", LogFormat.JOURNAL_MONO, 1_021_337_820, None),
         # classic syslog (kern.log): wall clock, host, kernel: and printk's own stamp
-        (f"Nov 14 14:01:12 strata kernel: [ 1021.337820] {MSG}", LogFormat.JOURNAL,
-         1_021_337_820, None),
+        (
+            f"Nov 14 14:01:12 strata kernel: [ 1021.337820] {MSG}",
+            LogFormat.JOURNAL,
+            1_021_337_820,
+            None,
+        ),
     ],
 )
 def test_formats_detected_without_being_told(
@@ -81,7 +89,9 @@ def test_syslog_monotonic_stamp_may_disagree_with_wall_clock() -> None:
 
 
 def test_journal_userspace_lines_keep_their_identifier() -> None:
-    line = one("Feb 20 18:31:05 gpu-box-07 systemd-shutdown[1]: Syncing filesystems and block devices.")
+    line = one(
+        "Feb 20 18:31:05 gpu-box-07 systemd-shutdown[1]: Syncing filesystems and block devices."
+    )
     assert line.origin is Origin.USERSPACE
     assert line.message == "systemd-shutdown[1]: Syncing filesystems and block devices."
     assert line.facility == 3
@@ -116,13 +126,22 @@ def test_dmesg_human_relative_stamps() -> None:
 
 def test_json_and_export_formats() -> None:
     entry = {
-        "MESSAGE": MSG, "PRIORITY": "3", "_TRANSPORT": "kernel", "SYSLOG_FACILITY": "0",
-        "_SOURCE_MONOTONIC_TIMESTAMP": "1021337820", "__REALTIME_TIMESTAMP": "1731589272410022",
-        "_BOOT_ID": "7d2c0f5e9a1b4c3d8e7f6a5b4c3d2e1f", "_HOSTNAME": "strata",
+        "MESSAGE": MSG,
+        "PRIORITY": "3",
+        "_TRANSPORT": "kernel",
+        "SYSLOG_FACILITY": "0",
+        "_SOURCE_MONOTONIC_TIMESTAMP": "1021337820",
+        "__REALTIME_TIMESTAMP": "1731589272410022",
+        "_BOOT_ID": "7d2c0f5e9a1b4c3d8e7f6a5b4c3d2e1f",
+        "_HOSTNAME": "strata",
     }
     line = one(json.dumps(entry))
     assert (line.fmt, line.ts_usec, line.level, line.boot_id) == (
-        LogFormat.JSON, 1_021_337_820, 3, "7d2c0f5e9a1b4c3d8e7f6a5b4c3d2e1f")
+        LogFormat.JSON,
+        1_021_337_820,
+        3,
+        "7d2c0f5e9a1b4c3d8e7f6a5b4c3d2e1f",
+    )
     binary = one(json.dumps({**entry, "MESSAGE": list(b"bad \xff byte")}))
     assert binary.message == "bad \ufffd byte"
     export = "\n".join(f"{k}={v}" for k, v in {"__CURSOR": "s=1;i=2", **entry}.items())
@@ -136,8 +155,13 @@ def test_messy_paste_keeps_every_line() -> None:
     kernel = [g for g in got if g.origin is Origin.KERNEL]
     texts = [g for g in got if g.origin is Origin.TEXT]
     assert [k.ts_usec for k in kernel] == [
-        7_020_118_812, 7_021_004_512, 7_021_004_530, 7_021_004_601, 7_033_400_100,
-        7_033_400_121, 7_049_004_512,
+        7_020_118_812,
+        7_021_004_512,
+        7_021_004_530,
+        7_021_004_601,
+        7_033_400_100,
+        7_033_400_121,
+        7_049_004_512,
     ]  # quoted, numbered, indented and glued lines all parsed
     assert kernel[3].message.endswith("Debian 6.1.112-1 (2024- 09-30)")  # wrapped line joined
     assert kernel[3].lineno == 6
@@ -161,7 +185,8 @@ def test_boots_from_separators_clock_restarts_and_banners() -> None:
     events = list(parse_lines((DATA / "amdgpu_chain.journal").read_text().splitlines()))
     marks = [e for e in events if isinstance(e, BootMark)]
     assert [(m.why, m.boot_id) for m in marks] == [
-        ("separator", "7d2c0f5e9a1b4c3d8e7f6a5b4c3d2e1f")]
+        ("separator", "7d2c0f5e9a1b4c3d8e7f6a5b4c3d2e1f")
+    ]
     banner = "Nov 14 14:04:41 strata kernel: Linux version 6.8.0-49-generic (buildd@x) #49"
     events = list(parse_lines(["Nov 14 14:01:22 strata kernel: last words", banner]))
     assert [e.why for e in events if isinstance(e, BootMark)] == ["linux_version"]
