@@ -7,6 +7,7 @@ import os
 import queue
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -279,3 +280,27 @@ def test_pending_devcoredump_is_saved_at_start(tmp_path: Path, run: Any) -> None
     ((payload, urgent),) = [(p, u) for _, p, u in recs if p.get("event") == "devcoredump_saved"]
     assert urgent and Path(payload["saved_path"]).read_bytes() == AMDGPU_DUMP
     assert payload["failing_device"] == "0000:43:00.0"
+
+
+def test_a_bug_in_a_worker_is_reported_once_and_sampling_goes_on(tmp_path: Path) -> None:
+    from kmsgd.sensors.workers import Worker
+
+    class Buggy(Worker):
+        ticks = 0
+
+        def tick(self) -> None:
+            Buggy.ticks += 1
+            raise ZeroDivisionError("bug")
+
+    c, stop = Collector(), threading.Event()
+    worker = Buggy("kmsgd-buggy", 0.01, stop, c)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while Buggy.ticks < 20 and time.monotonic() < deadline:  # keeps ticking after a failure
+        time.sleep(0.01)
+    assert Buggy.ticks >= 20
+    stop.set()
+    worker.join(2)
+    bugs = events(c.records, EventName.SENSOR_ERROR)
+    assert [(b.path, b.reason) for b in bugs] == [("kmsgd-buggy", "internal")]
+    assert "ZeroDivisionError" in bugs[0].detail

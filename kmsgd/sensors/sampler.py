@@ -101,11 +101,8 @@ class Sampler:
         watchdog = Watchdog(
             self.contexts, cfg.stall_after_s, cfg.stall_repeat_s, self._stop, self.emit
         )
-        self._threads = [self._house, memory, watchdog]
-        if cfg.use_udev or self.monitor_factory is not None:
-            self._threads.append(
-                threading.Thread(target=self._watch_udev, name="kmsgd-udev", daemon=True)
-            )
+        udev_thread = threading.Thread(target=self._watch_udev, name="kmsgd-udev", daemon=True)
+        self._threads = [self._house, memory, watchdog, udev_thread]
         for thread in self._threads:
             thread.start()
 
@@ -120,11 +117,12 @@ class Sampler:
 
     def emit(self, kind: Kind, payload: dict[str, Any], urgent: bool) -> None:
         """Serialised call of the recorder's callback; its failures are counted, not raised."""
-        if self._emit is None:
-            return
         with self._emit_lock:
+            target = self._emit
+            if target is None:  # not started, or stopped
+                return
             try:
-                self._emit(kind, payload, urgent)
+                target(kind, payload, urgent)
             except Exception:
                 self.emit_failures += 1
 

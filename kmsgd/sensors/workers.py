@@ -20,6 +20,7 @@ from kmsgd.types import Kind
 
 # (kind, JSON-able payload, urgent): the recorder's callback, serialised by the sampler
 Emit = Callable[[Kind, dict[str, Any], bool], None]
+BUG_REPORT_EVERY_NS = 60_000_000_000
 FAST_PERIOD_NS = 250_000_000  # loops this fast sleep and check the stop flag after each tick
 
 
@@ -32,6 +33,7 @@ class Worker(threading.Thread):
         self.stop_event = stop
         self.emit = emit
         self.ctx = ReadContext(self.report)
+        self._last_bug = -BUG_REPORT_EVERY_NS
 
     def report(self, event: SensorEvent) -> None:
         self.emit(Kind.EVENT, event.to_payload(), False)
@@ -43,16 +45,7 @@ class Worker(threading.Thread):
                 self.tick()
             except Exception as err:  # a bug must not end sampling of the other devices
                 self.ctx.busy = None
-                self.report(
-                    SensorEvent(
-                        EventName.SENSOR_ERROR,
-                        self.name,
-                        "",
-                        now_ns() // 1000,
-                        "internal",
-                        repr(err)[:200],
-                    )
-                )
+                self._bug(err)
             t = now_ns()
             next_ns += self.period_ns
             if next_ns < t:  # blocked or slow: resume the cadence from now
@@ -62,6 +55,17 @@ class Worker(threading.Thread):
             else:
                 self.stop_event.wait((next_ns - t) / 1e9)
         self.finish()
+
+    def _bug(self, err: Exception) -> None:
+        """Report a bug in a tick, at most once a minute: one that repeats must not flood."""
+        t = now_ns()
+        if t - self._last_bug < BUG_REPORT_EVERY_NS:
+            return
+        self._last_bug = t
+        detail = repr(err)[:200]
+        self.report(
+            SensorEvent(EventName.SENSOR_ERROR, self.name, "", t // 1000, "internal", detail)
+        )
 
     def tick(self) -> None:
         raise NotImplementedError
