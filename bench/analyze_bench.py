@@ -91,8 +91,9 @@ print(r.outcome.value, r.primary.tag if r.primary else None)
 """
 
 
-def _timed(cmd: list[str]) -> tuple[float, int, str]:
-    """(wall seconds, peak RSS in KiB, stdout) of a child process."""
+def _timed(cmd: list[str]) -> tuple[float, float, int, str]:
+    """(wall seconds, CPU seconds, peak RSS in KiB, stdout) of a child process. CPU time is
+    printed too: on a shared 2-core machine wall time depends on the neighbours."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -101,7 +102,7 @@ def _timed(cmd: list[str]) -> tuple[float, int, str]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):  # grep -c exits 1 when it counts 0
         raise SystemExit(f"{cmd[0]} failed with {proc.returncode}")
-    return wall, usage.ru_maxrss, out.strip()
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.strip()
 
 
 def main(argv: list[str]) -> int:
@@ -112,13 +113,15 @@ def main(argv: list[str]) -> int:
         path = Path(tmp) / "dmesg.txt"
         lines = build(path, args.mb << 20)
         size = path.stat().st_size
-        g_wall, g_rss, g_out = _timed(["grep", "-c", "amdgpu", str(path)])
-        a_wall, a_rss, a_out = _timed([sys.executable, "-c", _CHILD, str(path)])
+        g_wall, g_cpu, g_rss, g_out = _timed(["grep", "-c", "amdgpu", str(path)])
+        a_wall, a_cpu, a_rss, a_out = _timed([sys.executable, "-c", _CHILD, str(path)])
+        load = os.getloadavg()[0]
     print(f"input: {size / 2**20:.0f} MiB, {lines} lines (dmesg, generated)")
-    print("| run | wall s | peak RSS MiB | result |")
-    print("|---|---|---|---|")
-    print(f"| grep -c amdgpu | {g_wall:.2f} | {g_rss / 1024:.1f} | {g_out} |")
-    print(f"| kmsgd analyze | {a_wall:.2f} | {a_rss / 1024:.1f} | {a_out} |")
+    print(f"load average after the run: {load:.2f} on {os.cpu_count()} CPUs")
+    print("| run | wall s | CPU s | peak RSS MiB | result |")
+    print("|---|---|---|---|---|")
+    print(f"| grep -c amdgpu | {g_wall:.2f} | {g_cpu:.2f} | {g_rss / 1024:.1f} | {g_out} |")
+    print(f"| kmsgd analyze | {a_wall:.2f} | {a_cpu:.2f} | {a_rss / 1024:.1f} | {a_out} |")
     print(f"analyze: {lines / a_wall / 1000:.0f} k lines/s, {size / 2**20 / a_wall:.1f} MiB/s")
     return 0
 

@@ -13,7 +13,8 @@ from typing import BinaryIO
 
 from kmsgd.classify import Verdict, classify
 from kmsgd.errors import BadInput
-from kmsgd.logparse import BootMark, InputStats, Line, LogStream, Origin, read_lines
+from kmsgd.logparse import BootMark, InputStats, Line, LogStream, Origin
+from kmsgd.logparse.reader import read_chunks
 from kmsgd.redact import Redactor, hostnames_in
 from kmsgd.render import FORMATS, render
 from kmsgd.report import BootSummary, Report, ReportError, SourceInfo, build_report, wall_text
@@ -65,16 +66,21 @@ class _Collector:
         self.errors: list[ReportError] = []
 
     def line(self, line: Line) -> None:
-        if line.origin in (Origin.KERNEL, Origin.USERSPACE):
+        origin = line.origin
+        if origin is Origin.KERNEL:
             self.evidence += 1
-        elif line.origin is Origin.COMMAND:
+        elif origin is Origin.USERSPACE:
+            self.evidence += 1
+            if "host name to" in line.message:  # systemd-hostnamed
+                self.hosts.update(hostnames_in(line.message))
+        elif origin is Origin.COMMAND:
             self.commands += 1
         else:
             self.text += 1
+        if "Hostname set to" in line.message:  # systemd[1], also seen through dmesg
+            self.hosts.update(hostnames_in(line.message))
         if line.host and len(self.hosts) < MAX_HOSTS:
             self.hosts.add(line.host)
-        if "Hostname set to" in line.message or "host name to" in line.message:
-            self.hosts.update(hostnames_in(line.message))
         if line.boot_id:
             self.boot_ids.add(line.boot_id)
         try:
@@ -142,13 +148,16 @@ def analyze_report(
     stats = InputStats()
     stream = LogStream()
     col = _Collector(baseline)
-    add, mark = col.line, col.mark
-    for lineno, text in read_lines(source, name, stats):
-        for ev in stream.feed(lineno, text):
-            if type(ev) is Line:
-                add(ev)
-            else:
-                mark(ev)  # type: ignore[arg-type]
+    add, mark, feed = col.line, col.mark, stream.feed
+    for start, step, lines in read_chunks(source, name, stats):
+        lineno = start
+        for text in lines:
+            for ev in feed(lineno, text):
+                if type(ev) is Line:
+                    add(ev)
+                else:
+                    mark(ev)  # type: ignore[arg-type]
+            lineno += step
     for ev in stream.close():
         col.line(ev) if isinstance(ev, Line) else col.mark(ev)
     if col.evidence == 0 and not any(b for b in col.boots):

@@ -9,13 +9,14 @@ A 100 MB log therefore costs the same memory as a 1 MB one.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from kmsgd.catalogue import SignatureHit, match_text
-from kmsgd.catalogue_base import DeviceKind
+from kmsgd.catalogue import TRIGGERS, WORD_SPLIT, SignatureHit, match_text
+from kmsgd.catalogue_base import DeviceKind, Signature
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.types import Entry, KernelRecord
 
@@ -103,6 +104,10 @@ class Timeline:
         return builder.build(entries=entries)
 
 
+# a NamedTuple's own constructor costs twice as much as tuple.__new__; this runs per line
+_new_item: Callable[[tuple[object, ...]], Item] = functools.partial(tuple.__new__, Item)
+
+
 @dataclass(slots=True)
 class _Group:
     count: int
@@ -141,6 +146,9 @@ class TimelineBuilder:
         fmts[line.fmt] = fmts.get(line.fmt, 0) + 1
         origin = line.origin
         tags: tuple[str, ...] = ()
+        msg = line.message
+        words = TRIGGERS.intersection(msg.translate(WORD_SPLIT).split())  # inlined: runs per line
+        found: list[tuple[str, Signature, str]] = []
         if origin is Origin.KERNEL or origin is Origin.USERSPACE:
             self._evidence += 1
             ts, wall = line.ts_usec, line.wall_us
@@ -152,14 +160,15 @@ class TimelineBuilder:
                 if self._wall[0] is None:
                     self._wall[0] = wall
                 self._wall[1] = wall
-            found = match_text(line.message, line.facility, ts)
-        elif origin is Origin.TEXT:
+            if words:
+                found = match_text(msg, line.facility, ts, words)
+        elif origin is Origin.TEXT and words:
             # an unparsed line may be a kernel line in a format we do not know
-            found = match_text(line.message, None, None)
+            found = match_text(msg, None, None, words)
+        if not found:
+            item = _new_item((pos, line, ()))
         else:
-            found = []  # a shell command is never evidence
-        item = Item(pos, line, tuple(t for t, _, _ in found)) if found else Item(pos, line)
-        if found:
+            item = Item(pos, line, tuple(t for t, _, _ in found))
             tags = item.tags
             rec = line.record
             for tag, sig, dev in found:

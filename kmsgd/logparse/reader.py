@@ -22,6 +22,7 @@ MAX_LINE = 64 * 1024
 PEEK_BYTES = 1 << 20
 PEEK_LINES = 400
 BLOCK = 1 << 16
+BLOCK_READ = 1 << 20
 _CONTROL = frozenset(range(0x20)) - {0x09, 0x0A, 0x0D, 0x1B, 0x0C}
 
 
@@ -38,6 +39,23 @@ class InputStats:
 
 def _decode(raw: bytes) -> str:
     return raw.rstrip(b"\r\n").replace(b"\x00", b"").decode("utf-8", errors="replace")
+
+
+def _decode_block(block: bytes, stats: InputStats) -> list[str]:
+    """A block of whole lines (ending in a newline) → its lines, decoded in one call."""
+    text = block.decode("utf-8", errors="replace")
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    lines.pop()  # the block ends with a newline
+    if len(text) > MAX_LINE:
+        for k, line in enumerate(lines):
+            if len(line) > MAX_LINE:
+                lines[k] = line[:MAX_LINE]
+                stats.cut_lines += 1
+    return lines
 
 
 def check_text(head: bytes, name: str) -> None:
@@ -57,20 +75,32 @@ def check_text(head: bytes, name: str) -> None:
         )
 
 
-def _forward(src: BinaryIO, stats: InputStats) -> Iterator[bytes]:
+def _blocks(src: BinaryIO, stats: InputStats) -> Iterator[bytes]:
+    """The input in blocks of whole lines (each ends with a newline). A line longer than
+    MAX_LINE across blocks is cut there and the rest skipped, so memory stays bounded."""
+    carry = b""
+    skipping = False
     while True:
-        raw = src.readline(MAX_LINE)
-        if not raw:
-            return
-        stats.bytes_read += len(raw)
-        if len(raw) == MAX_LINE and not raw.endswith(b"\n"):
+        block = src.read(BLOCK_READ)
+        if not block:
+            break
+        stats.bytes_read += len(block)
+        if skipping:  # inside an overlong line: drop bytes up to its end
+            nl = block.find(b"\n")
+            if nl < 0:
+                continue
+            block, skipping = block[nl + 1 :], False
+        buf = carry + block if carry else block
+        nl = buf.rfind(b"\n")
+        carry = buf[nl + 1 :]
+        if nl >= 0:
+            yield buf[: nl + 1]
+        if len(carry) > MAX_LINE:
             stats.cut_lines += 1
-            while True:  # skip the rest of an overlong line without holding it
-                rest = src.readline(MAX_LINE)
-                stats.bytes_read += len(rest)
-                if not rest or rest.endswith(b"\n"):
-                    break
-        yield raw
+            yield carry[:MAX_LINE] + b"\n"
+            carry, skipping = b"", True
+    if carry:
+        yield carry + b"\n"
 
 
 def _backward(src: BinaryIO) -> Iterator[bytes]:
@@ -109,39 +139,52 @@ def _looks_reversed(lines: list[bytes]) -> bool:
     return down >= 3 and down > 2 * up
 
 
-def read_lines(src: BinaryIO, name: str, stats: InputStats) -> Iterator[tuple[int, str]]:
-    """(line number, text) in time order; raises BadInput before yielding for unusable input."""
-    fwd = _forward(src, stats)
-    peek: list[bytes] = []
-    size = 0
-    for raw in fwd:
-        peek.append(raw)
-        size += len(raw)
-        if len(peek) >= PEEK_LINES or size >= PEEK_BYTES:
-            break
-    check_text(b"".join(peek)[:PEEK_BYTES], name)
-    if not _looks_reversed(peek):
-        n = 0
-        for raw in itertools.chain(peek, fwd):
-            n += 1
-            yield n, _decode(raw)
-        stats.lines = n
+Chunk = tuple[int, int, list[str]]  # (line number of the first line, +1 or -1, lines)
+
+
+def read_chunks(src: BinaryIO, name: str, stats: InputStats) -> Iterator[Chunk]:
+    """Decoded lines in time order, in chunks; raises BadInput before yielding for unusable
+    input. A reversed (newest-first) input comes out oldest first with its line numbers."""
+    blocks = _blocks(src, stats)
+    first = next(blocks, b"")
+    check_text(first[:PEEK_BYTES], name)
+    head = _decode_block(first, stats)
+    if not _looks_reversed([ln.encode() for ln in head[:PEEK_LINES]]):
+        n = 1
+        yield n, 1, head
+        n += len(head)
+        for block in blocks:
+            lines = _decode_block(block, stats)
+            yield n, 1, lines
+            n += len(lines)
+        stats.lines = n - 1
         return
     stats.reversed = True
     stats.notes.append("newest-first input (journalctl -r): read in reverse")
     with tempfile.TemporaryFile() as spool:
-        total = 0
-        for raw in peek:
-            spool.write(raw if raw.endswith(b"\n") else raw + b"\n")
-            total += 1
-        for raw in fwd:
-            spool.write(raw if raw.endswith(b"\n") else raw + b"\n")
-            total += 1
+        spool.write(first)
+        total = first.count(b"\n")
+        for block in blocks:
+            spool.write(block)
+            total += block.count(b"\n")
         spool.flush()
         stats.lines = total
-        n = total + 1
-        for raw in _backward(spool):
-            if n == total + 1 and raw == b"":
-                continue  # the empty piece after the final newline
-            n -= 1
-            yield n, _decode(raw)
+        n = total
+        batch: list[str] = []
+        pieces = _backward(spool)
+        next(pieces, None)  # the empty piece after the final newline
+        for raw in pieces:
+            batch.append(_decode(raw))
+            if len(batch) >= 4096:
+                yield n, -1, batch
+                n -= len(batch)
+                batch = []
+        if batch:
+            yield n, -1, batch
+
+
+def read_lines(src: BinaryIO, name: str, stats: InputStats) -> Iterator[tuple[int, str]]:
+    """(line number, text) in time order; see read_chunks."""
+    for start, step, lines in read_chunks(src, name, stats):
+        for k, text in enumerate(lines):
+            yield start + k * step, text

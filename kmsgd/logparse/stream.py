@@ -9,6 +9,7 @@ Methods append to an output list instead of yielding: this is the hot loop of `a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -27,6 +28,12 @@ _GLUE = {
     LogFormat.JOURNAL: re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ \S+?:"),
     LogFormat.JOURNAL_ISO: re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S* \S+ \S+?:"),
 }
+_GLUE_DMESG = _GLUE[LogFormat.DMESG]
+_FAST = re.compile(r"\[\s*(\d+)\.(\d{6})\] (.*)")
+# Line's fields after ts_usec when a plain dmesg line has none of them
+_NO_MORE: tuple[object, ...] = (None,) * 7 + ("", "")
+# a NamedTuple's own constructor costs twice as much as tuple.__new__; this runs per line
+_new_line: Callable[[tuple[object, ...]], Line] = functools.partial(tuple.__new__, Line)
 _GLUE_HINT = {LogFormat.DMESG: "[", LogFormat.JOURNAL: ":", LogFormat.JOURNAL_ISO: "T"}
 
 Parser = Callable[[str], Fields | None]
@@ -47,7 +54,7 @@ class LogStream:
     `close` returns the rest at the end."""
 
     def __init__(self) -> None:
-        self.counts: dict[LogFormat, int] = {}
+        self._counts: dict[LogFormat, int] = {}
         self._order: list[Parser] = list(_PARSERS)
         self._year = 2000  # yearless stamps get a leap year so "Feb 29" stays valid
         self._month = 0
@@ -59,11 +66,31 @@ class LogStream:
         self._current_boot = ""
         self._since_mark = 0
         self._pending: Line | None = None
+        self._fast = False  # the last line was plain dmesg: try the fast path first
+        self._fast_count = 0  # dmesg lines that took it (added to counts on demand)
 
     # -- public -------------------------------------------------------------------------
     def feed(self, lineno: int, text: str) -> list[Event]:
         """Parse one input line (without its newline)."""
         out: list[Event] = []
+        if self._fast and (m := _FAST.match(text)) is not None:
+            # the common case, a plain dmesg line after another one, without the layers
+            msg = m.group(3)
+            ts = int(m.group(1)) * 1_000_000 + int(m.group(2))
+            last = self._last_ts
+            glued = "[" in msg and _GLUE_DMESG.search(msg) is not None
+            restart = last is not None and ts + RESTART_SLACK_US < last
+            banner = msg[:8] == "Linux ve" and self._since_mark
+            if not (glued or restart or banner):
+                self._last_ts = ts
+                self._fast_count += 1
+                if self._pending is not None:
+                    out.append(self._pending)
+                self._pending = _new_line(
+                    (msg, Origin.KERNEL, LogFormat.DMESG, lineno, text, ts, *_NO_MORE)
+                )
+                self._since_mark += 1
+                return out
         if self._export is not None:
             if text.strip() == "":
                 self._finish_export(out)
@@ -79,6 +106,14 @@ class LogStream:
             return out
         self._line(lineno, text, out)
         return out
+
+    @property
+    def counts(self) -> dict[LogFormat, int]:
+        """Lines parsed per format."""
+        counts = dict(self._counts)
+        if self._fast_count:
+            counts[LogFormat.DMESG] = counts.get(LogFormat.DMESG, 0) + self._fast_count
+        return counts
 
     def close(self) -> list[Event]:
         out: list[Event] = []
@@ -208,10 +243,11 @@ class LogStream:
         boot_id: str = "",
     ) -> None:
         if fields is None:
+            self._fast = False
             line = Line(raw, origin, LogFormat.TEXT, lineno, raw)
         else:
             fmt = fields.fmt
-            self.counts[fmt] = self.counts.get(fmt, 0) + 1
+            self._counts[fmt] = self._counts.get(fmt, 0) + 1
             if fmt is LogFormat.JSON:
                 boot_id = boot_id or self._boot_id
             self._boundaries(lineno, fields, boot_id, out)
@@ -219,6 +255,7 @@ class LogStream:
             if fields.month_day is not None or fields.delta_us is not None:
                 wall = self._wall(fields)
             kind = Origin.KERNEL if fields.ident is None else Origin.USERSPACE
+            self._fast = fmt is LogFormat.DMESG and fields.level is None and fields.caller is None
             line = Line(
                 fields.message,
                 kind,
