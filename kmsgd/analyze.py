@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 from kmsgd.classify import Verdict, classify
 from kmsgd.errors import BadInput
-from kmsgd.logparse import BootMark, InputStats, Line, LogStream, Origin
+from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, Origin
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.redact import Redactor, hostnames_in
 from kmsgd.render import FORMATS, render
@@ -64,6 +64,7 @@ class _Collector:
         self.boot_ids: set[str] = set()
         self.evidence = self.text = self.commands = 0
         self.errors: list[ReportError] = []
+        self.reversed = False
 
     def line(self, line: Line) -> None:
         origin = line.origin
@@ -86,25 +87,34 @@ class _Collector:
         try:
             self.builder.add(line)
         except Exception as err:  # a matcher that raises costs one line, not the report
-            if len(self.errors) < 20:
-                self.errors.append(
-                    ReportError(f"line {line.lineno}", f"{type(err).__name__}: {err}")
-                )
+            self.error(f"matching line {line.lineno}", err)
         if self.waiting is not None and len(self.builder) >= HEAD_LINES:
             self._judge_waiting(self.builder.build())
 
+    def error(self, where: str, err: Exception) -> None:
+        if len(self.errors) < 20:  # the first ones say enough
+            self.errors.append(ReportError(where, f"{type(err).__name__}: {err}"))
+
     def mark(self, mark: BootMark) -> None:
-        if mark.boot_id:
-            self.boot_ids.add(mark.boot_id)
+        boot_id = mark.boot_id
+        if boot_id:
+            self.boot_ids.add(boot_id)
+        # journalctl prints "-- Boot X --" before the entries of boot X in its output order;
+        # read in reverse (journalctl -r), X is the boot that ends here, not the next one
+        names_previous = self.reversed and mark.why == "separator"
         if not len(self.builder):
-            if mark.boot_id:
-                self.builder.boot_id = mark.boot_id
+            if boot_id and not names_previous:
+                self.builder.boot_id = boot_id
             return
+        if names_previous and boot_id:
+            self.builder.boot_id = boot_id
         done = self.builder.build()
         if self.waiting is not None:
             self._judge_waiting(done)
         self.waiting = done
-        self.builder = TimelineBuilder(index=done.index + 1, boot_id=mark.boot_id)
+        self.builder = TimelineBuilder(
+            index=done.index + 1, boot_id="" if names_previous else boot_id
+        )
 
     def _judge_waiting(self, nxt: Timeline) -> None:
         tl, self.waiting = self.waiting, None
@@ -150,9 +160,15 @@ def analyze_report(
     col = _Collector(baseline)
     add, mark, feed = col.line, col.mark, stream.feed
     for start, step, lines in read_chunks(source, name, stats):
+        col.reversed = stats.reversed
         lineno = start
         for text in lines:
-            for ev in feed(lineno, text):
+            try:
+                events = feed(lineno, text)
+            except Exception as err:  # a parser bug costs this line its parsing, no more
+                col.error(f"parsing line {lineno}", err)
+                events = [Line(text, Origin.TEXT, LogFormat.TEXT, lineno, text)]
+            for ev in events:
                 if type(ev) is Line:
                     add(ev)
                 else:

@@ -155,3 +155,32 @@ def test_memory_does_not_grow_with_the_input(
     small = _peak(4_000, tmp_path / "small.txt")
     large = _peak(24_000, tmp_path / "large.txt")  # 6× the lines
     assert large < small * 1.5 + (1 << 20), (small, large)
+
+
+def test_reversed_journal_keeps_boot_ids_on_the_right_boots() -> None:
+    lines = (DATA / "amdgpu_chain.journal").read_text().splitlines()
+    # journalctl -r prints the separator naming the *older* boot after the newer boot's lines
+    old, new = lines[1:15], lines[16:]
+    sep = "-- Boot 0123456789abcdef0123456789abcdef --"
+    reversed_paste = "\n".join([*reversed(new), sep, *reversed(old)]) + "\n"
+    report, _ = analyze_report(io.BytesIO(reversed_paste.encode()), name="r")
+    assert report.source is not None and report.source.reversed
+    ids = [b.boot_id for b in report.boots]
+    assert ids == ["0123456789abcdef0123456789abcdef", ""]
+    assert report.outcome == "hard_freeze"
+
+
+def test_a_parser_that_raises_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kmsgd.logparse import stream
+
+    real = stream.LogStream._line
+
+    def flaky(self: stream.LogStream, lineno: int, text: str, out: list[object]) -> None:
+        if "BOOM" in text:
+            raise ValueError("parser bug")
+        real(self, lineno, text, out)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(stream.LogStream, "_line", flaky)
+    doc = verdict(f"Nov 14 14:01:12 h kernel: BOOM\nNov 14 14:01:13 h kernel: {PANIC}\n")
+    assert doc["outcome"] == "kernel_panic"
+    assert doc["errors"] == [{"where": "parsing line 1", "error": "ValueError: parser bug"}]

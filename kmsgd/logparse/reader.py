@@ -122,18 +122,18 @@ def _backward(src: BinaryIO) -> Iterator[bytes]:
 def _looks_reversed(lines: list[bytes]) -> bool:
     """journalctl -r: stamps mostly go backwards (journal separators don't count)."""
     stream = LogStream()
-    stamps: list[int] = []
+    events: list[object] = []
     for n, raw in enumerate(lines, 1):
-        for ev in stream.feed(n, _decode(raw)):
-            if isinstance(ev, Line):
-                t = ev.ts_usec if ev.ts_usec is not None else ev.wall_us
-                if t is not None:
-                    stamps.append(t)
-    for ev in stream.close():
-        if isinstance(ev, Line):
-            t = ev.ts_usec if ev.ts_usec is not None else ev.wall_us
-            if t is not None:
-                stamps.append(t)
+        try:
+            events += stream.feed(n, _decode(raw))
+        except Exception:  # a line the parser chokes on says nothing about the order
+            continue
+    events += stream.close()
+    stamps = [
+        t
+        for ev in events
+        if isinstance(ev, Line) and (t := ev.ts_usec if ev.ts_usec is not None else ev.wall_us)
+    ]
     down = sum(1 for a, b in itertools.pairwise(stamps) if b < a)
     up = sum(1 for a, b in itertools.pairwise(stamps) if b > a)
     return down >= 3 and down > 2 * up

@@ -181,7 +181,8 @@ class LogStream:
         if is_sep:
             self._mark(lineno, "separator", boot_id, out)
             return
-        if clean.journal_note(text):
+        if clean.journal_note(text):  # "-- Logs begin at … --": kept as text, not evidence
+            self._emit(lineno, text, None, out, origin=Origin.TEXT)
             return
         if formats.parse_pstore_header(text):
             self._mark(lineno, "pstore_header", "", out)
