@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import re
 from typing import NamedTuple
 
@@ -96,13 +97,24 @@ def iso_us(date: str, hms: str, frac: str | None, tz: str | None) -> int | None:
     return _epoch_us(when) + (usec("0", frac) if frac else 0)
 
 
-def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None) -> int | None:
+@functools.lru_cache(maxsize=64)
+def _day_us(year: int, month: int, day: int) -> int | None:
     try:
-        h, mi, s = (int(x) for x in hms.split(":"))
-        when = dt.datetime(year, month, day, h, mi, s)
+        return _epoch_us(dt.datetime(year, month, day))
     except ValueError:
         return None
-    return _epoch_us(when) + (usec("0", frac) if frac else 0)
+
+
+def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None) -> int | None:
+    """µs since the epoch of a wall time as printed ("HH:MM:SS"); the day is cached, as a
+    log has few days and a journal line is parsed a million times in a big one."""
+    base = _day_us(year, month, day)
+    if base is None or len(hms) != 8:
+        return None
+    h, mi, s = int(hms[0:2]), int(hms[3:5]), int(hms[6:8])
+    if h > 23 or mi > 59 or s > 60:
+        return None
+    return base + (h * 3600 + mi * 60 + s) * 1_000_000 + (usec("0", frac) if frac else 0)
 
 
 _KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),([-c])((?:,[^;]*)?);(.*)")
@@ -254,12 +266,11 @@ def _journal_fields(
     text = text or ""
     ts = ts_usec
     if ident == "kernel":
-        emb = _EMBEDDED_TS.match(text)
-        if emb is not None:  # syslog's monotonic stamp: may disagree with the wall clock
-            ts, text = usec(emb.group(1), emb.group(2)), emb.group(3)
-        return Fields(
-            fmt, text, ts_usec=ts, wall_us=wall_us, month_day=month_day, host=host, facility=0
-        )
+        if text[:1] == "[":
+            emb = _EMBEDDED_TS.match(text)
+            if emb is not None:  # syslog's monotonic stamp: may disagree with the wall clock
+                ts, text = usec(emb.group(1), emb.group(2)), emb.group(3)
+        return Fields(fmt, text, ts, wall_us, None, 0, None, None, host, None, "", month_day)
     message = f"{ident}[{pid}]: {text}" if pid else f"{ident}: {text}"
     return Fields(
         fmt,
@@ -276,10 +287,14 @@ def _journal_fields(
 
 def parse_journal(line: str) -> Fields | None:
     m = _JOURNAL.match(line)
-    if m is None or m.group(1) not in MONTHS:
+    if m is None:
         return None
-    md = (MONTHS[m.group(1)], int(m.group(2)))
-    wall = wall_from_parts(2000, md[0], md[1], m.group(3), m.group(4))
+    mon, day, hms, frac = m.group(1, 2, 3, 4)
+    month = MONTHS.get(mon)
+    if month is None:
+        return None
+    md = (month, int(day))
+    wall = wall_from_parts(2000, month, md[1], hms, frac)
     return _journal_fields(LogFormat.JOURNAL, m, 5, wall_us=wall, month_day=md)
 
 
