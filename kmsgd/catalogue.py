@@ -15,10 +15,19 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue_base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue_gpu import GPU_SIGNATURES, xid_details
-from kmsgd.catalogue_system import SYSTEM_SIGNATURES
+from kmsgd.catalogue_hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
+from kmsgd.catalogue_kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
+from kmsgd.catalogue_lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.types import KernelRecord
 
-CATALOGUE: tuple[Signature, ...] = GPU_SIGNATURES + SYSTEM_SIGNATURES
+CATALOGUE: tuple[Signature, ...] = (
+    GPU_SIGNATURES
+    + CPU_SIGNATURES
+    + MEMORY_SIGNATURES
+    + HARDWARE_SIGNATURES
+    + STORAGE_SIGNATURES
+    + LIFECYCLE_SIGNATURES
+)
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:
     BY_TAG.setdefault(_s.tag, _s)
