@@ -258,7 +258,7 @@ def rule_culprit_at_end(ctx: Context) -> Decision | None:
         Outcome.HARD_FREEZE,
         p.tag,
         Confidence.LOW,
-        "Ended without shutdown or panic (likely a hang)",
+        "Likely hard freeze: the boot ended without shutdown or panic",
         (evidence_of(p, "culprit"),),
     )
 

@@ -144,6 +144,7 @@ class TimeOfDeath:
     next_boot_wall: str | None = None
     silence_s: float | None = None  # last line → next boot (an upper bound on the silence)
     note: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)  # ring facts (heartbeats, …)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,6 +152,7 @@ class TimeOfDeath:
             "next_boot_wall": self.next_boot_wall,
             "silence_s": self.silence_s,
             "note": self.note,
+            **self.extra,
         }
 
 

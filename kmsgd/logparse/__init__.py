@@ -1,11 +1,11 @@
 """Pasted kernel logs → `Line`s (wrapping KernelRecord) and boot boundaries.
 
-`read_lines` turns bytes into decoded, time-ordered lines; `LogStream`/`parse_lines` parse
+`read_chunks`/`read_lines` turn bytes into decoded, time-ordered lines; `LogStream`/`parse_lines` parse
 them. Every input line comes out: as a kernel or userspace record, as text, or as a command.
 """
 
 from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin
-from kmsgd.logparse.reader import InputStats, read_lines
+from kmsgd.logparse.reader import InputStats, read_chunks, read_lines
 from kmsgd.logparse.stream import LogStream, parse_lines
 
 __all__ = [
@@ -17,5 +17,6 @@ __all__ = [
     "LogStream",
     "Origin",
     "parse_lines",
+    "read_chunks",
     "read_lines",
 ]
