@@ -1,7 +1,8 @@
-"""Pasted kernel logs → `Line`s (wrapping KernelRecord) and boot boundaries.
+"""Pasted kernel logs → `Line`s (`.record` is the KernelRecord) and boot boundaries.
 
-`read_chunks`/`read_lines` turn bytes into decoded, time-ordered lines; `LogStream`/`parse_lines` parse
-them. Every input line comes out: as a kernel or userspace record, as text, or as a command.
+`read_chunks`/`read_lines` turn bytes into decoded, time-ordered lines; `LogStream` and
+`parse_lines` parse them. Every input line comes out: as a kernel or userspace record, as
+text, or as a command.
 """
 
 from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin
