@@ -215,9 +215,11 @@ def _stuck(ctx: Context, tags: Sequence[str], outcome: Outcome, what: str) -> De
         return None
     first = min(hits, key=lambda t: (t.hit.signature.rank, t.first.pos))
     if not ctx.ended:
+        # the end is not in the log: name what it ends on, the culprit first
+        last_words = ctx.primary.tag if ctx.primary is not None else first.tag
         return Decision(
             Outcome.UNKNOWN,
-            f"log_ends_after:{first.tag}",
+            f"log_ends_after:{last_words}",
             Confidence.LOW,
             f"The log ends after {what}; it does not show how the boot ended",
             (evidence_of(first, what),),

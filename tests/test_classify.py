@@ -181,3 +181,62 @@ def test_a_rule_that_raises_is_reported_and_the_verdict_still_comes(
     r = report("panic_soft_lockup.dmesg")
     assert r.outcome is Outcome.KERNEL_PANIC
     assert [(e.where, e.error) for e in r.errors] == [("broken", "RuntimeError: rule bug")]
+
+
+GOLDEN = [
+    # file, format the parser must detect, outcome, reason, primary tag
+    (
+        "amdgpu_chain.dmesg",
+        "dmesg",
+        "unknown",
+        "log_ends_after:amdgpu_smu_timeout",
+        "amdgpu_smu_timeout",
+    ),
+    ("amdgpu_chain.journal", "journal", "hard_freeze", "amdgpu_smu_timeout", "amdgpu_smu_timeout"),
+    ("aer_xid79.journal", "journal", "unknown", "log_ends_after:aer_fatal", "aer_fatal"),
+    ("clean_reboot.journal", "journal", "clean_reboot", "", None),
+    ("grep_false_positive.txt", "journal", "unknown", "no_end_in_log", "amdgpu_workqueue_hog"),
+    ("oom_hang.journal", "journal", "hang_memory_exhaustion", "oom_kill", "oom_kill"),
+    ("panic_soft_lockup.dmesg", "dmesg", "kernel_panic", "soft_lockup", "soft_lockup"),
+    ("reset_watchdog.dmesg", "dmesg", "watchdog_reset", "amd_reset:watchdog", "amdgpu_vm_fault"),
+    ("thermal.dmesg", "dmesg", "thermal_shutdown", "critical_temperature", "thermal_critical"),
+    ("workqueue_noise.dmesg", "dmesg", "unknown", "no_end_in_log", "amdgpu_workqueue_hog"),
+    ("messy_paste.txt", "dmesg", "unknown", "log_ends_after:soft_lockup", "soft_lockup"),
+    ("pstore_panic.txt", "dmesg", "kernel_panic", "oops", "general_protection_fault"),
+    (
+        "xid119_gsp.json",
+        "json",
+        "unknown",
+        "log_ends_after:nvidia_gsp_timeout",
+        "nvidia_gsp_timeout",
+    ),
+    ("nvme_io.dmesg-T", "dmesg-ctime", "unknown", "log_ends_after:nvme_timeout", "nvme_timeout"),
+    (
+        "mce.short-monotonic",
+        "journal-mono",
+        "abrupt_reset_or_power_loss",
+        "mce_logged_at_boot",
+        "mce",
+    ),
+    ("rcu_stall.dmesg-iso", "dmesg-iso", "unknown", "log_ends_after:rcu_stall", "rcu_stall"),
+    (
+        "cf9.kmsg",
+        "kmsg",
+        "abrupt_reset_or_power_loss",
+        "amd_reset:cf9_reboot",
+        "amdgpu_smu_timeout",
+    ),
+    ("oops.dmesg-H", "dmesg-delta", "unknown", "log_ends_after:oops", "oops"),
+]
+
+
+@pytest.mark.parametrize(("name", "fmt", "outcome", "reason", "primary"), GOLDEN)
+def test_sample_logs(name: str, fmt: str, outcome: str, reason: str, primary: str | None) -> None:
+    r = report(name)
+    assert r.source is not None and r.source.formats[0] == fmt
+    assert (r.outcome.value, r.reason) == (outcome, reason)
+    assert (r.primary.tag if r.primary else None) == primary
+
+
+def test_every_sample_log_is_in_the_golden_table() -> None:
+    assert {p.name for p in DATA.iterdir()} == {g[0] for g in GOLDEN}
