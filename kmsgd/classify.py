@@ -179,7 +179,8 @@ def _verdict(ctx: Context, d: Decision) -> Verdict:
 
 def _headline(d: Decision, primary: TagStats | None, routine_only: bool) -> str:
     head = d.summary
-    redundant = primary is not None and d.reason == primary.tag  # "Culprit: <tag>" says it
+    # the culprit line names the tag, the reset wording names the bit: no need to repeat them
+    redundant = (primary is not None and d.reason == primary.tag) or d.reason.startswith("amd_")
     if d.reason and d.outcome is not Outcome.UNKNOWN and d.reason not in head and not redundant:
         head += f" ({d.reason})"
     if primary is None:

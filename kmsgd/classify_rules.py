@@ -188,7 +188,7 @@ def _next_boot_decision(
             Confidence.HIGH
             if outcome in (Outcome.WATCHDOG_RESET, Outcome.THERMAL_SHUTDOWN)
             else Confidence.MEDIUM,
-            f"Reset by the hardware ({words}, bit {bit})",
+            f"Reset without a shutdown; the CPU reset status says: {words} (bit {bit})",
             evidence,
         )
     if any(t.tag == "mce_logged_at_boot" for t in found):
