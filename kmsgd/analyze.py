@@ -17,7 +17,7 @@ from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, Ori
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.redact import Redactor, hostnames_in
 from kmsgd.render import FORMATS, render
-from kmsgd.report import BootSummary, Report, ReportError, SourceInfo, build_report, wall_text
+from kmsgd.report import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.timeline import HEAD_LINES, Timeline, TimelineBuilder
 from kmsgd.types import Outcome
 
@@ -59,7 +59,7 @@ class _Collector:
         self.builder = TimelineBuilder(index=0)
         self.waiting: Timeline | None = None  # a finished boot waiting for the next one's head
         self.best: _Judged | None = None
-        self.boots: list[BootSummary] = []
+        self.boots: list[InputBoot] = []
         self.hosts: set[str] = set()
         self.boot_ids: set[str] = set()
         self.evidence = self.text = self.commands = 0
@@ -125,7 +125,7 @@ class _Collector:
         if len(self.boots) < MAX_BOOTS_LISTED:
             first = j.tl.items[0].line if j.tl.items else None
             self.boots.append(
-                BootSummary(
+                InputBoot(
                     j.tl.index,
                     j.tl.boot_id,
                     j.tl.total,

@@ -157,7 +157,7 @@ class TimeOfDeath:
 
 
 @dataclass(frozen=True, slots=True)
-class BootSummary:
+class InputBoot:
     index: int
     boot_id: str
     lines: int
@@ -205,7 +205,7 @@ class Report:
     errors: tuple[ReportError, ...] = ()
     subject: str = "this_boot"
     source: SourceInfo | None = None
-    boots: tuple[BootSummary, ...] = ()
+    boots: tuple[InputBoot, ...] = ()
     omitted_lines: int = 0
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -299,7 +299,7 @@ def build_report(
     verdict: Verdict,
     *,
     source: SourceInfo | None = None,
-    boots: Sequence[BootSummary] = (),
+    boots: Sequence[InputBoot] = (),
     baseline: Mapping[str, float] | None = None,
     next_boot: Timeline | None = None,
     extra_errors: Sequence[ReportError] = (),
