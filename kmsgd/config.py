@@ -25,6 +25,7 @@ class Config:
     sys_root: str = "/sys"
     proc_root: str = "/proc"
     etc_root: str = "/etc"
+    fs_root: str = "/"  # root of /etc/sysctl.d and /var/lib/systemd/pstore (a test tree)
     heartbeat_s: float = 1.0
     flush_s: float = 1.0  # longest a non-urgent record waits before it is durable
     urgent_level: int = 4  # kernel records at this level or worse are synced at once
@@ -36,6 +37,8 @@ class Config:
     sample_hz: float = 1.0
     top_processes_s: float = 5.0
     lock_memory: bool = True
+    # node_exporter textfile with kmsgd_up and ring figures ("" disables it)
+    textfile: str = "/var/lib/node_exporter/textfile_collector/kmsgd.prom"
 
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)i?B?\s*$", re.IGNORECASE)

@@ -85,6 +85,7 @@ class Recorder:
         self.importing = True
         self.dropped_first: int | None = None
         self.dropped = 0
+        self.lost_total = 0
         self._stop_signal: str | None = None
 
     def emit(self, kind: Kind, data: Payload, urgent: bool) -> None:
@@ -113,7 +114,7 @@ class Recorder:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
         self.start()
-        extra = hostenv.prepare(self.cfg, self.emit, self.log)
+        extra = hostenv.prepare(self.cfg, self.emit, self.log, self._stats)
         if self.cfg.lock_memory:
             hostenv.lock_memory(self.log)
         poller = select.poll()
@@ -137,6 +138,9 @@ class Recorder:
         for stop in extra:
             stop()
         return self.finish(self._stop_signal)
+
+    def _stats(self) -> tuple[int, int]:
+        return self.writer.size, self.lost_total
 
     def _on_signal(self, signum: int, _frame: object) -> None:
         self._stop_signal = signal.Signals(signum).name
@@ -177,6 +181,7 @@ class Recorder:
                     expected = seq.expected
                     reason = "overrun" if seq.overrun else "gap"
                 if n > expected:
+                    self.lost_total += n - expected
                     self.emit(Kind.LOST, Lost(n - expected, expected, reason), urgent=True)
                 seq.expected = n + 1
                 seq.overrun = False
@@ -202,6 +207,7 @@ class Recorder:
     def _flush_drops(self) -> None:
         if self.dropped:
             first = self.dropped_first if self.dropped_first is not None else -1
+            self.lost_total += self.dropped
             self.emit(Kind.LOST, Lost(self.dropped, first, "dropped"), urgent=True)
             self.dropped = 0
 

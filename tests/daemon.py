@@ -20,8 +20,12 @@ def start(
     heartbeat: float = 0.2,
     extra: tuple[str, ...] = (),
 ) -> subprocess.Popen[bytes]:
-    cfg = ring.parent / "empty.toml"
-    cfg.touch()
+    state = ring.parent / "state"
+    state.mkdir(exist_ok=True)
+    cfg = ring.parent / "kmsgd.toml"
+    cfg.write_text(
+        f'[kmsgd]\nstate_dir = "{state}"\ntextfile = "{state}/kmsgd.prom"\nfs_root = "{state}"\n'
+    )
     cmd = [
         sys.executable,
         "-m",

@@ -1,0 +1,90 @@
+"""The daemon with its sources plugged in: sensors, inventory, sysctls, pstore, textfile."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import make_proc
+from daemon import dump, stop, wait_for, wait_ready
+from test_sensors_fakes import dual_amdgpu_box
+
+PANIC = "Panic#1 Part1\n<0>[  812.512421] Kernel panic - not syncing: sysrq triggered crash\n"
+
+
+def test_sources_reach_the_ring(tmp_path: Path) -> None:
+    sys_root, proc_root = dual_amdgpu_box(tmp_path / "box")
+    make_proc(proc_root)
+    for key in ("panic", "panic_on_oops", "softlockup_panic"):
+        (proc_root / "sys/kernel" / key).write_text("0\n")
+    fs_root = tmp_path / "fs"
+    archive = fs_root / "var/lib/systemd/pstore/1764400000/001"
+    archive.mkdir(parents=True)
+    (archive / "dmesg-efi_pstore-176440000001001").write_text(PANIC)
+    state = tmp_path / "state"
+    state.mkdir()
+    cfg = tmp_path / "kmsgd.toml"
+    cfg.write_text(
+        f'[kmsgd]\nstate_dir = "{state}"\ntextfile = "{state}/kmsgd.prom"\n'
+        f'fs_root = "{fs_root}"\nheartbeat_s = 0.2\n'
+    )
+    kmsg = tmp_path / "kmsg"
+    kmsg.write_bytes(b"6,0,10,-;Linux version 6.8.0\n")
+    ring = tmp_path / "ring"
+    cmd = [
+        sys.executable,
+        "-m",
+        "kmsgd.cli",
+        "run",
+        "--ring",
+        str(ring),
+        "--ring-size",
+        "1M",
+        "--kmsg",
+        str(kmsg),
+        "--proc",
+        str(proc_root),
+        "--sys",
+        str(sys_root),
+        "--config",
+        str(cfg),
+        "--no-mlock",
+    ]
+    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_ready(ring, daemon)
+
+    def samples() -> set[str]:
+        return {r["data"].get("device", "") for r in dump(ring) if r["kind"] == "sample"}
+
+    wait_for(lambda: {"0000:03:00.0", "0000:43:00.0"} <= samples())
+    assert "kmsgd_up 1" in (state / "kmsgd.prom").read_text()
+    assert stop(daemon) == 0
+    records = dump(ring)
+    kinds = {r["kind"] for r in records}
+    assert {
+        "boot",
+        "kernel",
+        "heartbeat",
+        "sample",
+        "inventory",
+        "sysctl",
+        "pstore",
+        "stop",
+    } <= kinds
+    sysctls = {c["key"]: c for r in records if r["kind"] == "sysctl" for c in r["data"]["changes"]}
+    assert sysctls["kernel.panic"]["old"] == "0" and sysctls["kernel.panic"]["new"] == "30"
+    assert (proc_root / "sys/kernel/panic").read_text().strip() == "30"
+    pstore = [r["data"] for r in records if r["kind"] == "pstore"]
+    assert len(pstore) == 1 and "sysrq triggered crash" in str(pstore[0])
+    inventory = next(r["data"] for r in records if r["kind"] == "inventory")
+    assert "0000:43:00.0" in str(inventory)
+    assert "kmsgd_up 0" in (state / "kmsgd.prom").read_text()
+    # A second run in a later boot does not import the same dump again.
+    make_proc(proc_root)
+    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_ready(ring, daemon)
+    assert stop(daemon) == 0
+    assert not [r for r in dump(ring) if r["kind"] == "pstore"]
+    assert oct(os.stat(ring).st_mode & 0o777) == "0o640"
