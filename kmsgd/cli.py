@@ -161,6 +161,65 @@ def dump(ring: str | None, boot: str | None, fmt: str) -> None:
             click.echo(_json_line(entry) if fmt == "json" else _text_line(entry))
 
 
+@main.command()
+@click.argument("source", metavar="FILE|-")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
+@click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
+def analyze(source: str, fmt: str, redact: bool) -> None:
+    """Explain a pasted kernel log (dmesg, journalctl, syslog, pstore, /dev/kmsg)."""
+    from kmsgd.analyze import analyze as run_analyze
+
+    color = fmt == "text" and sys.stdout.isatty()
+    if source == "-":
+        out = run_analyze(sys.stdin.buffer, name="<stdin>", fmt=fmt, redact=redact, color=color)
+    else:
+        try:
+            f = open(source, "rb")  # noqa: SIM115 - closed below; a directory raises here
+        except OSError as err:
+            raise BadInput(f"{source}: {err.strerror}") from None
+        with f:
+            out = run_analyze(f, name=source, fmt=fmt, redact=redact, color=color)
+    click.echo(out, nl=not out.endswith("\n"))
+
+
+@main.command("sysctl")
+@click.argument("action", type=click.Choice(["check", "apply"]))
+@click.option("--proc", "proc_root", default="/proc", metavar="DIR", help="procfs root")
+@click.option("--root", "fs_root", default="/", metavar="DIR", help="root of /etc/sysctl.d")
+def sysctl_cmd(action: str, proc_root: str, fs_root: str) -> None:
+    """Compare the forensic sysctls with what kmsgd wants (check), or set them (apply)."""
+    from pathlib import Path
+
+    from kmsgd import sysctl
+
+    want = sysctl.resolve_desired(Path(fs_root))
+    if action == "check":
+        lines, status = sysctl.check_report(sysctl.check(Path(proc_root), want))
+    else:
+        lines, status = sysctl.apply_report(sysctl.apply(Path(proc_root), want))
+    click.echo("\n".join(lines))
+    sys.exit(status)
+
+
+@main.command("install-units")
+@click.option("--root", default="/", metavar="DIR", help="install under this root")
+@click.option("--exe", default=None, metavar="PATH", help="kmsgd executable for ExecStart=")
+@click.option("--enable", is_flag=True, help="enable and start the units (live systemd only)")
+def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
+    """Install the systemd units and the sysctl file (for pip installs; the .deb has them)."""
+    from pathlib import Path
+
+    from kmsgd import install_units as iu
+
+    exe = exe or iu.default_exe()
+    for warning in iu.warnings_for(exe):
+        click.echo(f"warning: {warning}", err=True)
+    for path in iu.install(Path(root), iu.plan(exe, iu.find_units_dir())):
+        click.echo(f"installed {path}")
+    for line in iu.activate(Path(root), enable=enable):
+        click.echo(line)
+
+
 def _json_line(e: Entry) -> str:
     data = dataclasses.asdict(e.data) if dataclasses.is_dataclass(e.data) else e.data
     obj = {
