@@ -76,7 +76,7 @@ class RingReader:
             return
         first = start or ring.oldest_frame(self.map, self.head, self.size)
         if first is not None:
-            yield from ring.walk(self.map, first, self.size)
+            yield from ring.walk(self.map, first, self.size, self.head.serial)
 
     def boots(self) -> list[BootSummary]:
         """Every boot in the ring, oldest first. Walks the whole ring once."""

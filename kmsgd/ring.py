@@ -101,30 +101,50 @@ def find_frame(buf: Buf, start: int, limit: int) -> RawFrame | None:
     return None
 
 
-def next_frame(buf: Buf, after: RawFrame, size: int) -> RawFrame | None:
+def _find_between(buf: Buf, start: int, limit: int, low: int, high: int | None) -> RawFrame | None:
+    """The first valid frame in [start, limit) whose serial is above `low` and at most `high`."""
+    frame = find_frame(buf, start, limit)
+    while frame is not None and (frame.serial <= low or (high is not None and frame.serial > high)):
+        frame = find_frame(buf, frame.offset + frame.size, limit)
+    return frame
+
+
+def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) -> RawFrame | None:
     """The frame written right after `after`, skipping corrupt bytes; None at the head.
 
-    The successor is the valid frame with a higher serial found first from `after`'s end,
-    wrapping once to the data start. A lower serial means the old lap: we are at the head.
+    Without `last`: the successor is the valid frame with a higher serial found first from
+    `after`'s end, wrapping once to the data start; a lower serial means the old lap, so we
+    are at the head. With `last` (the head's serial, known to a reader), frames older than
+    `after` or newer than the head are passed over in both searches: after a power cut,
+    writes that were never synced may have reached the disk out of order, leaving new frames
+    beyond a hole and old ones between new ones (tests/test_powercut.py).
     """
     pos = after.offset + after.size
     frame = decode_at(buf, pos, size)
-    if frame is None or frame.serial <= after.serial:
+    if frame is not None and after.serial < frame.serial and (last is None or frame.serial <= last):
+        return frame
+    if last is None:
         # Adjacent slot is torn, old or empty: the writer may have wrapped, or bytes are bad.
         frame = find_frame(buf, pos, size)
         if frame is None or frame.serial <= after.serial:
             frame = find_frame(buf, DATA_START, after.offset)
+    else:
+        frame = _find_between(buf, pos, size, after.serial, last)
+        if frame is None:
+            frame = _find_between(buf, DATA_START, after.offset, after.serial, last)
     if frame is None or frame.serial <= after.serial:
         return None
     return frame
 
 
-def walk(buf: Buf, first: RawFrame, size: int) -> Iterator[RawFrame]:
-    """Frames from `first` to the head, in serial order."""
+def walk(buf: Buf, first: RawFrame, size: int, last: int | None = None) -> Iterator[RawFrame]:
+    """Frames from `first` to the head (the frame with serial `last`, when known), in order."""
     frame: RawFrame | None = first
     while frame is not None:
         yield frame
-        frame = next_frame(buf, frame, size)
+        if frame.serial == last:
+            return
+        frame = next_frame(buf, frame, size, last)
 
 
 def find_head(buf: Buf, header: Header, size: int) -> RawFrame | None:
@@ -140,12 +160,32 @@ def find_head(buf: Buf, header: Header, size: int) -> RawFrame | None:
     return last
 
 
+def frames_above(buf: Buf, serial: int, size: int) -> list[int]:
+    """Offsets of the valid frames with a serial above `serial`, anywhere in the data area.
+
+    A cheap pass: a frame's header is read without its CRC, and only a serial above the
+    bound costs a full check.
+    """
+    found, pos = [], DATA_START
+    while (hit := buf.find(MAGIC, pos, size)) >= 0:
+        pos = hit + ALIGN
+        if hit % ALIGN or hit + HEADER_SIZE > size:
+            continue
+        if int.from_bytes(buf[hit + 8 : hit + 16], "little") <= serial:
+            continue
+        frame = decode_at(buf, hit, size)
+        if frame is not None and frame.serial > serial:
+            found.append(hit)
+            pos = hit + frame.size
+    return found
+
+
 def oldest_frame(buf: Buf, head: RawFrame, size: int) -> RawFrame | None:
     """The oldest frame still in the ring: the first valid one after the head, in file order."""
-    after = find_frame(buf, head.offset + head.size, size)
+    after = _find_between(buf, head.offset + head.size, size, -1, head.serial)
     if after is not None and after.serial < head.serial:
         return after
-    first = find_frame(buf, DATA_START, head.offset + head.size)
+    first = _find_between(buf, DATA_START, head.offset + head.size, -1, head.serial)
     return first if first is not None and first.serial <= head.serial else None
 
 

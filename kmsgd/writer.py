@@ -13,6 +13,7 @@ import mmap
 import os
 import stat
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kmsgd import frame as fr
 from kmsgd import ring
@@ -26,6 +27,14 @@ SERIAL_JUMP = 1 << 24
 FILE_MODE = 0o640
 
 
+class FileIO(Protocol):
+    """The calls a writer makes after opening: `os` itself, or a test's recording layer."""
+
+    def pwrite(self, fd: int, data: bytes | memoryview, offset: int, /) -> int: ...
+    def fdatasync(self, fd: int, /) -> None: ...
+    def pread(self, fd: int, length: int, offset: int, /) -> bytes: ...
+
+
 @dataclass
 class _Run:
     """Frames placed contiguously from `offset`, not yet durable."""
@@ -35,8 +44,9 @@ class _Run:
 
 
 class RingWriter:
-    def __init__(self, path: str, *, size: int) -> None:
+    def __init__(self, path: str, *, size: int, io: FileIO = os) -> None:
         self.path = path
+        self.io = io  # a seam for the power-cut tests (tests/crash), which record every call
         self.fd = _open_locked(path)
         st = os.fstat(self.fd)
         self.created = st.st_size == 0
@@ -50,12 +60,22 @@ class RingWriter:
             self.header, self.slot = ring.read_header(path, view, self.size)
             head = ring.find_head(view, self.header, self.size)
             self.torn_bytes = ring.torn_tail_bytes(view, head, self.size)
+            # Frames newer than the head were written by a writer that lost power before it
+            # synced them, and some reached the disk out of order, past a hole. Left there, a
+            # reader could take one for the oldest frame of the ring, or for a successor, and
+            # walk past the real history (tests/test_powercut.py found it). Unmake them.
+            stale = ring.frames_above(view, head.serial, self.size) if head else []
         if head is None:
             self.pos, self.serial = ring.DATA_START, 0
         else:
             self.pos = head.offset + head.size
             self.serial = head.serial + SERIAL_JUMP
         self._durable = (head.offset, head.serial) if head else (0, 0)
+        if stale:
+            for offset in stale:
+                _pwrite_all(self.fd, bytes(len(fr.MAGIC)), offset, io)
+            io.fdatasync(self.fd)
+        self.stale_frames = len(stale)
         self._last = self._durable
         self._runs: list[_Run] = []
         self._new_boots: list[ring.BootHint] = []
@@ -83,8 +103,8 @@ class RingWriter:
             for run in self._runs:
                 # The zero guard after each run marks a clean end (ring.torn_tail_bytes).
                 guard = b"\0" * min(ring.TAIL_GUARD, self.size - run.offset - len(run.data))
-                _pwrite_all(self.fd, bytes(run.data) + guard, run.offset)
-            os.fdatasync(self.fd)
+                _pwrite_all(self.fd, bytes(run.data) + guard, run.offset, self.io)
+            self.io.fdatasync(self.fd)
             self._runs.clear()
             self.pending_bytes = 0
             self._durable = self._last
@@ -109,16 +129,18 @@ class RingWriter:
             tuple(boots),
         )
         self.slot ^= 1
-        _pwrite_all(self.fd, self.header.pack(), self.slot * ring.SLOT_SIZE)
-        os.fdatasync(self.fd)
+        _pwrite_all(self.fd, self.header.pack(), self.slot * ring.SLOT_SIZE, self.io)
+        self.io.fdatasync(self.fd)
         self._new_boots.clear()
 
     def _hint_holds(self, hint: ring.BootHint) -> bool:
-        head = os.pread(self.fd, fr.HEADER_SIZE, hint.offset)
+        head = self.io.pread(self.fd, fr.HEADER_SIZE, hint.offset)
         if len(head) < fr.HEADER_SIZE or not head.startswith(fr.MAGIC):
             return False
         length = int.from_bytes(head[4:8], "little")
-        buf = head + os.pread(self.fd, min(length, fr.MAX_PAYLOAD), hint.offset + fr.HEADER_SIZE)
+        buf = head + self.io.pread(
+            self.fd, min(length, fr.MAX_PAYLOAD), hint.offset + fr.HEADER_SIZE
+        )
         found = fr.decode_at(buf, 0, len(buf))
         return found is not None and found.serial == hint.serial
 
@@ -126,10 +148,10 @@ class RingWriter:
         os.close(self.fd)
 
 
-def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+def _pwrite_all(fd: int, data: bytes, offset: int, io: FileIO = os) -> None:
     view = memoryview(data)
     while view:
-        done = os.pwrite(fd, view, offset)
+        done = io.pwrite(fd, view, offset)
         view, offset = view[done:], offset + done
 
 
