@@ -1,5 +1,5 @@
 # Shortcuts; tools/dev is the real entry point (it needs no make on a fresh machine).
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench deb deb-lint lab clean
 
 setup:
 	@./tools/bootstrap
@@ -15,6 +15,15 @@ lint:
 
 bench:
 	./tools/dev bench
+
+deb:
+	./tools/build-deb --out build
+
+deb-lint:
+	./tools/build-deb --lint
+
+lab:
+	./lab/run
 
 clean:
 	rm -rf .venv var build *.egg-info
