@@ -32,6 +32,7 @@ def table(freeze_s: float) -> list[s.Scenario]:
             s.end_probe,
             s.expect_probe,
             timeout_s=240,
+            recorder=False,
         ),
         s.Scenario(
             "poweroff",
@@ -113,14 +114,16 @@ def _alarm(_sig: int, _frame: FrameType | None) -> None:
     raise _HardTimeout("scenario hit its hard timeout")
 
 
-def wait_recorder(vm: Vm, commands: frozenset[str], *, timeout: float = 90) -> None:
-    """Until the running kmsgd has this boot in its ring with a few heartbeats."""
+def wait_recorder(
+    vm: Vm, commands: frozenset[str], *, beats: int = 3, timeout: float = 120
+) -> None:
+    """Until the running kmsgd has this boot in its ring with `beats` heartbeats."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if "boots" in commands:
             rows = json_lines(vm.sh("kmsgd boots --format json", timeout=60, check=False).out)
             row = next((r for r in rows if r.get("boot_id") == vm.boot_id), None)
-            if row and int((row.get("kinds") or {}).get("heartbeat", 0)) >= 3:
+            if row and int((row.get("kinds") or {}).get("heartbeat", 0)) >= beats:
                 return
         elif vm.sh("systemctl is-active kmsgd.service", timeout=30, check=False).rc == 0:
             time.sleep(3)
@@ -185,7 +188,9 @@ def run_one(sc: s.Scenario, image: Image, inst: Installed, root: Path, *, keep: 
         ctx = s.Ctx(vm)
         ctx.facts["boot1"] = vm.wait_boot(timeout=240).boot_id
         vm.sh(MOUNT_PAYLOAD, timeout=30)
-        wait_recorder(vm, inst.commands)
+        if sc.recorder:
+            wait_recorder(vm, inst.commands)
+        ctx.facts["boot1_restarts"] = s.restarts(vm)
         ctx.facts["boot1_ready_s"] = round(time.monotonic() - started, 1)
         sc.end(ctx)
         if ctx.powered_off:
@@ -193,10 +198,13 @@ def run_one(sc: s.Scenario, image: Image, inst: Installed, root: Path, *, keep: 
             vm.start()
         ctx.facts["boot2"] = vm.wait_boot(timeout=300).boot_id
         vm.sh(MOUNT_PAYLOAD, timeout=30)
-        wait_recorder(vm, inst.commands)
+        if sc.recorder:
+            # boot 2 in the ring, so `last-boot` sees boot 1 as the previous boot
+            wait_recorder(vm, inst.commands, beats=1)
         ctx.facts["boot2_ready_s"] = round(time.monotonic() - started, 1)
         results = collect(vm, ctx, inst, workdir)
-        checks = tuple(sc.expect(results))
+        ctx.facts["boot2_restarts"] = s.restarts(vm)
+        checks = tuple(sc.expect(results)) + tuple(s.crash_checks(results))
         (workdir / "facts.json").write_text(json.dumps(ctx.facts, indent=2, default=str) + "\n")
     except Exception as e:  # one scenario's failure must not stop the others
         error = f"{type(e).__name__}: {e}"

@@ -195,12 +195,19 @@ class Vm:
         self._next_id += 1
         self._send({"op": "spawn", "id": self._next_id, "cmd": cmd})
 
-    def clock_offset(self) -> float:
-        """Guest wall clock minus host wall clock, in seconds (from one round trip)."""
+    def clock_offset(self, *, timeout: float = 30) -> float:
+        """Guest wall clock minus host wall clock, in seconds, from one ping round trip.
+
+        A ping is answered by the agent itself (no fork), so this works in a starving guest.
+        """
         before = time.time()
-        reply = self.sh("true", timeout=30)
-        after = time.time()
-        return reply.wall - (before + after) / 2
+        self._send({"op": "ping"})
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            msg = self._recv(left)
+            if msg and msg.get("op") == "hello" and msg["boot_id"] == self.boot_id:
+                return float(msg["wall"]) - (before + time.time()) / 2
+        raise LabError(f"guest agent did not answer a ping within {timeout:.0f} s")
 
     # --- the machine -----------------------------------------------------------------------
 
