@@ -247,15 +247,16 @@ def _devices(rows: Decoded, offset: int | None, end: int) -> tuple[list[dict[str
         for name, v in s.values.items():
             if _num(v):
                 values.setdefault((s.device, name), []).append((t, v))
-        for name, p in s.power.items():
-            key = (s.device, f"{name}.power_w")
-            if _num(p.max_w):
+        for name, mean in s.values.items():
+            if not name.endswith(".power_w"):
+                continue
+            key, p = (s.device, name), s.power.get(name.removesuffix(".power_w"))
+            if p is not None and _num(p.max_w):
                 peaks.setdefault(key, []).append((t, p.max_w))
-            raw = p.raw_w if len(p.raw_w) == len(s.raw_ms) else ()
+            raw = p.raw_w if p is not None and len(p.raw_w) == len(s.raw_ms) else ()
             pts = [(t + ms * 1000, w) for w, ms in zip(raw, s.raw_ms, strict=True) if _num(w)]
-            mean = s.values.get(key[1])
             if not pts and _num(mean):
-                pts = [(t, mean)]  # a flat second: its mean tells it
+                pts = [(t, mean)]  # a flat second, or a record without raw reads: its mean
             power.setdefault(key, []).extend(pts)
     for (device, name), pts in sorted(values.items()):
         sensors = by_dev[device].setdefault("sensors", {})
