@@ -1,0 +1,30 @@
+"""How hard the hypothesis fuzz tests try, and how many inputs they tried (printed at the end).
+
+KMSGD_FUZZ_EXAMPLES=N raises every fuzz test's example count for a long, randomised run on
+demand; the default keeps the normal suite fast and the same from run to run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+from hypothesis import HealthCheck, settings
+
+EXAMPLES = int(os.environ.get("KMSGD_FUZZ_EXAMPLES", "0"))
+tried: Counter[str] = Counter()
+
+
+def budget(default: int) -> settings:
+    return settings(
+        max_examples=EXAMPLES or default,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        database=None,  # the suite must not depend on examples saved by earlier runs
+        derandomize=not EXAMPLES,  # the normal suite tries the same inputs every run
+    )
+
+
+def report(module: str) -> str:
+    counts = ", ".join(f"{name} {n}" for name, n in sorted(tried.items()))
+    return f"\n{module}: inputs tried: {counts}; total {sum(tried.values())}"
