@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz_budget import budget, report, tried
+from fuzz.budget import budget, report, tried
 from hypothesis import given
 from hypothesis import strategies as st
 
