@@ -16,7 +16,7 @@ import pytest
 from test_sensors_fakes import FakeNvml, dual_amdgpu_box, empty_box, nvidia_box
 
 from kmsgd.sensors.events import DeviceEvent, EventName, SensorEvent
-from kmsgd.sensors.payloads import DeviceSample, ProcsSample
+from kmsgd.sensors.payloads import DeviceSample, PowerStep, ProcsSample
 from kmsgd.sensors.sampler import Sampler, SamplerConfig
 from kmsgd.types import Kind
 
@@ -119,6 +119,9 @@ def test_power_step_in_the_final_second_is_kept_raw(tmp_path: Path, run: Any) ->
     recs = c.wait(lambda r: any(s.power["ppt"].max_w == 300.0 for s in samples(r, "0000:03:00.0")))
     series = samples(recs, "0000:03:00.0")
     at = next(i for i, s in enumerate(series) if s.power["ppt"].max_w == 300.0)
+    # the step is written urgently at once (a partial second), not when its second ends
+    assert series[at].step == PowerStep("ppt", 12.0, 300.0)
+    assert next(u for _, p, u in recs if p.get("step") and p["device"] == "0000:03:00.0")
     stepped = series[at].power["ppt"]
     if stepped.min_w == 12.0:  # the step fell inside this second: its raw reads are kept
         raw = stepped.raw_w

@@ -33,6 +33,32 @@ class PowerStats:
 
 
 @dataclass(frozen=True, slots=True)
+class PowerStep:
+    """A sudden power step that made a record urgent: `sensor` went `from_w` -> `to_w` W.
+
+    `from_w` is the reference the read was compared with: the previous read, or the lowest
+    (for a rise) / highest (for a fall) read of the running second.
+    """
+
+    sensor: str  # the power sensor's name, as in `DeviceSample.power` ("ppt", "board")
+    from_w: float
+    to_w: float
+
+    def to_payload(self) -> dict[str, Any]:
+        return {"sensor": self.sensor, "from_w": self.from_w, "to_w": self.to_w}
+
+    @classmethod
+    def from_payload(cls, data: object) -> PowerStep | None:
+        """The step, or None for a missing or malformed one (the record is still read)."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            return cls(str(data["sensor"]), float(data["from_w"]), float(data["to_w"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceSample:
     """One device's sensors for one second (`values` keys are `<sensor>.<quantity>_<unit>`)."""
 
@@ -43,6 +69,10 @@ class DeviceSample:
     values: dict[str, float] = field(default_factory=dict)
     power: dict[str, PowerStats] = field(default_factory=dict)
     raw_ms: tuple[int, ...] = ()  # offsets (ms, <= 0) of the raw power reads from mono_us
+    # the step that made this record urgent; None for an ordinary record
+    step: PowerStep | None = None
+    # cut short at a step: power reads only; the rest of the second is in the next record
+    partial: bool = False
 
     def to_payload(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -62,6 +92,10 @@ class DeviceSample:
             }
         if self.raw_ms:
             out["raw_ms"] = list(self.raw_ms)
+        if self.step is not None:
+            out["step"] = self.step.to_payload()
+        if self.partial:
+            out["partial"] = True
         return out
 
     @classmethod
@@ -78,6 +112,8 @@ class DeviceSample:
             values={str(k): float(v) for k, v in data.get("values", {}).items()},
             power=power,
             raw_ms=tuple(int(x) for x in data.get("raw_ms", ())),
+            step=PowerStep.from_payload(data.get("step")),
+            partial=data.get("partial") is True,
         )
 
 

@@ -41,6 +41,11 @@ class SamplerConfig:
     devcoredump_max_bytes: int = 32 << 20
     devcoredump_max_files: int = 8
     raw_min_spread_w: float = 1.0  # keep a second's raw power reads when they spread this much
+    # a power read this many times and this many W above or below the previous read or the
+    # running second's lowest/highest read is a step: the second so far is written urgently
+    step_ratio: float = 3.0  # 0 turns step detection off
+    step_min_w: float = 50.0
+    step_gap_s: float = 0.5  # at most one urgent step record per device this often
     max_workers: int = 16
     use_udev: bool = True  # pyudev enumeration + hotplug events
     use_nvml: bool = True
@@ -161,6 +166,8 @@ class Sampler:
             else:
                 continue
             device.raw_min_spread_w = cfg.raw_min_spread_w
+            device.step_ratio, device.step_min_w = cfg.step_ratio, cfg.step_min_w
+            device.step_gap_ns = int(cfg.step_gap_s * 1e9)
             worker = self._pick_worker()
             self._assigned[key] = (spec, worker, device)
             changed.add(worker)

@@ -75,7 +75,8 @@ class Worker(threading.Thread):
 
 
 class DeviceWorker(Worker):
-    """Samples its devices: power every tick, a record every `ratio` ticks."""
+    """Samples its devices: power every tick, a record every `ratio` ticks, and an urgent
+    partial record at once when a device's power steps (see `ProbeDevice`)."""
 
     def __init__(
         self, name: str, power_hz: float, sensor_hz: float, stop: threading.Event, emit: Emit
@@ -103,11 +104,14 @@ class DeviceWorker(Worker):
         self._count += 1
         record_now = self._count % self.ratio == 0
         for device in devices:
-            device.sample_power(self.ctx)
+            # a power step cuts the second short: its reads so far are written urgently
+            cut = device.sample_power(self.ctx, cut=not record_now)
+            if cut is not None:
+                self.emit(Kind.SAMPLE, cut.to_payload(), True)
             if record_now:
                 sample = device.sample(self.ctx)
                 if sample is not None:
-                    self.emit(Kind.SAMPLE, sample.to_payload(), False)
+                    self.emit(Kind.SAMPLE, sample.to_payload(), sample.step is not None)
 
     def finish(self) -> None:
         for device in self._current:
