@@ -109,6 +109,11 @@ def _change(
     return {**out, "severity": MINOR, "text": f"{say} {when}", **extra}
 
 
+def _flat(value: Any) -> str | None:
+    """`4\t4\t1\t7` as `4 4 1 7`: multi-field sysctls compare and print by their fields."""
+    return None if value is None else " ".join(str(value).split())
+
+
 def _words(cmdline: str) -> list[str]:
     try:
         words = shlex.split(cmdline)
@@ -180,8 +185,8 @@ def diff_inventory(
     sb, sa = _map(b.get("sysctls")), _map(a.get("sysctls"))
     for key in sorted(sb.keys() | sa.keys()):
         old, new = sb.get(key), sa.get(key)
-        if str(old).split() != str(new).split():
-            text = f"sysctl {key} {_show(old)} → {_show(new)}"
+        if _flat(old) != _flat(new):
+            text = f"sysctl {key} {_show(_flat(old))} → {_show(_flat(new))}"
             out.append(_change(Change.SYSCTL, text, when, old, new, key=key))
     return out
 
@@ -224,11 +229,12 @@ def sysctl_changes(entries: Iterable[Entry]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for wall, row in _sysctl_rows(entries):
-        key, old, new, err = row["key"], row.get("old"), row.get("new"), row.get("error")
+        key, err = row["key"], row.get("error")
+        old, new = (_flat(row.get(k)) for k in ("old", "new"))
         if err:
             now = f", stays {new}" if new is not None else ""
             text = f"{key} could not be set ({err}){now}"
-        elif old is not None and new is not None and str(old).split() != str(new).split():
+        elif old is not None and new is not None and old != new:
             text = f"{key} {old} → {new} (set by kmsgd)"
         else:
             continue
@@ -246,9 +252,12 @@ def effective_sysctls(entries: Iterable[Entry]) -> dict[str, str]:
     for e in entries:
         inv = _payload(e, Kind.INVENTORY)
         if inv is not None:
-            values.update((str(k), str(v)) for k, v in _map(inv.get("sysctls")).items())
+            values.update(
+                (str(k), " ".join(str(v).split())) for k, v in _map(inv.get("sysctls")).items()
+            )
         elif e.kind is Kind.SYSCTL:
             for _, row in _sysctl_rows([e]):
-                if row.get("new") is not None:
-                    values[row["key"]] = str(row["new"])
+                new = _flat(row.get("new"))
+                if new is not None:
+                    values[row["key"]] = new
     return values

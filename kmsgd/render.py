@@ -240,7 +240,7 @@ _SHOWN_EVENTS = 5
 def _bytes(n: Any) -> str:
     if not isinstance(n, int | float):
         return "?"
-    return f"{n / 2**30:.1f} GiB" if abs(n) >= 2**30 else f"{n / 2**20:.1f} MiB"
+    return f"{n / 2**30:.1f} GiB" if abs(n) >= 2**30 / 10 else f"{n / 2**20:.1f} MiB"
 
 
 def _n(x: Any, digits: int = 0) -> str:
