@@ -378,15 +378,17 @@ def _holders(rows: Decoded, offset: int | None, end: int) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class MemoryEvidence:
-    """The memory facts a classifier weighs for `hang_memory_exhaustion`."""
+    """The memory facts a classifier weighs for `hang_memory_exhaustion`; None when unknown."""
 
-    available_fraction_end: float | None  # MemAvailable / MemTotal at the last sample
+    available_fraction_end: float | None  # MemAvailable / MemTotal at the last memory sample
     available_bytes_end: int | None
-    fell_bytes: int  # the largest fall of MemAvailable in the memory window
+    fell_bytes: int  # the largest fall of MemAvailable in the memory window (0: none)
     fell_over_s: float | None
     fell_bytes_per_s: float
-    psi_full_avg10_max_pct: float | None
+    psi_full_avg10_max_pct: float | None  # highest PSI memory full avg10 seen
     psi_some_avg10_max_pct: float | None
+    total_bytes: int | None = None
+    fell_to_bytes: int | None = None
 
     @property
     def exhausted(self) -> bool:
@@ -394,24 +396,50 @@ class MemoryEvidence:
         low = self.available_fraction_end is not None and self.available_fraction_end < 0.05
         return low or (self.psi_full_avg10_max_pct or 0.0) >= 40.0
 
+    @property
+    def text(self) -> str:
+        """One evidence line: "MemAvailable 90.0 GiB → 0.3 GiB in 40 s; PSI memory full …"."""
+        gib = 2**30
+        fell = self.fell_over_s is not None and self.fell_to_bytes is not None
+        if fell and self.fell_bytes >= gib:
+            out = (
+                f"MemAvailable {((self.fell_to_bytes or 0) + self.fell_bytes) / gib:.1f} GiB → "
+                f"{(self.fell_to_bytes or 0) / gib:.1f} GiB in {self.fell_over_s or 0:.0f} s"
+            )
+        elif self.available_bytes_end is not None:
+            of = f" of {self.total_bytes / gib:.1f} GiB" if self.total_bytes else ""
+            out = f"MemAvailable {self.available_bytes_end / gib:.1f} GiB{of} at the end"
+        else:
+            out = "no memory samples"
+        if self.psi_full_avg10_max_pct is not None:
+            out += f"; PSI memory full avg10 up to {self.psi_full_avg10_max_pct:.0f}%"
+        return out
+
 
 def memory_evidence(summary: Mapping[str, Any]) -> MemoryEvidence:
-    """`summarize`'s memory part as a small value; all None/0 when there were no samples."""
+    """`summarize`'s memory part as a small value; None/0 where there were no samples."""
     mem = summary.get("memory")
     mem = mem if isinstance(mem, Mapping) else {}
-    fall = mem.get("fall") if isinstance(mem.get("fall"), Mapping) else {}
+    fall = mem.get("fall")
+    fall = fall if isinstance(fall, Mapping) else {}
     total, avail = mem.get("mem_total_bytes"), mem.get("mem_available_bytes_last")
-    frac = avail / total if _num(total) and _num(avail) and total > 0 else None
+    start, low = fall.get("from_bytes"), fall.get("to_bytes")
 
     def num(x: Any) -> float | None:
         return float(x) if _num(x) else None
 
+    def whole(x: Any) -> int | None:
+        return int(x) if _num(x) else None
+
+    frac = avail / total if _num(total) and _num(avail) and total > 0 else None
     return MemoryEvidence(
         available_fraction_end=None if frac is None else _r(frac, 4),
-        available_bytes_end=int(avail) if _num(avail) else None,
-        fell_bytes=int(fall.get("from_bytes", 0) - fall.get("to_bytes", 0)) if fall else 0,
-        fell_over_s=num(fall.get("over_s")) if fall else None,
+        available_bytes_end=whole(avail),
+        fell_bytes=int(start - low) if _num(start) and _num(low) else 0,
+        fell_over_s=num(fall.get("over_s")),
         fell_bytes_per_s=num(mem.get("fell_bytes_per_s")) or 0.0,
         psi_full_avg10_max_pct=num(mem.get("psi_memory_full_avg10_max_pct")),
         psi_some_avg10_max_pct=num(mem.get("psi_memory_some_avg10_max_pct")),
+        total_bytes=whole(total),
+        fell_to_bytes=whole(low),
     )

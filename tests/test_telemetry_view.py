@@ -199,6 +199,7 @@ def test_seed_003_memory_exhaustion_and_gpu_memory_holders(tmp_path: Path) -> No
     assert ev.exhausted and ev.available_fraction_end == pytest.approx(0.3 / 121, abs=1e-3)
     assert ev.fell_bytes == pytest.approx(89.7 * GiB, rel=0.01) and ev.fell_bytes_per_s > GiB
     assert ev.psi_full_avg10_max_pct == 78.0
+    assert ev.text == "MemAvailable 90.0 GiB → 0.3 GiB in 40 s; PSI memory full avg10 up to 78%"
 
 
 def test_healthy_memory_is_not_exhaustion(tmp_path: Path) -> None:
@@ -210,7 +211,8 @@ def test_healthy_memory_is_not_exhaustion(tmp_path: Path) -> None:
     ev = memory_evidence(summarize(ring.entries))
     assert not ev.exhausted and ev.psi_full_avg10_max_pct is None
     assert ev.fell_bytes == 59 * 1000 * 1024
-    assert not memory_evidence({}).exhausted
+    assert ev.text == "MemAvailable 85.8 GiB of 125.0 GiB at the end"
+    assert not memory_evidence({}).exhausted and memory_evidence({}).text == "no memory samples"
 
 
 def test_stalled_sensor_failing_file_crash_dump_and_udev_remove() -> None:
