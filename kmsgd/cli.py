@@ -220,6 +220,78 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
         click.echo(line)
 
 
+@main.command("last-boot")
+@ring_option
+@click.option("--boot", default=None, metavar="ID|-N", help="default: the boot before this one")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
+@click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
+@click.option("--journal/--no-journal", default=True, help="ask the systemd journal too")
+@click.option("--journal-dir", default=None, metavar="DIR", help="read journal files from DIR")
+@click.option("--proc", "proc_root", default="/proc", metavar="DIR", help="procfs root")
+@click.option("--save-dir", default=None, metavar="DIR", help="save <boot_id>.json/.md here")
+@click.option("--keep", default=50, show_default=True, help="reports kept in --save-dir")
+@click.option(
+    "--textfile",
+    default=None,
+    is_flag=False,
+    flag_value=Config().textfile,
+    metavar="PATH",
+    help="update the node_exporter textfile",
+)
+def last_boot(
+    ring: str | None,
+    boot: str | None,
+    fmt: str,
+    redact: bool,
+    journal: bool,
+    journal_dir: str | None,
+    proc_root: str,
+    save_dir: str | None,
+    keep: int,
+    textfile: str | None,
+) -> None:
+    """How the previous boot (or --boot) ended, with the evidence: the post-mortem."""
+    from kmsgd import lastboot
+    from kmsgd.procfs import read_boot_id, read_machine_id
+    from kmsgd.render import render
+
+    try:
+        current: str | None = read_boot_id(proc_root)
+    except KmsgdError:
+        current = None
+    opts = lastboot.Options(current, read_machine_id("/etc"), journal, journal_dir)
+    with _open(ring) as reader:
+        try:
+            report = lastboot.report(reader, boot, opts)
+        except BadInput as err:
+            if save_dir is not None:  # the boot-time service: nothing to judge is no failure
+                click.echo(f"kmsgd: {err}")
+                return
+            raise
+        boot_id = report.boot_id
+        if save_dir is not None or textfile is not None:
+            from kmsgd.postmortem import publish
+
+            line = publish(
+                report,
+                boot_id,
+                save_dir=save_dir,
+                keep=keep,
+                journal=journal,
+                textfile=textfile,
+                ring_bytes=reader.size,
+            )
+            if save_dir is not None:
+                click.echo(line)
+                return
+    out = render(report, fmt, color=fmt == "text" and sys.stdout.isatty() and not redact)
+    if redact:
+        from kmsgd.redact import Redactor
+
+        out = Redactor((report.hostname,), keep={boot_id}).redact(out)
+    click.echo(out, nl=not out.endswith("\n"))
+
+
 def _json_line(e: Entry) -> str:
     data = dataclasses.asdict(e.data) if dataclasses.is_dataclass(e.data) else e.data
     obj = {

@@ -45,6 +45,9 @@ class Committer(threading.Thread):
         self._closing = False
         self.failing: str | None = None  # the error while the disk refuses writes
         self.queued_bytes = 0
+        self._queued_total = 0  # records ever handed over ...
+        self._durable_total = 0  # ... and made durable
+        self._retried = 0  # placed in the writer by a commit that failed
         self.durable_serial = writer.durable_serial
         self.last_commit = time.monotonic()
 
@@ -56,12 +59,21 @@ class Committer(threading.Thread):
         wall = time.time_ns() // 1000 if wall_us is None else wall_us
         with self._cond:
             self._queue.append((kind, wall, payload))
+            self._queued_total += 1
             self.queued_bytes += len(payload)
             if self._oldest is None:
                 self._oldest = time.monotonic()
             if urgent and not self._urgent:
                 self._urgent = True
                 self._cond.notify()
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every record handed over so far is durable; False on timeout."""
+        with self._cond:
+            target = self._queued_total
+            self._urgent = True
+            self._cond.notify_all()
+            return self._cond.wait_for(lambda: self._durable_total >= target, timeout_s)
 
     def close(self, timeout_s: float = 10.0) -> bool:
         """Commit everything queued, stop the thread; False if the disk did not take it all."""
@@ -77,7 +89,13 @@ class Committer(threading.Thread):
             batch, closing = self._next_batch()
             for kind, wall, payload in batch:
                 self.writer.add(kind, self.boot_id, wall, payload)
-            self._commit()
+            if self._commit():
+                with self._cond:
+                    self._durable_total += len(batch) + self._retried
+                    self._retried = 0
+                    self._cond.notify_all()
+            else:
+                self._retried += len(batch)
             now = time.monotonic()
             if self.failing is None and (closing or now - last_header >= self.header_every_s):
                 try:
@@ -111,16 +129,17 @@ class Committer(threading.Thread):
             self._urgent = False
             return batch, self._closing
 
-    def _commit(self) -> None:
+    def _commit(self) -> bool:
         try:
             self.durable_serial = self.writer.commit()
         except OSError as err:
             self._failed(err)
-            return
+            return False
         self.last_commit = time.monotonic()
         if self.failing is not None:
             self.log.warning("ring_writable_again", ring=self.writer.path, was=self.failing)
             self.failing = None
+        return True
 
     def _failed(self, err: OSError) -> None:
         text = f"{type(err).__name__}: {err.strerror or err}"

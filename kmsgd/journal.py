@@ -414,3 +414,18 @@ def shutdown_evidence(entries: list[JournalEntry]) -> ShutdownEvidence:
         evidence=tuple(e for e, *_ in found[-8:]),
         last=last,
     )
+
+
+def send_entry(fields: dict[str, str]) -> bool:
+    """Log one structured entry to the journal; False when no journal can be reached."""
+    try:
+        from systemd import journal as sd_journal
+    except ImportError:
+        return False
+    message = fields.get("MESSAGE", "")
+    rest = {k: v for k, v in fields.items() if k != "MESSAGE"}
+    try:
+        sd_journal.send(message, **rest)
+    except OSError:
+        return False
+    return True

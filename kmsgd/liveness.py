@@ -87,6 +87,15 @@ class LivenessBuilder:
         elif isinstance(d, Lost):
             self.lost += d.count
 
+    def add_sign_of_life(self, wall_us: int) -> None:
+        """A record we do not decode here (a sensor sample) still proves the box was alive."""
+        self.records += 1
+        self.kinds["sample"] = self.kinds.get("sample", 0) + 1
+        if self.first is None:
+            self.first = wall_us
+        self.last = wall_us
+        self.stop = None
+
     def _beat(self, beat: Heartbeat, wall_us: int) -> None:
         prev = self.last_beat
         if prev is not None:

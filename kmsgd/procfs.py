@@ -52,6 +52,11 @@ def _read_or(path: str, default: str = "") -> str:
         return default
 
 
+def read_machine_id(etc_root: str = "/etc") -> str:
+    """/etc/machine-id, or "" where there is none."""
+    return _read_or(os.path.join(etc_root, "machine-id"))
+
+
 @dataclass(frozen=True, slots=True)
 class BootIdentity:
     boot_id: str

@@ -246,6 +246,10 @@ class Recorder:
         )
         return 0
 
+    def sync(self) -> bool:
+        """Block until everything handed to the ring so far is durable (tests, tools)."""
+        return self.committer.flush()
+
     def close(self) -> bool:
         """Make everything handed over durable and release the ring; no `stop` record.
 

@@ -207,12 +207,16 @@ class Report:
     source: SourceInfo | None = None
     boots: tuple[InputBoot, ...] = ()
     omitted_lines: int = 0
+    boot_id: str = ""  # the judged boot, when the source knows it (the ring does)
+    hostname: str = ""
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `kmsgd.report/1` document (field names are public: never rename one)."""
         src = self.source
         return {
             "schema": SCHEMA,
+            "boot_id": self.boot_id or None,
+            "hostname": self.hostname or None,
             "outcome": self.outcome.value,
             "reason": self.reason or None,
             "confidence": self.confidence,

@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from conftest import make_proc
+
 from kmsgd.config import Config
 from kmsgd.recorder import Clock, Recorder
 from kmsgd.types import Kind, Payload
 
 T0 = 1_764_400_000  # wall-clock seconds of the first boot
+MACHINE_ID = "5e0f3c1d2b4a49e8a7c6d5e4f3a2b1c0"
 
 
 class FakeClock(Clock):
@@ -73,13 +75,16 @@ class BootRun:
         for _ in range(steps):
             self.clock.advance(seconds / steps)
             self.rec.step()
+        self.rec.sync()
 
     def step(self) -> None:
+        self.rec.step()
         self.rec.step()
 
     def die(self) -> None:
         """Power cut, freeze or reset: no stop record; what was handed over is durable."""
         self.rec.step()
+        self.rec.step()  # a file source hands out its last record once nothing new came
         self.rec.close()
 
     def shutdown(self, *, reboot: bool = False) -> None:
@@ -102,6 +107,9 @@ class Machine:
         self.ring = root / "ring"
         self.sys = root / "sys"
         self.sys.mkdir(parents=True, exist_ok=True)
+        self.etc = root / "etc"
+        self.etc.mkdir(exist_ok=True)
+        (self.etc / "machine-id").write_text(MACHINE_ID + "\n")
         self.heartbeat_s = heartbeat_s
         self.wall = float(T0)
         self.boots: list[BootRun] = []
@@ -131,6 +139,7 @@ class Machine:
             kmsg=str(kmsg),
             proc_root=str(proc),
             sys_root=str(self.sys),
+            etc_root=str(self.etc),
             heartbeat_s=self.heartbeat_s,
             lock_memory=False,
             apply_sysctl=False,
@@ -145,6 +154,8 @@ class Machine:
         run = BootRun(rec, clock, kmsg, uuid.UUID(boot_id).hex, seq=len(early), state=state)
         rec.start()
         rec.step()
+        rec.step()  # a file source hands out its last record once nothing new came
+        rec.sync()
         self.boots.append(run)
         return run
 

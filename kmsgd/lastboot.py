@@ -1,0 +1,300 @@
+"""`kmsgd last-boot`: the post-mortem of one boot from the ring, its next boot and witnesses.
+
+ring ─► BootView (timeline, liveness, final samples) ─► classify (kernel words)
+                                                     ─► ring_verdict (stop, beats, memory,
+pstore / journal witnesses ─────────────────────────────   pstore, journal) ─► Report
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kmsgd import changes as chg
+from kmsgd import telemetry_view as tv
+from kmsgd.catalogue import find_signatures
+from kmsgd.classify import Verdict, classify
+from kmsgd.classify_rules import Confidence, Evidence
+from kmsgd.errors import BadInput
+from kmsgd.reader import BootSummary, RingReader
+from kmsgd.report import Report, ReportError, TimeOfDeath, build_report
+from kmsgd.ring_verdict import MemoryFacts, RingDecision, RingFacts, Witness, decide
+from kmsgd.ringview import BootView, early_records, kernel_records, last_payload, read_boot
+from kmsgd.timeline import Timeline
+from kmsgd.types import Boot, Entry, KernelRecord, Kind, Outcome
+
+HEALTHY_RUN_S = 3600.0  # an earlier boot this long counts as healthy for the noise baseline
+BASELINE_BOOTS = 5
+LOOP_BOOT_S = 90.0
+GIB = 1 << 30
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    current_boot_id: str | None = None  # the running boot (from /proc), if known
+    machine_id: str = ""  # this machine's id, to notice a ring copied from elsewhere
+    journal: bool = False  # ask the systemd journal as a second witness
+    journal_dir: str | None = None
+
+
+def pick_boot(rows: Sequence[BootSummary], spec: str | None, current: str | None) -> int:
+    """Index into `rows`: `spec` an id prefix or 0/-N; default the newest boot that is not
+    the running one (the "last boot" after a reboot)."""
+    if not rows:
+        raise BadInput("the ring holds no boots yet", hint="is kmsgd running?")
+    if spec is None:
+        ended = [i for i, r in enumerate(rows) if r.boot_id != current]
+        if not ended:
+            raise BadInput("the ring holds only the running boot: no earlier boot to judge")
+        return ended[-1]
+    if len(spec) < 8 and spec.lstrip("+-").isdigit():
+        n = int(spec)
+        if n > 0 or -n >= len(rows):
+            raise BadInput(
+                f"--boot {spec}: the ring holds {len(rows)} boot(s), 0 to {1 - len(rows)}"
+            )
+        return len(rows) - 1 + n
+    want = spec.replace("-", "").lower()
+    hits = [i for i, r in enumerate(rows) if r.boot_id.startswith(want)]
+    if len(hits) != 1:
+        raise BadInput(f"--boot {spec}: {'more than one' if hits else 'no'} boot matches")
+    return hits[0]
+
+
+def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
+    """The post-mortem of the chosen boot."""
+    rows = reader.boots()
+    i = pick_boot(rows, spec, opts.current_boot_id)
+    return judge(reader, rows, i, opts)
+
+
+def judge(reader: RingReader, rows: Sequence[BootSummary], i: int, opts: Options) -> Report:
+    row = rows[i]
+    view = read_boot(reader, row.boot_id, index=i)
+    nxt = early_records(reader, rows[i + 1].boot_id) if i + 1 < len(rows) else []
+    prev_inv = last_payload(reader, rows[i - 1].boot_id, Kind.INVENTORY) if i else None
+    baseline = healthy_baseline(reader, rows[:i])
+    nxt_kernel = [e.data for e in nxt if isinstance(e.data, KernelRecord)]
+    current = row.boot_id == opts.current_boot_id
+    verdict = classify(
+        view.timeline,
+        next_boot=nxt_kernel or None,
+        baseline=baseline,
+        ended=not current,
+        previous_known=True,
+    )
+    summary = tv.summarize((*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us)
+    facts = RingFacts(
+        live=view.live,
+        current=current,
+        next_boot_wall_us=_boot_wall(nxt),
+        memory=_memory(summary, verdict, view.timeline),
+        pstore=_pstore_witness(view, nxt),
+        journal=_journal_witness(row.boot_id, opts) if opts.journal and not current else None,
+    )
+    decision, rule_errors = decide(verdict, facts)
+    verdict = _merge(verdict, decision, facts)
+    nxt_tl = Timeline.from_records(nxt_kernel) if nxt_kernel else None
+    rep = build_report(view.timeline, verdict, baseline=baseline, next_boot=nxt_tl)
+    changes = [
+        *chg.diff_inventory(
+            prev_inv, _first_of(view.kept, Kind.INVENTORY), when="before this boot"
+        ),
+        *chg.diff_inventory(
+            _last_of(view.kept, Kind.INVENTORY),
+            _first_of(nxt, Kind.INVENTORY),
+            when="after the reboot",
+        ),
+        *chg.sysctl_changes(view.kept),
+    ]
+    notes = [*_foreign(view.live.boot, opts), *loop_notes(reader, rows, i)]
+    return dataclasses.replace(
+        rep,
+        time_of_death=_time_of_death(rep.time_of_death, facts),
+        telemetry={**summary, **({"notes": notes} if notes else {})},
+        changes=tuple(changes),
+        boot_id=row.boot_id,
+        hostname=view.live.boot.hostname if view.live.boot else "",
+        errors=(*rep.errors, *(ReportError("ring_verdict", e) for e in rule_errors)),
+    )
+
+
+def _merge(v: Verdict, d: RingDecision, f: RingFacts) -> Verdict:
+    """The text verdict with the ring's outcome, confidence and evidence laid over it."""
+    clean = d.outcome in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT, Outcome.STILL_RUNNING)
+    primary = None if clean else v.primary
+    headline = v.headline
+    if d.summary:
+        when = "" if clean else _when(f)
+        culprit = v.headline.split(". ", 1)[1] if ". " in v.headline and primary else ""
+        headline = f"{d.summary}{when}." + (f" {culprit}" if culprit else "")
+    evidence = (*(Evidence(t) for t in d.evidence if t), *v.evidence)
+    return dataclasses.replace(
+        v,
+        outcome=d.outcome,
+        reason=d.reason or (v.reason if d.outcome is v.outcome else ""),
+        confidence=d.confidence,
+        headline=headline,
+        evidence=evidence[:10],
+        primary=primary,
+    )
+
+
+def _when(f: RingFacts) -> str:
+    last = f.live.last_wall_us
+    if last is None:
+        return ""
+    pm = f" ± {f.live.interval_s:g} s" if f.live.interval_s else ""
+    return f" at {_iso(last)}{pm}"
+
+
+def _iso(wall_us: int) -> str:
+    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _time_of_death(tod: TimeOfDeath | None, f: RingFacts) -> TimeOfDeath:
+    live = f.live
+    extra = {
+        "last_sign_of_life": _iso(live.last_wall_us) if live.last_wall_us else None,
+        "last_sign_of_life_wall_us": live.last_wall_us,
+        "last_heartbeat_wall_us": live.last_beat_wall_us,
+        "heartbeat_interval_s": live.interval_s,
+        "late_final_beats": live.late_final_beats,
+        "last_kernel_line_wall_us": live.last_kernel_wall_us,
+        "silence_before_death_s": live.silence_s,
+        "next_boot": _iso(f.next_boot_wall_us) if f.next_boot_wall_us else None,
+        "downtime_s": round(f.downtime_s, 1) if f.downtime_s is not None else None,
+        "clock_steps": list(live.clock_steps),
+        "kernel_records_lost": live.lost,
+    }
+    base = tod or TimeOfDeath(None)
+    note = "alive at the last sign of life, dead before the next heartbeat was due"
+    if live.stop is not None:
+        note = "the recorder stopped cleanly"
+    return dataclasses.replace(base, note=note, extra=extra)
+
+
+def _memory(summary: dict[str, object], v: Verdict, tl: Timeline) -> MemoryFacts:
+    ev = tv.memory_evidence(summary)
+    kills = sum(
+        t.count
+        for t in tl.tags
+        if t.tag in ("oom_kill", "oomd_kill") and (t.tag, t.device) in v.final_tags
+    )
+    text = ""
+    if ev.available_bytes_end is not None and ev.fell_bytes > 0:
+        took = f" in {ev.fell_over_s:.0f} s" if ev.fell_over_s else ""
+        text = (
+            f"MemAvailable fell by {ev.fell_bytes / GIB:.1f} GiB to "
+            f"{ev.available_bytes_end / GIB:.1f} GiB{took}"
+        )
+    return MemoryFacts(ev.available_fraction_end, ev.psi_full_avg10_max_pct, kills, text)
+
+
+def _pstore_witness(view: BootView, nxt: Sequence[Entry]) -> Witness | None:
+    """A panic dump imported at the next boot and attributed to this one."""
+    from kmsgd import pstore
+
+    for e in nxt:
+        if e.kind is not Kind.PSTORE or not isinstance(e.data, dict):
+            continue
+        try:
+            dump = pstore.from_payload(e.data)
+        except Exception:  # a malformed record is skipped, the rest of the report stands
+            continue
+        att = pstore.attribute_detail(
+            dump, {view.boot_id: view.kernel_tail}, importing_boot=e.boot_id
+        )
+        if att.boot_id != view.boot_id or dump.reason.value not in ("panic", "oops"):
+            continue
+        line = next(
+            (r.message for r in reversed(dump.records) if "panic" in r.message.lower()),
+            dump.reason.value,
+        )
+        conf = Confidence.HIGH if att.confidence == "high" else Confidence.MEDIUM
+        return Witness(
+            Outcome.KERNEL_PANIC,
+            f"pstore:{dump.reason.value}",
+            conf,
+            f"pstore {dump.backend} dump ({att.method}, {att.confidence}): {line}",
+        )
+    return None
+
+
+def _journal_witness(boot_id: str, opts: Options) -> Witness | None:
+    from kmsgd import journal
+    from kmsgd.errors import KmsgdError
+
+    try:
+        ev = journal.shutdown_evidence(journal.final_entries(boot_id, directory=opts.journal_dir))
+    except KmsgdError:
+        return None
+    if not ev.clean or ev.kind is None:
+        return None
+    outcome = (
+        Outcome.CLEAN_REBOOT
+        if "reboot" in str(ev.kind) or "kexec" in str(ev.kind)
+        else Outcome.CLEAN_SHUTDOWN
+    )
+    return Witness(outcome, "journal", Confidence(ev.confidence.value), f"journal: {ev.detail}")
+
+
+def healthy_baseline(reader: RingReader, earlier: Sequence[BootSummary]) -> dict[str, float]:
+    """Occurrences per hour of each tag on earlier boots that ended cleanly or ran long."""
+    healthy = [
+        r
+        for r in earlier
+        if (r.stopped and r.shutting_down)
+        or (r.last_wall_us - r.first_wall_us) / 1e6 >= HEALTHY_RUN_S
+    ][-BASELINE_BOOTS:]
+    counts: dict[str, int] = {}
+    hours = 0.0
+    for r in healthy:
+        hours += max((r.last_wall_us - r.first_wall_us) / 3.6e9, 1 / 60)
+        for hit in find_signatures(kernel_records(reader, r.boot_id)):
+            counts[hit.tag] = counts.get(hit.tag, 0) + 1
+    return {tag: n / hours for tag, n in counts.items()} if hours else {}
+
+
+def loop_notes(reader: RingReader, rows: Sequence[BootSummary], i: int) -> list[str]:
+    """Consecutive short boots that ended abruptly at the same point."""
+    recent = rows[max(0, i - 3) : i + 1]
+    short = [
+        r
+        for r in recent
+        if not r.stopped and (r.last_wall_us - r.first_wall_us) / 1e6 <= LOOP_BOOT_S
+    ]
+    if len(short) < 3:
+        return []
+    lasts = []
+    for r in short:
+        kernel = [k.message for k in kernel_records(reader, r.boot_id) if not k.facility]
+        lasts.append(kernel[-1] if kernel else "")
+    top = max(set(lasts), key=lasts.count)
+    where = f", each right after `{top}`" if top and lasts.count(top) >= 3 else ""
+    return [
+        f"boot loop: {len(short)} of the last {len(recent)} boots ended within "
+        f"{LOOP_BOOT_S:.0f} s of start{where}"
+    ]
+
+
+def _foreign(boot: Boot | None, opts: Options) -> list[str]:
+    if boot is None or not opts.machine_id or not boot.machine_id:
+        return []
+    if boot.machine_id == opts.machine_id:
+        return []
+    return [f"this ring was recorded on another machine ({boot.hostname or boot.machine_id})"]
+
+
+def _boot_wall(entries: Sequence[Entry]) -> int | None:
+    return next((e.data.boot_wall_us for e in entries if isinstance(e.data, Boot)), None)
+
+
+def _first_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
+    return next((e.data for e in entries if e.kind is kind and isinstance(e.data, dict)), None)
+
+
+def _last_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
+    return _first_of(list(reversed(entries)), kind)

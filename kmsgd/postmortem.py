@@ -1,0 +1,60 @@
+"""What the boot-time report service does with a post-mortem: save it, log it, export it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any
+
+from kmsgd import export
+from kmsgd.render import render
+from kmsgd.report import Report
+
+
+def publish(
+    report: Report,
+    boot_id: str,
+    *,
+    save_dir: str | None,
+    keep: int,
+    journal: bool,
+    textfile: str | None,
+    ring_bytes: int,
+    log: Any = None,
+) -> str:
+    """Save `<boot_id>.json/.md`, send one journal entry, update the textfile; return a
+    one-line summary. A missing node_exporter directory or journal is not an error."""
+    saved = ""
+    if save_dir:
+        texts = {
+            "json": json.dumps(report.to_json_dict(), indent=2) + "\n",
+            "md": render(report, "md"),
+        }
+        paths = export.save_report(save_dir, boot_id, texts, keep=keep)
+        saved = str(next(p for p in paths if p.suffix == ".json"))
+    primary = report.primary.tag if report.primary else None
+    if journal:
+        from kmsgd import journal as jr
+
+        fields = export.journal_fields(
+            boot_id=boot_id,
+            outcome=report.outcome.value,
+            confidence=report.confidence,
+            headline=report.headline,
+            primary_tag=primary,
+            fingerprint=report.fingerprint,
+            report_path=saved,
+        )
+        jr.send_entry(fields)
+    if textfile:
+        lost = (
+            int(report.time_of_death.extra.get("kernel_records_lost") or 0)
+            if report.time_of_death
+            else 0
+        )
+        metrics = export.Metrics(True, ring_bytes, lost, report.outcome.value, primary)
+        with contextlib.suppress(FileNotFoundError):  # no node_exporter on this box
+            export.write_textfile(textfile, metrics)
+    tag = f" [{primary}]" if primary else ""
+    where = f" -> {saved}" if saved else ""
+    return f"boot {boot_id[:8]}: {report.outcome.value} ({report.confidence}){tag}{where}"

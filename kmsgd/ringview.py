@@ -1,0 +1,116 @@
+"""One boot of the ring, read once into what the post-mortem needs, in bounded memory.
+
+Kernel records stream into a Timeline (bounded head and tail, per-tag counts); heartbeats
+into Liveness; samples are kept raw for the final minute only and decoded at the end;
+rarer records (events, inventory, sysctl, pstore) are kept whole.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from kmsgd import frame as fr
+from kmsgd.liveness import Liveness, LivenessBuilder
+from kmsgd.logparse.model import Line, LogFormat, Origin
+from kmsgd.reader import RingReader
+from kmsgd.timeline import Timeline, TimelineBuilder
+from kmsgd.types import Entry, KernelRecord, Kind
+
+FINAL_WINDOW_US = 70_000_000  # samples kept: the final minute plus margin
+EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
+KEPT_KINDS = (Kind.EVENT, Kind.DEVICE, Kind.INVENTORY, Kind.SYSCTL, Kind.PSTORE, Kind.LOST)
+
+
+@dataclass(frozen=True, slots=True)
+class BootView:
+    boot_id: str
+    timeline: Timeline
+    live: Liveness
+    final_samples: tuple[Entry, ...]  # sample entries of the final ~70 s
+    kept: tuple[Entry, ...]  # events, device events, inventories, sysctls, pstore, lost
+
+    def of(self, kind: Kind) -> list[Entry]:
+        return [e for e in self.kept if e.kind is kind]
+
+    @property
+    def kernel_tail(self) -> list[KernelRecord]:
+        return [i.line.record for i in self.timeline.tail]
+
+
+def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
+    """Everything of one boot in a single walk of its frames."""
+    tb = TimelineBuilder(index=index, boot_id=boot_id)
+    lb = LivenessBuilder()
+    samples: deque[fr.RawFrame] = deque()
+    kept: list[Entry] = []
+    n = 0
+    for f in _frames_of(reader, boot_id):
+        if f.kind is Kind.SAMPLE:
+            samples.append(f)
+            while samples and samples[0].wall_us < f.wall_us - FINAL_WINDOW_US:
+                samples.popleft()
+            lb.add_sign_of_life(f.wall_us)
+            continue
+        e = fr.to_entry(f)
+        lb.add(e)
+        if isinstance(e.data, KernelRecord):
+            n += 1
+            origin = Origin.USERSPACE if e.data.facility else Origin.KERNEL
+            tb.add(Line.of(e.data, origin, LogFormat.KMSG, n))
+        elif e.kind in KEPT_KINDS:
+            kept.append(e)
+    live = lb.build()
+    end = live.last_wall_us or 0
+    final = tuple(fr.to_entry(f) for f in samples if f.wall_us >= end - FINAL_WINDOW_US)
+    return BootView(boot_id, tb.build(), live, final, tuple(kept))
+
+
+def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) -> list[Entry]:
+    """The first entries of a boot (its boot record, first kernel lines, first inventory)."""
+    out: list[Entry] = []
+    kernel = 0
+    for f in _frames_of(reader, boot_id):
+        if f.kind is Kind.SAMPLE:
+            continue
+        e = fr.to_entry(f)
+        out.append(e)
+        kernel += e.kind is Kind.KERNEL
+        if kernel >= limit:
+            break
+    return out
+
+
+def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
+    """A boot's kernel records, decoding nothing else."""
+    for f in _frames_of(reader, boot_id):
+        if f.kind is Kind.KERNEL:
+            e = fr.to_entry(f)
+            if isinstance(e.data, KernelRecord):
+                yield e.data
+
+
+def last_payload(reader: RingReader, boot_id: str, kind: Kind) -> dict[str, Any] | None:
+    """The payload of a boot's last record of `kind` (a JSON kind), decoding nothing else."""
+    last = None
+    for f in _frames_of(reader, boot_id):
+        if f.kind is kind:
+            last = f
+    if last is None:
+        return None
+    data = fr.to_entry(last).data
+    return data if isinstance(data, dict) else None
+
+
+def _frames_of(reader: RingReader, boot_id: str) -> Iterator[fr.RawFrame]:
+    want = bytes.fromhex(boot_id)
+    start = reader.boot_start(boot_id)
+    seen = False
+    for f in reader.frames(start):
+        if f.boot_id == want:
+            seen = True
+            yield f
+        elif seen and start is not None:
+            return
