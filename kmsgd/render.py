@@ -302,6 +302,8 @@ def telemetry_lines(t: Mapping[str, Any]) -> list[str]:
     out += _config_lines(t.get("config"))
     if t.get("note"):
         out.append(str(t.get("note")))
+    notes = t.get("notes")  # the caller's own remarks (kmsgd last-boot adds some)
+    out += [str(n) for n in notes] if isinstance(notes, list) else []
     if t.get("skipped_records"):
         out.append(f"{t.get('skipped_records')} malformed telemetry records skipped")
     return out

@@ -144,7 +144,7 @@ def summarize(entries: Iterable[Entry], *, end_wall_us: int | None = None) -> di
     decoded = _decode(col, end)
     offset = _offset(decoded, col.beats, end)
     devices, series = _devices(decoded, offset, end)
-    last_sample = max((t for t, _, _ in decoded), default=None)
+    last_sample = max((w for w, _, s in decoded if s is not None), default=None)
     out.update(
         devices=devices,
         steps=[s for (dev, key), pts in series.items() for s in find_steps(dev, key, pts, end)],

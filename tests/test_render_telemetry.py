@@ -115,7 +115,9 @@ def test_partial_or_odd_telemetry_renders_without_raising() -> None:
         "devices": [{"device": "d", "sensors": {"t.temp_c": {"last": None}, "bad": 3}}],
         "device_events": "nope",
         "config": {"iommu_mode": "none", "iommu_group_types": []},
+        "notes": ["this ring was written on another machine"],
     }
     lines = telemetry_lines(odd)
     assert lines[0] == "power x None: ? W → ? W in ? s, ? s before the end"
     assert any(x.startswith("MemAvailable ? of ?") for x in lines)
+    assert lines[-1] == "this ring was written on another machine"

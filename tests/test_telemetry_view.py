@@ -287,6 +287,7 @@ def test_garbage_payloads_are_skipped_and_counted() -> None:
     assert t["skipped_records"] == 7
     assert [d["device"] for d in t["devices"]] == ["coretemp.0", "nvme0"]
     assert t["devices"][1]["sensors"] == {}  # NaN is no reading
+    assert t["last_sample_wall_us"] == BOOT_WALL + 2_500_000 + WRITE_DELAY_US
     assert t["config"]["iommu_mode"] == "none" and t["config"]["gpus"] == []
     json.dumps(t, allow_nan=False)
 
