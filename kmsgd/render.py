@@ -298,7 +298,7 @@ def telemetry_lines(t: Mapping[str, Any]) -> list[str]:
     total = t.get("device_events_total")
     out += _more(events, total if isinstance(total, int) else len(events), "device events")
     devices = sorted(_rows(t, "devices"), key=lambda d: not d.get("gpu"))
-    out += [_device(d) for d in devices[:_SHOWN_DEVICES]]
+    out += [x for x in (_device(d) for d in devices) if x][:_SHOWN_DEVICES]
     out += _config_lines(t.get("config"))
     if t.get("note"):
         out.append(str(t.get("note")))
@@ -366,8 +366,10 @@ def _device(d: Mapping[str, Any]) -> str:
         top = st.get("peak_60s", st.get("max_60s"))
         word = "peak" if "peak_60s" in st else "max"
         parts.append(f"{name or key} {_n(st.get('last'))}{unit} ({word} {_n(top)}{unit})")
+    if not parts and not d.get("stale"):
+        return ""  # a chip with only fans or voltages: not worth a line
     line = f"{d.get('device')} ({d.get('driver') or d.get('source') or '?'}): " + (
-        ", ".join(parts) or "no temperature or power sensors"
+        ", ".join(parts) or "no temperature or power readings"
     )
     if d.get("stale"):
         line += f"; no record in the final {_n(d.get('last_before_end_s'))} s"

@@ -86,13 +86,18 @@ def test_stalls_dumps_and_an_empty_boot() -> None:
                 "before_end_s": 3.0,
             }
         ],
+        "devices": [
+            {"device": "0000:43:00.0", "driver": "amdgpu", "stale": True, "last_before_end_s": 13},
+            {"device": "it8688.0", "driver": "it87", "sensors": {"fan1.fan_rpm": {"last": 900}}},
+        ],
         "config": {"iommu_mode": "translated", "iommu_group_types": {"DMA-FQ": 3}},
     }
     assert telemetry_lines(t) == [
         "sensor read blocked: /sys/x/power1_input (0000:43:00.0) 11.0 s, still blocked at the end",
         "GPU crash dump saved: 0000:43:00.0 (amdgpu), 3.0 MiB at "
         "/var/lib/kmsgd/devcoredump/a.bin, 3.0 s before the end",
-        "IOMMU translated (DMA-FQ ×3)",
+        "0000:43:00.0 (amdgpu): no temperature or power readings; no record in the final 13 s",
+        "IOMMU translated (DMA-FQ ×3)",  # seed 000: the GPUs' DMA went through the IOMMU
     ]
     assert telemetry_lines(summarize([])) == ["no records in this boot"]
     md = render(dataclasses.replace(BARE, telemetry=t), "md")
