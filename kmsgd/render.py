@@ -274,17 +274,22 @@ def telemetry_lines(t: Mapping[str, Any]) -> list[str]:
     holders = _rows(t, "top_holders")
     if holders:
         out.append("top holders at the end: " + ", ".join(_holder(h) for h in holders))
+    # a stall still blocked at the end, or one in the final minute, speaks about the end; a
+    # file that failed and recovered hours earlier (EPERM while runtime-suspended) does not
+    recent = [
+        s for s in _rows(t, "stalls") if not s.get("ended") or _num_of(s, "before_end_s") <= 60
+    ]
     stalls = [
         f"sensor read blocked: {s.get('path')} ({s.get('device')}) {_n(s.get('blocked_s'), 1)} s"
         + (", still blocked at the end" if not s.get("ended") else "")
-        for s in _rows(t, "stalls")
+        for s in recent
     ]
     out += _more(stalls, len(stalls), "stalled reads")
+    failing = [e for e in _rows(t, "sensor_errors") if not e.get("recovered")]
     errors = [
-        f"sensor failing: {e.get('path')} ({e.get('device')}): {e.get('reason')}"
+        f"sensor failing at the end: {e.get('path')} ({e.get('device')}): {e.get('reason')}"
         + (f" {e.get('detail')}" if e.get("detail") else "")
-        + (", recovered" if e.get("recovered") else "")
-        for e in _rows(t, "sensor_errors")
+        for e in failing
     ]
     out += _more(errors, len(errors), "failing sensors")
     dumps = [_dump(d) for d in _rows(t, "devcoredumps")]

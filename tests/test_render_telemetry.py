@@ -75,7 +75,14 @@ def test_seed_003_memory_and_holders(tmp_path: Path) -> None:
 def test_stalls_dumps_and_an_empty_boot() -> None:
     t = {
         "window_s": 60,
-        "stalls": [{"path": "/sys/x/power1_input", "device": "0000:43:00.0", "blocked_s": 11.0}],
+        "stalls": [
+            {"path": "/sys/x/power1_input", "device": "0000:43:00.0", "blocked_s": 11.0},
+            {"path": "/sys/old", "blocked_s": 2.0, "ended": True, "before_end_s": 3600.0},
+        ],
+        "sensor_errors": [
+            {"path": "/sys/x/gpu_busy_percent", "device": "0000:03:00.0", "reason": "EIO"},
+            {"path": "/sys/y", "device": "0000:03:00.0", "reason": "EPERM", "recovered": True},
+        ],
         "devcoredumps": [
             {
                 "event": "devcoredump_saved",
@@ -94,6 +101,7 @@ def test_stalls_dumps_and_an_empty_boot() -> None:
     }
     assert telemetry_lines(t) == [
         "sensor read blocked: /sys/x/power1_input (0000:43:00.0) 11.0 s, still blocked at the end",
+        "sensor failing at the end: /sys/x/gpu_busy_percent (0000:03:00.0): EIO",
         "GPU crash dump saved: 0000:43:00.0 (amdgpu), 3.0 MiB at "
         "/var/lib/kmsgd/devcoredump/a.bin, 3.0 s before the end",
         "0000:43:00.0 (amdgpu): no temperature or power readings; no record in the final 13 s",
