@@ -125,6 +125,9 @@ def time_of_death_s(report: dict[str, Any]) -> float | None:
     if isinstance(tod, int | float):
         return tod / 1e6 if tod > 1e12 else float(tod)
     leaves = [(p, v) for p, v in walk(tod) if isinstance(v, int | float) and p.endswith("_us")]
+    for path, value in leaves:  # kmsgd's own name for it (kmsgd/lastboot.py)
+        if path == "last_sign_of_life_wall_us":
+            return float(value) / 1e6
     for words in (("last", "alive", "death", "died"), ("wall",)):
         for path, value in leaves:
             if any(w in path for w in words) and "next" not in path:
@@ -165,7 +168,8 @@ def power_step_in(report: dict[str, Any], *, low_w: float, high_w: float) -> lis
                 lo, hi = obj.get(lo_key), obj.get(hi_key)
                 if not (isinstance(lo, int | float) and isinstance(hi, int | float)):
                     continue
-                if "power" in path and lo <= low_w and hi >= high_w:
+                about_power = "power" in path or "power" in str(obj.get("key", ""))
+                if about_power and lo <= low_w and hi >= high_w:
                     found.append(path)
             stack.extend((f"{path}.{k}", v) for k, v in obj.items())
         elif isinstance(obj, list):

@@ -58,6 +58,15 @@ def test_time_of_death_found_whatever_the_key_layout() -> None:
     }
     assert checks.time_of_death_s(report) == pytest.approx(1_700_000_000.5)
     assert checks.time_of_death_s({"time_of_death": None}) is None
+    kmsgd_layout = {
+        "time_of_death": {
+            "last_line": {"wall_us": 1},
+            "downtime_s": 180.0,
+            "last_sign_of_life_wall_us": 2_000_000,
+        }
+    }
+    assert checks.time_of_death_s(kmsgd_layout) == 2.0
+    assert checks.downtime_s(kmsgd_layout) == 180.0
 
 
 def test_power_step_found_in_min_max_telemetry_of_two_cards() -> None:
@@ -75,6 +84,9 @@ def test_power_step_found_in_min_max_telemetry_of_two_cards() -> None:
     assert checks.power_step_in(report, low_w=20, high_w=250) == [
         "telemetry.devices[0].ppt.power_w"
     ]
+    # kmsgd's layout (kmsgd/telemetry_view.py find_steps): a list of steps with from_w/to_w
+    steps = {"telemetry": {"steps": [{"key": "ppt.power_w", "from_w": 12.0, "to_w": 300.0}]}}
+    assert checks.power_step_in(steps, low_w=20, high_w=250) == ["telemetry.steps[0]"]
 
 
 def test_power_readings_group_sample_records_by_device() -> None:
@@ -92,7 +104,7 @@ def test_power_readings_group_sample_records_by_device() -> None:
 def test_scenario_table_covers_the_issue_with_unique_names() -> None:
     names = [sc.name for sc in table(180)]
     assert len(names) == len(set(names))
-    for want in ("probe", "poweroff", "reboot", "panic", "reset", "freeze", "oom", "psu"):
+    for want in ("probe", "clean", "panic", "reset", "freeze", "oom", "psu"):
         assert want in names
 
 
