@@ -18,7 +18,7 @@ import click
 from kmsgd import __version__
 from kmsgd.config import DEFAULT_CONFIG, Config, load, parse_size
 from kmsgd.errors import BadInput, KmsgdError
-from kmsgd.reader import BootSummary, RingReader
+from kmsgd.reader import RingReader, pick_boot
 from kmsgd.types import Entry, KernelRecord
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -105,25 +105,34 @@ def _open(ring: str | None) -> RingReader:
 @main.command()
 @ring_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def boots(ring: str | None, fmt: str) -> None:
-    """List the boots the ring holds, oldest first."""
+@click.option("--proc", "proc_root", default="/proc", metavar="DIR", help="procfs root")
+def boots(ring: str | None, fmt: str, proc_root: str) -> None:
+    """List the boots the ring holds, oldest first, each with how it ended."""
+    from kmsgd.lastboot import outcomes
+
     with _open(ring) as reader:
         rows = reader.boots()
         torn = reader.torn_bytes
+        ends = outcomes(reader, rows, _current_boot(proc_root))
     if fmt == "json":
-        for i, row in enumerate(rows):
-            obj = dataclasses.asdict(row) | {"index": i - len(rows) + 1}
+        for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
+            outcome, _, conf = end.partition(" (")
+            obj = dataclasses.asdict(row) | {
+                "index": i - len(rows) + 1,
+                "outcome": outcome,
+                "confidence": conf.rstrip(")") or None,
+            }
             click.echo(json.dumps(obj, sort_keys=True))
         return
     click.echo(
         f"{'IDX':>4} {'BOOT ID':32} {'FIRST (UTC)':19} {'LAST (UTC)':19} "
-        f"{'RECORDS':>8} {'KERNEL':>7} {'LOST':>5}  END"
+        f"{'RECORDS':>8} {'KERNEL':>7} {'LOST':>5}  OUTCOME"
     )
-    for i, row in enumerate(rows):
+    for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
         click.echo(
             f"{i - len(rows) + 1:>4} {row.boot_id:32} {_when(row.first_wall_us):19} "
             f"{_when(row.last_wall_us):19} {row.records:>8} {row.kernel_records:>7} "
-            f"{row.lost:>5}  {_end(row)}"
+            f"{row.lost:>5}  {end}"
         )
     if torn:
         click.echo(f"note: skipped {torn} bytes of a torn write at the ring's tail", err=True)
@@ -134,19 +143,7 @@ def select_boot(reader: RingReader, boot: str | None) -> str:
     rows = reader.boots()
     if not rows:
         raise BadInput(f"{reader.path}: the ring holds no records yet")
-    spec = boot or "0"
-    if len(spec) < 8 and spec.lstrip("+-").isdigit():
-        n = int(spec)
-        if n > 0 or -n >= len(rows):
-            raise BadInput(
-                f"--boot {boot}: the ring holds {len(rows)} boot(s), 0 to {1 - len(rows)}"
-            )
-        return rows[len(rows) - 1 + n].boot_id
-    want = spec.replace("-", "").lower()
-    matches = [r.boot_id for r in rows if r.boot_id.startswith(want)]
-    if len(matches) != 1:
-        raise BadInput(f"--boot {boot}: {'more than one' if matches else 'no'} boot matches")
-    return matches[0]
+    return rows[pick_boot(rows, boot or "0", None)].boot_id
 
 
 @main.command()
@@ -252,14 +249,10 @@ def last_boot(
 ) -> None:
     """How the previous boot (or --boot) ended, with the evidence: the post-mortem."""
     from kmsgd import lastboot
-    from kmsgd.procfs import read_boot_id, read_machine_id
+    from kmsgd.procfs import read_machine_id
     from kmsgd.render import render
 
-    try:
-        current: str | None = read_boot_id(proc_root)
-    except KmsgdError:
-        current = None
-    opts = lastboot.Options(current, read_machine_id("/etc"), journal, journal_dir)
+    opts = lastboot.Options(_current_boot(proc_root), read_machine_id("/etc"), journal, journal_dir)
     with _open(ring) as reader:
         try:
             report = lastboot.report(reader, boot, opts)
@@ -327,10 +320,13 @@ def _when(wall_us: int, *, precise: bool = False) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if precise else "%Y-%m-%d %H:%M:%S")
 
 
-def _end(row: BootSummary) -> str:
-    if row.stopped:
-        return "stop (system shutting down)" if row.shutting_down else "stop (recorder only)"
-    return "-"
+def _current_boot(proc_root: str) -> str | None:
+    from kmsgd.procfs import read_boot_id
+
+    try:
+        return read_boot_id(proc_root)
+    except KmsgdError:
+        return None
 
 
 if __name__ == "__main__":

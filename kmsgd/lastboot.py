@@ -17,8 +17,7 @@ from kmsgd import telemetry_view as tv
 from kmsgd.catalogue import find_signatures
 from kmsgd.classify import Verdict, classify
 from kmsgd.classify_rules import Confidence, Evidence
-from kmsgd.errors import BadInput
-from kmsgd.reader import BootSummary, RingReader
+from kmsgd.reader import BootSummary, RingReader, pick_boot
 from kmsgd.report import Report, ReportError, TimeOfDeath, build_report
 from kmsgd.ring_verdict import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.ringview import BootView, early_records, kernel_records, last_payload, read_boot
@@ -28,7 +27,6 @@ from kmsgd.types import Boot, Entry, KernelRecord, Kind, Outcome
 HEALTHY_RUN_S = 3600.0  # an earlier boot this long counts as healthy for the noise baseline
 BASELINE_BOOTS = 5
 LOOP_BOOT_S = 90.0
-GIB = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,30 +35,7 @@ class Options:
     machine_id: str = ""  # this machine's id, to notice a ring copied from elsewhere
     journal: bool = False  # ask the systemd journal as a second witness
     journal_dir: str | None = None
-
-
-def pick_boot(rows: Sequence[BootSummary], spec: str | None, current: str | None) -> int:
-    """Index into `rows`: `spec` an id prefix or 0/-N; default the newest boot that is not
-    the running one (the "last boot" after a reboot)."""
-    if not rows:
-        raise BadInput("the ring holds no boots yet", hint="is kmsgd running?")
-    if spec is None:
-        ended = [i for i, r in enumerate(rows) if r.boot_id != current]
-        if not ended:
-            raise BadInput("the ring holds only the running boot: no earlier boot to judge")
-        return ended[-1]
-    if len(spec) < 8 and spec.lstrip("+-").isdigit():
-        n = int(spec)
-        if n > 0 or -n >= len(rows):
-            raise BadInput(
-                f"--boot {spec}: the ring holds {len(rows)} boot(s), 0 to {1 - len(rows)}"
-            )
-        return len(rows) - 1 + n
-    want = spec.replace("-", "").lower()
-    hits = [i for i, r in enumerate(rows) if r.boot_id.startswith(want)]
-    if len(hits) != 1:
-        raise BadInput(f"--boot {spec}: {'more than one' if hits else 'no'} boot matches")
-    return hits[0]
+    baseline: bool = True  # compare tag rates with earlier healthy boots (noise)
 
 
 def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
@@ -70,12 +45,25 @@ def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
     return judge(reader, rows, i, opts)
 
 
+def outcomes(reader: RingReader, rows: Sequence[BootSummary], current: str | None) -> list[str]:
+    """A short verdict per boot for `kmsgd boots` (no journal, no noise baseline)."""
+    opts = Options(current_boot_id=current, baseline=False)
+    out = []
+    for i in range(len(rows)):
+        try:
+            rep = judge(reader, rows, i, opts)
+            out.append(f"{rep.outcome.value} ({rep.confidence})")
+        except Exception as err:  # one unreadable boot must not hide the others
+            out.append(f"error: {type(err).__name__}")
+    return out
+
+
 def judge(reader: RingReader, rows: Sequence[BootSummary], i: int, opts: Options) -> Report:
     row = rows[i]
     view = read_boot(reader, row.boot_id, index=i)
     nxt = early_records(reader, rows[i + 1].boot_id) if i + 1 < len(rows) else []
     prev_inv = last_payload(reader, rows[i - 1].boot_id, Kind.INVENTORY) if i else None
-    baseline = healthy_baseline(reader, rows[:i])
+    baseline = healthy_baseline(reader, rows[:i]) if opts.baseline else {}
     nxt_kernel = [e.data for e in nxt if isinstance(e.data, KernelRecord)]
     current = row.boot_id == opts.current_boot_id
     verdict = classify(
@@ -129,7 +117,8 @@ def _merge(v: Verdict, d: RingDecision, f: RingFacts) -> Verdict:
     if d.summary:
         when = "" if clean else _when(f)
         culprit = v.headline.split(". ", 1)[1] if ". " in v.headline and primary else ""
-        headline = f"{d.summary}{when}." + (f" {culprit}" if culprit else "")
+        head, colon, rest = d.summary.partition(": ")
+        headline = f"{head}{when}{colon}{rest}." + (f" {culprit}" if culprit else "")
     evidence = (*(Evidence(t) for t in d.evidence if t), *v.evidence)
     return dataclasses.replace(
         v,
@@ -183,14 +172,7 @@ def _memory(summary: dict[str, object], v: Verdict, tl: Timeline) -> MemoryFacts
         for t in tl.tags
         if t.tag in ("oom_kill", "oomd_kill") and (t.tag, t.device) in v.final_tags
     )
-    text = ""
-    if ev.available_bytes_end is not None and ev.fell_bytes > 0:
-        took = f" in {ev.fell_over_s:.0f} s" if ev.fell_over_s else ""
-        text = (
-            f"MemAvailable fell by {ev.fell_bytes / GIB:.1f} GiB to "
-            f"{ev.available_bytes_end / GIB:.1f} GiB{took}"
-        )
-    return MemoryFacts(ev.available_fraction_end, ev.psi_full_avg10_max_pct, kills, text)
+    return MemoryFacts(ev.available_fraction_end, ev.psi_full_avg10_max_pct, kills, ev.text)
 
 
 def _pstore_witness(view: BootView, nxt: Sequence[Entry]) -> Witness | None:

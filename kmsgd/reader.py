@@ -10,12 +10,12 @@ import errno
 import mmap
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kmsgd import frame as fr
 from kmsgd import ring
-from kmsgd.errors import RingCorrupt, SourceUnavailable
+from kmsgd.errors import BadInput, RingCorrupt, SourceUnavailable
 from kmsgd.types import Entry, Kind, Lost, Stop
 
 
@@ -129,3 +129,27 @@ def _count(s: BootSummary, f: fr.RawFrame) -> None:
             s.lost += data.count
         elif isinstance(data, Stop):
             s.shutting_down = data.shutting_down
+
+
+def pick_boot(rows: Sequence[BootSummary], spec: str | None, current: str | None) -> int:
+    """Index into `rows`: `spec` an id prefix or 0/-N; default the newest boot that is not
+    the running one (the "last boot" after a reboot)."""
+    if not rows:
+        raise BadInput("the ring holds no boots yet", hint="is kmsgd running?")
+    if spec is None:
+        ended = [i for i, r in enumerate(rows) if r.boot_id != current]
+        if not ended:
+            raise BadInput("the ring holds only the running boot: no earlier boot to judge")
+        return ended[-1]
+    if len(spec) < 8 and spec.lstrip("+-").isdigit():
+        n = int(spec)
+        if n > 0 or -n >= len(rows):
+            raise BadInput(
+                f"--boot {spec}: the ring holds {len(rows)} boot(s), 0 to {1 - len(rows)}"
+            )
+        return len(rows) - 1 + n
+    want = spec.replace("-", "").lower()
+    hits = [i for i, r in enumerate(rows) if r.boot_id.startswith(want)]
+    if len(hits) != 1:
+        raise BadInput(f"--boot {spec}: {'more than one' if hits else 'no'} boot matches")
+    return hits[0]

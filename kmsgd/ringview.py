@@ -20,6 +20,8 @@ from kmsgd.timeline import Timeline, TimelineBuilder
 from kmsgd.types import Entry, KernelRecord, Kind
 
 FINAL_WINDOW_US = 70_000_000  # samples kept: the final minute plus margin
+MEMORY_WINDOW_US = 600_000_000  # memory samples kept: a thrash can last minutes
+_MEMORY = b'"sample":"memory"'
 EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
 KEPT_KINDS = (Kind.EVENT, Kind.DEVICE, Kind.INVENTORY, Kind.SYSCTL, Kind.PSTORE, Kind.LOST)
 
@@ -29,7 +31,7 @@ class BootView:
     boot_id: str
     timeline: Timeline
     live: Liveness
-    final_samples: tuple[Entry, ...]  # sample entries of the final ~70 s
+    final_samples: tuple[Entry, ...]  # samples of the final ~70 s (memory: 10 min)
     kept: tuple[Entry, ...]  # events, device events, inventories, sysctls, pstore, lost
 
     def of(self, kind: Kind) -> list[Entry]:
@@ -45,13 +47,17 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
     tb = TimelineBuilder(index=index, boot_id=boot_id)
     lb = LivenessBuilder()
     samples: deque[fr.RawFrame] = deque()
+    memory: deque[fr.RawFrame] = deque()
     kept: list[Entry] = []
     n = 0
     for f in _frames_of(reader, boot_id):
         if f.kind is Kind.SAMPLE:
-            samples.append(f)
-            while samples and samples[0].wall_us < f.wall_us - FINAL_WINDOW_US:
-                samples.popleft()
+            window, span = (
+                (memory, MEMORY_WINDOW_US) if _MEMORY in f.payload else (samples, FINAL_WINDOW_US)
+            )
+            window.append(f)
+            while window[0].wall_us < f.wall_us - span:
+                window.popleft()
             lb.add_sign_of_life(f.wall_us)
             continue
         e = fr.to_entry(f)
@@ -64,7 +70,11 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
             kept.append(e)
     live = lb.build()
     end = live.last_wall_us or 0
-    final = tuple(fr.to_entry(f) for f in samples if f.wall_us >= end - FINAL_WINDOW_US)
+    final = tuple(
+        fr.to_entry(f)
+        for f in sorted((*samples, *memory), key=lambda f: f.serial)
+        if f.wall_us >= end - (MEMORY_WINDOW_US if _MEMORY in f.payload else FINAL_WINDOW_US)
+    )
     return BootView(boot_id, tb.build(), live, final, tuple(kept))
 
 
