@@ -80,6 +80,8 @@ def render_text(r: Report, *, color: bool = False) -> str:
         f"outcome: {r.outcome.value}{reason}   confidence: {r.confidence}   "
         f"fingerprint: {r.fingerprint}"
     )
+    if r.boot_id:
+        out.append(f"boot: {r.boot_id}" + (f" on {r.hostname}" if r.hostname else ""))
     if r.subject == "previous_boot":
         out.append("note: this verdict is about the boot before the one in the log")
     if r.primary is not None:
@@ -95,11 +97,13 @@ def render_text(r: Report, *, color: bool = False) -> str:
             out.append(f"  last:  {p.last.text}")
     if r.evidence:
         out += ["", _paint(color, _BOLD, "Evidence:")]
-        out += [f"  - {e.why}: {_ref(e.line)}" for e in r.evidence]
+        out += [f"  - {e.why}" + (f": {_ref(e.line)}" if e.line else "") for e in r.evidence]
     if r.final_kernel:
         out += ["", _paint(color, _BOLD, f"Final lines (last {len(r.final_kernel)}):")]
         out += [_final_text(f, color) for f in r.final_kernel]
-    if r.time_of_death is not None and r.time_of_death.last_line is not None:
+    if r.time_of_death is not None and r.time_of_death.extra.get("last_sign_of_life"):
+        out += ["", f"Time of death: {ring_death_line(r.time_of_death.extra)}"]
+    elif r.time_of_death is not None and r.time_of_death.last_line is not None:
         t = r.time_of_death
         tail = f"; next boot {t.next_boot_wall}" if t.next_boot_wall else ""
         gap = f"; {t.silence_s:.0f} s until the next boot" if t.silence_s is not None else ""
@@ -122,6 +126,24 @@ def render_text(r: Report, *, color: bool = False) -> str:
         out += [f"  {_sig_line(s)}: {s.meaning}" for s in others]
     out += _tail_sections(r)
     return "\n".join(out) + "\n"
+
+
+def ring_death_line(x: Mapping[str, Any]) -> str:
+    """The ring's time-of-death facts in one line (TimeOfDeath.extra from kmsgd last-boot)."""
+    parts = [f"alive at {x['last_sign_of_life']}"]
+    if x.get("heartbeat_interval_s"):
+        parts[0] += f", dead within {x['heartbeat_interval_s']:g} s after"
+    if x.get("silence_before_death_s") is not None and x["silence_before_death_s"] >= 1:
+        parts.append(f"last kernel line {x['silence_before_death_s']:.0f} s before that")
+    if x.get("late_final_beats"):
+        parts.append(f"{x['late_final_beats']} late heartbeats before the end")
+    if x.get("next_boot"):
+        down = x.get("downtime_s")
+        parts.append(f"next boot {x['next_boot']}" + (f", {down:.0f} s later" if down else ""))
+    if x.get("kernel_records_lost"):
+        parts.append(f"{x['kernel_records_lost']} kernel records lost")
+    parts += [str(s) for s in x.get("clock_steps") or ()]
+    return "; ".join(parts)
 
 
 def _ref(line: LineRef | None) -> str:
@@ -160,6 +182,9 @@ def render_md(r: Report) -> str:
         "|---|---|---|---|",
         f"| `{r.outcome.value}` | {r.reason or '-'} | {r.confidence} | `{r.fingerprint}` |",
     ]
+    if r.boot_id:
+        host = f" on `{r.hostname}`" if r.hostname else ""
+        out += ["", f"Boot `{r.boot_id}`{host}"]
     if r.subject == "previous_boot":
         out += ["", "_This verdict is about the boot before the one in the log._"]
     if r.primary is not None:
@@ -177,7 +202,11 @@ def render_md(r: Report) -> str:
         ]
     if r.evidence:
         out += ["", "**Evidence**", ""]
-        out += [f"- {e.why}: `{_md_code(e.line.text) if e.line else '-'}`" for e in r.evidence]
+        out += [
+            f"- {e.why}" + (f": `{_md_code(e.line.text)}`" if e.line else "") for e in r.evidence
+        ]
+    if r.time_of_death is not None and r.time_of_death.extra.get("last_sign_of_life"):
+        out += ["", f"**Time of death:** {_md_text(ring_death_line(r.time_of_death.extra))}"]
     if r.final_kernel:
         out += ["", "<details><summary>Final lines (▶ = signature)</summary>", "", "```text"]
         out += [("▶ " if f.important else "  ") + f.line.text for f in r.final_kernel]
