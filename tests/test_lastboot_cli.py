@@ -1,0 +1,118 @@
+"""`kmsgd last-boot` and `kmsgd boots` through the command line, as operators and the unit run them."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conftest import make_proc
+from daemon import kmsgd
+from scenario import Machine
+
+
+def played(tmp_path: Path) -> tuple[Machine, Path]:
+    m = Machine(tmp_path)
+    b = m.boot()
+    b.log("amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command", 3)
+    b.run(20)
+    b.die()
+    m.boot(after_s=30).run(2)
+    proc = make_proc(tmp_path / "live-proc", m.boots[-1].boot_id)
+    return m, proc
+
+
+def test_json_report_of_the_previous_boot(tmp_path: Path) -> None:
+    m, proc = played(tmp_path)
+    out = kmsgd(
+        "last-boot", "--ring", str(m.ring), "--proc", str(proc), "--no-journal", "--format", "json"
+    )
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["schema"] == "kmsgd.report/1" and doc["boot_id"] == m.boots[0].boot_id
+    for key in (
+        "outcome",
+        "confidence",
+        "headline",
+        "evidence",
+        "time_of_death",
+        "primary",
+        "signatures",
+        "final_kernel",
+        "telemetry",
+        "changes",
+        "fingerprint",
+    ):
+        assert key in doc
+    assert doc["outcome"] == "abrupt_reset_or_power_loss"
+    assert doc["primary"]["tag"] == "amdgpu_smu_timeout"
+
+
+def test_redacted_markdown_hides_the_hostname(tmp_path: Path) -> None:
+    m, proc = played(tmp_path)
+    out = kmsgd(
+        "last-boot",
+        "--ring",
+        str(m.ring),
+        "--proc",
+        str(proc),
+        "--no-journal",
+        "--format",
+        "md",
+        "--redact",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "gpu-box-7" not in out.stdout and out.stdout.startswith("### kmsgd:")
+    assert m.boots[0].boot_id in out.stdout  # boot ids are kept: tickets need them
+
+
+def test_save_dir_as_the_boot_service_runs_it(tmp_path: Path) -> None:
+    m, proc = played(tmp_path)
+    reports = tmp_path / "reports"
+    prom = tmp_path / "kmsgd.prom"
+    out = kmsgd(
+        "last-boot",
+        "--ring",
+        str(m.ring),
+        "--proc",
+        str(proc),
+        "--no-journal",
+        "--save-dir",
+        str(reports),
+        "--keep",
+        "5",
+        "--textfile",
+        str(prom),
+    )
+    assert out.returncode == 0, out.stderr
+    assert len(out.stdout.strip().splitlines()) == 1 and "abrupt_reset_or_power_loss" in out.stdout
+    saved = reports / f"{m.boots[0].boot_id}.json"
+    assert json.loads(saved.read_text())["outcome"] == "abrupt_reset_or_power_loss"
+    assert (reports / f"{m.boots[0].boot_id}.md").exists()
+    assert oct(os.stat(saved).st_mode & 0o777) == "0o640"
+    text = prom.read_text()
+    assert 'kmsgd_last_boot_outcome{outcome="abrupt_reset_or_power_loss"} 1' in text
+    assert 'kmsgd_last_boot_primary{tag="amdgpu_smu_timeout"} 1' in text
+
+
+def test_only_the_running_boot(tmp_path: Path) -> None:
+    m = Machine(tmp_path)
+    m.boot().run(3)
+    proc = make_proc(tmp_path / "live-proc", m.boots[-1].boot_id)
+    base = ("last-boot", "--ring", str(m.ring), "--proc", str(proc), "--no-journal")
+    out = kmsgd(*base)
+    assert out.returncode == 2 and "only the running boot" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    out = kmsgd(*base, "--save-dir", str(tmp_path / "reports"))
+    assert out.returncode == 0  # the boot service has nothing to do: not a failure
+    out = kmsgd(*base, "--boot", "0", "--format", "json")
+    assert out.returncode == 0 and json.loads(out.stdout)["outcome"] == "still_running"
+
+
+def test_boots_lists_outcomes(tmp_path: Path) -> None:
+    m, proc = played(tmp_path)
+    out = kmsgd("boots", "--ring", str(m.ring), "--proc", str(proc), "--format", "json")
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["outcome"] for r in rows] == ["abrupt_reset_or_power_loss", "still_running"]
+    text = kmsgd("boots", "--ring", str(m.ring), "--proc", str(proc)).stdout
+    assert "OUTCOME" in text and "still_running (high)" in text
