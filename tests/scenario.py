@@ -121,13 +121,14 @@ class Machine:
         uptime_s: float = 8.0,
         early: tuple[str, ...] = ("Linux version 6.8.0-test",),
         config: dict[str, Any] | None = None,
+        boot_id: str | None = None,
     ) -> BootRun:
         """Power on `after_s` seconds after the previous boot's last moment; the kernel has
         logged `early` before kmsgd starts `uptime_s` seconds into the boot."""
         if self.boots:
             self.wall = self.boots[-1].clock.wall + after_s
         n = len(self.boots)
-        boot_id = str(uuid.uuid4())
+        boot_id = str(uuid.UUID(boot_id) if boot_id else uuid.uuid4())
         proc = make_proc(self.root / f"proc{n}", boot_id, uptime_s=uptime_s)
         (proc / "stat").write_text(f"btime {int(self.wall)}\n")
         clock = FakeClock(self.wall, 0.0)
