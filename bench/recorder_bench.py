@@ -20,8 +20,8 @@ import tempfile
 import threading
 import time
 import uuid
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kmsgd.config import Config
@@ -138,8 +138,20 @@ def rss_kib(pid: int) -> int:
 
 
 def start_kmsgd(ring: str, *extra: str) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "kmsgd.cli", "run", "--ring", ring, "--ring-size", "64M",
-           "--config", "/dev/null", "--no-sysctl", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kmsgd.cli",
+        "run",
+        "--ring",
+        ring,
+        "--ring-size",
+        "64M",
+        "--config",
+        "/dev/null",
+        "--no-sysctl",
+        *extra,
+    ]
     proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
     time.sleep(1.5)
     return proc
@@ -172,8 +184,12 @@ def storm(rate: int, secs: float, directory: str) -> dict[str, float]:
         dmesg = subprocess.Popen(["dmesg", "-w"], stdout=f, stderr=subprocess.DEVNULL)
         time.sleep(1.0)
         c0k, c0d = cpu_s(kmsgd.pid), cpu_s(dmesg.pid)
-        res = subprocess.run([sys.executable, "-c", STORM_WRITER, str(rate), str(secs), tag],
-                             capture_output=True, text=True, check=True)
+        res = subprocess.run(
+            [sys.executable, "-c", STORM_WRITER, str(rate), str(secs), tag],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         written, took = res.stdout.split()
         time.sleep(1.5)
         c1k, c1d = cpu_s(kmsgd.pid), cpu_s(dmesg.pid)
@@ -185,11 +201,17 @@ def storm(rate: int, secs: float, directory: str) -> dict[str, float]:
         boot = r.last_boot_id()
         assert boot is not None
         got_k = sum(1 for f in r.frames() if f.kind is Kind.KERNEL and tag.encode() in f.payload)
-    got_d = sum(1 for line in open(out_file, "rb") if tag.encode() in line)
+    got_d = Path(out_file).read_bytes().count(tag.encode())
     n = int(written)
-    return {"rate": rate, "written": n, "achieved": n / float(took),
-            "lost_kmsgd": n - got_k, "cpu_kmsgd": c1k - c0k,
-            "lost_dmesg": n - got_d, "cpu_dmesg": c1d - c0d}
+    return {
+        "rate": rate,
+        "written": n,
+        "achieved": n / float(took),
+        "lost_kmsgd": n - got_k,
+        "cpu_kmsgd": c1k - c0k,
+        "lost_dmesg": n - got_d,
+        "cpu_dmesg": c1d - c0d,
+    }
 
 
 def idle(directory: str, secs: float) -> tuple[float, int]:
@@ -212,28 +234,38 @@ def main(argv: list[str]) -> None:
     if not os.access("/dev/kmsg", os.W_OK):
         print("recorder_bench: needs root and a writable /dev/kmsg; skipped")
         return
-    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as d, \
-            devkmsg_on():
+    with (
+        tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as d,
+        devkmsg_on(),
+    ):
         floor = bare_sync_floor(d, args.lines)
         lat = durable_latency(d, args.lines)
         print(f"durable latency over {args.lines} warning lines (µs):")
-        print(f"  bare pwrite+fdatasync   p50 {pct(floor, .5):8.0f}  p99 {pct(floor, .99):8.0f}")
-        print(f"  kmsg write → durable    p50 {pct(lat, .5):8.0f}  p99 {pct(lat, .99):8.0f}"
-              f"  (p99 ratio {pct(lat, .99) / pct(floor, .99):.2f}x, mean {statistics.mean(lat):.0f})")
+        print(f"  bare pwrite+fdatasync   p50 {pct(floor, 0.5):8.0f}  p99 {pct(floor, 0.99):8.0f}")
+        print(
+            f"  kmsg write → durable    p50 {pct(lat, 0.5):8.0f}  p99 {pct(lat, 0.99):8.0f}"
+            f"  (p99 ratio {pct(lat, 0.99) / pct(floor, 0.99):.2f}x, mean {statistics.mean(lat):.0f})"
+        )
         print("storms (both capture the same storm at once; lost = written - captured):")
-        print(f"  {'rate/s':>8} {'achieved':>9} {'kmsgd lost':>11} {'cpu s':>6} "
-              f"{'dmesg lost':>11} {'cpu s':>6}")
+        print(
+            f"  {'rate/s':>8} {'achieved':>9} {'kmsgd lost':>11} {'cpu s':>6} "
+            f"{'dmesg lost':>11} {'cpu s':>6}"
+        )
         best = {"kmsgd": 0, "dmesg": 0}
         for rate in (int(r) for r in args.rates.split(",")):
             s = storm(rate, args.storm_secs, d)
-            print(f"  {rate:>8} {s['achieved']:>9.0f} {s['lost_kmsgd']:>11.0f} "
-                  f"{s['cpu_kmsgd']:>6.2f} {s['lost_dmesg']:>11.0f} {s['cpu_dmesg']:>6.2f}")
+            print(
+                f"  {rate:>8} {s['achieved']:>9.0f} {s['lost_kmsgd']:>11.0f} "
+                f"{s['cpu_kmsgd']:>6.2f} {s['lost_dmesg']:>11.0f} {s['cpu_dmesg']:>6.2f}"
+            )
             for who in best:
                 if s[f"lost_{who}"] == 0 and best[who] == rate_prev(args.rates, rate):
                     best[who] = rate
         ratio = best["kmsgd"] / best["dmesg"] if best["dmesg"] else float("nan")
-        print(f"  highest lossless rate: kmsgd {best['kmsgd']}/s, dmesg -w {best['dmesg']}/s "
-              f"(ratio {ratio:.2f})")
+        print(
+            f"  highest lossless rate: kmsgd {best['kmsgd']}/s, dmesg -w {best['dmesg']}/s "
+            f"(ratio {ratio:.2f})"
+        )
         cpu, rss = idle(d, args.idle_secs)
         print(f"idle over {args.idle_secs:.0f} s: {cpu:.3f}% of a core, RSS {rss / 1024:.1f} MiB")
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scenario import Machine
+
 from kmsgd.liveness import liveness
 from kmsgd.reader import RingReader
-from scenario import Machine
 
 
 def boot_entries(m: Machine, index: int) -> list:
