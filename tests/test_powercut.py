@@ -122,3 +122,17 @@ def test_a_new_writer_unmakes_frames_left_past_the_head(tmp_path: Path) -> None:
     assert got[-3:] == after
     assert newest_lap_whole(got[:-3], acked)
     assert not any(p in batch for p in got)
+
+
+def test_a_ring_whose_creation_was_cut_short_is_created_afresh(tmp_path: Path) -> None:
+    # The header is written last: a power cut (or a full disk) during the zero fill left a
+    # file with blank header slots, which every later start refused as "no valid header".
+    path = tmp_path / "ring"
+    path.write_bytes(bytes(100 * 1024))
+    w = RingWriter(str(path), size=RING_SIZE)
+    assert w.created
+    w.add(Kind.KERNEL, uuid.uuid4().bytes, 0, kline(0))
+    w.commit()
+    w.close()
+    assert payloads(path) == [kline(0)]
+    assert path.stat().st_size == RING_SIZE
