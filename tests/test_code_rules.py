@@ -1,0 +1,121 @@
+"""Rules of the code base that tools check: linters, types, and which module may import what."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "kmsgd"
+BIN = Path(sys.executable).parent
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module a file imports, at any depth (lazy imports inside functions included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out |= {f"{node.module}.{a.name}" for a in node.names}
+    return out
+
+
+def module_path(name: str) -> Path | None:
+    rel = Path(*name.split("."))
+    for cand in (ROOT / rel.with_suffix(".py"), ROOT / rel / "__init__.py"):
+        if cand.exists():
+            return cand
+    return None
+
+
+def closure(start: str) -> set[str]:
+    """Modules of kmsgd reachable from `start` through imports."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        name = todo.pop()
+        path = module_path(name)
+        if name in seen or path is None:
+            continue
+        seen.add(name)
+        todo += [m for m in imports_of(path) if m.startswith("kmsgd")]
+    return {m for m in seen if module_path(m) is not None}
+
+
+def test_the_daemon_carries_no_post_mortem_code() -> None:
+    """`kmsgd run` runs for months on a locked budget: no classifier, parser or renderer."""
+    daemon = closure("kmsgd.recorder")
+    banned = (
+        "kmsgd.classify",
+        "kmsgd.render",
+        "kmsgd.report",
+        "kmsgd.analyze",
+        "kmsgd.lastboot",
+        "kmsgd.logparse",
+        "kmsgd.catalogue",
+        "kmsgd.timeline",
+    )
+    assert not sorted(m for m in daemon if m.startswith(banned))
+
+
+def test_the_post_mortem_never_reaches_into_the_recorder() -> None:
+    """Data flows one way: the post-mortem reads rings, it never drives the capture path."""
+    for start in ("kmsgd.lastboot", "kmsgd.analyze"):
+        reach = closure(start)
+        assert not reach & {"kmsgd.recorder", "kmsgd.committer", "kmsgd.writer", "kmsgd.hostenv"}
+
+
+@pytest.mark.parametrize(
+    ("library", "allowed"),
+    [
+        ("click", {"kmsgd/cli.py"}),
+        ("pyudev", {"kmsgd/sensors/udev.py"}),
+        ("systemd", {"kmsgd/journal.py", "kmsgd/notify.py"}),
+        ("pynvml", {"kmsgd/sensors/nvml.py"}),
+    ],
+)
+def test_one_adapter_per_system_library(library: str, allowed: set[str]) -> None:
+    users = {
+        str(p.relative_to(ROOT))
+        for p in PKG.rglob("*.py")
+        if any(m == library or m.startswith(library + ".") for m in imports_of(p))
+    }
+    assert users <= allowed
+
+
+def _tool(name: str) -> str:
+    exe = BIN / name
+    if exe.exists():
+        return str(exe)
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed (it comes with the test extra: pip install .[test])")
+    return found
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("ruff", "check", "kmsgd", "tests", "bench"),
+        ("ruff", "format", "--check", "kmsgd", "tests", "bench"),
+        ("mypy",),
+    ],
+    ids=["ruff-check", "ruff-format", "mypy-strict"],
+)
+def test_linters_and_types(argv: tuple[str, ...]) -> None:
+    out = subprocess.run(
+        [_tool(argv[0]), *argv[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
