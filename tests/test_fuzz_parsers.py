@@ -7,11 +7,12 @@ from __future__ import annotations
 import contextlib
 import io
 import tracemalloc
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report, tried
+from fuzz.budget import budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,11 +21,13 @@ from kmsgd.analyze import analyze
 from kmsgd.errors import BadInput
 from kmsgd.render import FORMATS
 
+tried: Counter[str] = Counter()
+
 
 @pytest.fixture(scope="module", autouse=True)
 def _print_counts() -> Iterator[None]:
     yield
-    print(report("test_fuzz_parsers"))
+    print(report("test_fuzz_parsers", tried))
 
 
 # Records that look like the kernel's, with every field open to garbage.

@@ -12,7 +12,6 @@ from collections import Counter
 from hypothesis import HealthCheck, settings
 
 EXAMPLES = int(os.environ.get("KMSGD_FUZZ_EXAMPLES", "0"))
-tried: Counter[str] = Counter()
 
 
 def budget(default: int) -> settings:
@@ -25,6 +24,7 @@ def budget(default: int) -> settings:
     )
 
 
-def report(module: str) -> str:
+def report(module: str, tried: Counter[str]) -> str:
+    """One line for `pytest -s`: the inputs each fuzz test of `module` tried."""
     counts = ", ".join(f"{name} {n}" for name, n in sorted(tried.items()))
     return f"\n{module}: inputs tried: {counts}; total {sum(tried.values())}"
