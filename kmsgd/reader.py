@@ -117,18 +117,22 @@ class RingReader:
 
 
 def _count(s: BootSummary, f: fr.RawFrame) -> None:
+    kind = f.kind
     s.records += 1
     s.last_wall_us = f.wall_us
-    s.kinds[f.kind.value] = s.kinds.get(f.kind.value, 0) + 1
-    s.stopped = f.kind is Kind.STOP
-    if f.kind is Kind.KERNEL:
+    s.kinds[kind] = s.kinds.get(kind, 0) + 1  # a StrEnum: the key compares equal to its name
+    s.stopped = kind is _STOP
+    if kind is _KERNEL:
         s.kernel_records += 1
-    elif f.kind in (Kind.LOST, Kind.STOP):
+    elif kind is _LOST or kind is _STOP:
         data = fr.to_entry(f).data
         if isinstance(data, Lost):
             s.lost += data.count
         elif isinstance(data, Stop):
             s.shutting_down = data.shutting_down
+
+
+_KERNEL, _LOST, _STOP = Kind.KERNEL, Kind.LOST, Kind.STOP
 
 
 def pick_boot(rows: Sequence[BootSummary], spec: str | None, current: str | None) -> int:

@@ -144,7 +144,12 @@ def walk(buf: Buf, first: RawFrame, size: int, last: int | None = None) -> Itera
         yield frame
         if frame.serial == last:
             return
-        frame = next_frame(buf, frame, size, last)
+        # The common case inline (a walk visits every frame): the next frame lies adjacent.
+        nxt = decode_at(buf, frame.offset + frame.size, size)
+        if nxt is not None and frame.serial < nxt.serial and (last is None or nxt.serial <= last):
+            frame = nxt
+        else:
+            frame = next_frame(buf, frame, size, last)
 
 
 def find_head(buf: Buf, header: Header, size: int) -> RawFrame | None:
