@@ -157,6 +157,7 @@ def _time_of_death(tod: TimeOfDeath | None, f: RingFacts) -> TimeOfDeath:
         "downtime_s": round(f.downtime_s, 1) if f.downtime_s is not None else None,
         "clock_steps": list(live.clock_steps),
         "kernel_records_lost": live.lost,
+        "ended": "running" if f.current else ("stop" if live.stop is not None else "silence"),
     }
     base = tod or TimeOfDeath(None)
     note = "alive at the last sign of life, dead before the next heartbeat was due"

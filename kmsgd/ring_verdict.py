@@ -95,7 +95,8 @@ def _stop_marker(v: Verdict, f: RingFacts) -> RingDecision | None:
             Outcome.RECORDER_STOPPED,
             "",
             Confidence.HIGH,
-            "The recorder was stopped while the system kept running: how it ended is unknown",
+            "Recorder stopped: kmsgd was stopped while the system kept running, so how the "
+            "boot ended is unknown",
             (said,),
         )
     if "reboot" in stop.detail or "kexec" in stop.detail:
@@ -176,7 +177,7 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
             Outcome.UNKNOWN,
             "no_heartbeats",
             Confidence.LOW,
-            "The ring holds no heartbeats for this boot: its end cannot be judged",
+            "Unknown end: the ring holds no heartbeats for this boot",
             _liveness_lines(f),
         )
     down = f.downtime_s
@@ -194,8 +195,8 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
             Outcome.UNKNOWN,
             "no_later_boot",
             Confidence.LOW,
-            "Heartbeats stopped abruptly; the ring holds no later boot to tell a freeze from a "
-            "power loss",
+            "Unknown end: heartbeats stopped abruptly and the ring holds no later boot to tell "
+            "a freeze from a power loss",
             lines,
         )
     if down <= QUICK_RETURN_S:
