@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from kmsgd import frame as fr
 from kmsgd import ring
 from kmsgd.errors import BadInput, RingCorrupt, SourceUnavailable
-from kmsgd.types import Entry, Kind, Lost, Stop
+from kmsgd.types import KIND_CODES, KINDS_BY_CODE, Entry, Kind, Lost, Stop
 
 
 @dataclass
@@ -79,14 +79,37 @@ class RingReader:
             yield from ring.walk(self.map, first, self.size, self.head.serial)
 
     def boots(self) -> list[BootSummary]:
-        """Every boot in the ring, oldest first. Walks the whole ring once."""
-        out: dict[str, BootSummary] = {}
-        for f in self.frames():
-            boot_id = f.boot_id.hex()
-            s = out.get(boot_id)
-            if s is None:
-                s = out[boot_id] = BootSummary(boot_id, f.wall_us, f.wall_us, f.serial, f.offset)
-            _count(s, f)
+        """Every boot in the ring, oldest first. Skims the whole ring once: headers only,
+        except the frames that start a boot, stop one or count lost records (checked)."""
+        first = ring.oldest_frame(self.map, self.head, self.size) if self.head else None
+        if self.head is None or first is None:
+            return []
+        out: dict[bytes, BootSummary] = {}
+        s: BootSummary | None = None
+        current = b""
+        for h in ring.skim(self.map, first, self.size, self.head.serial):
+            if h.boot_id != current or h.code in _CHECKED:
+                f = fr.decode_at(self.map, h.offset, self.size)
+                if f is None:
+                    continue  # damaged: neither counted nor trusted to start a boot
+                if f.boot_id != current:
+                    current = f.boot_id
+                    s = out.get(current)
+                    if s is None:
+                        s = out[current] = BootSummary(
+                            current.hex(), f.wall_us, f.wall_us, f.serial, f.offset
+                        )
+                if f.kind is _LOST or f.kind is _STOP:
+                    _count_checked(s, f)  # type: ignore[arg-type]
+            assert s is not None
+            kind = KINDS_BY_CODE.get(h.code)
+            s.records += 1
+            s.last_wall_us = h.wall_us
+            s.stopped = kind is _STOP
+            if kind is not None:
+                s.kinds[kind] = s.kinds.get(kind, 0) + 1  # a StrEnum: equal to its name
+            if kind is _KERNEL:
+                s.kernel_records += 1
         return list(out.values())
 
     def boot_start(self, boot_id: str) -> fr.RawFrame | None:
@@ -116,23 +139,17 @@ class RingReader:
         return self.head.boot_id.hex() if self.head is not None else None
 
 
-def _count(s: BootSummary, f: fr.RawFrame) -> None:
-    kind = f.kind
-    s.records += 1
-    s.last_wall_us = f.wall_us
-    s.kinds[kind] = s.kinds.get(kind, 0) + 1  # a StrEnum: the key compares equal to its name
-    s.stopped = kind is _STOP
-    if kind is _KERNEL:
-        s.kernel_records += 1
-    elif kind is _LOST or kind is _STOP:
-        data = fr.to_entry(f).data
-        if isinstance(data, Lost):
-            s.lost += data.count
-        elif isinstance(data, Stop):
-            s.shutting_down = data.shutting_down
+def _count_checked(s: BootSummary, f: fr.RawFrame) -> None:
+    """What a lost or stop record adds to its boot's summary."""
+    data = fr.to_entry(f).data
+    if isinstance(data, Lost):
+        s.lost += data.count
+    elif isinstance(data, Stop):
+        s.shutting_down = data.shutting_down
 
 
 _KERNEL, _LOST, _STOP = Kind.KERNEL, Kind.LOST, Kind.STOP
+_CHECKED = (KIND_CODES[Kind.LOST], KIND_CODES[Kind.STOP])
 
 
 def pick_boot(rows: Sequence[BootSummary], spec: str | None, current: str | None) -> int:

@@ -16,9 +16,11 @@ import uuid
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from kmsgd.errors import RingCorrupt
-from kmsgd.frame import ALIGN, HEADER_SIZE, MAGIC, Buf, RawFrame, decode_at
+from kmsgd.frame import ALIGN, HEADER_SIZE, MAGIC, MAX_PAYLOAD, Buf, RawFrame, decode_at
+from kmsgd.types import KIND_CODES
 
 RING_MAGIC = b"KMSGDRNG"
 VERSION = 1
@@ -150,6 +152,55 @@ def walk(buf: Buf, first: RawFrame, size: int, last: int | None = None) -> Itera
             frame = nxt
         else:
             frame = next_frame(buf, frame, size, last)
+
+
+class Skimmed(NamedTuple):
+    offset: int
+    size: int
+    serial: int
+    boot_id: bytes
+    wall_us: int
+    code: int  # the kind's on-disk code
+
+
+_SKIM = struct.Struct("<4sIQ16sqB")
+
+
+def skim(buf: Buf, first: RawFrame, size: int, last: int) -> Iterator[Skimmed]:
+    """Frames from `first` to the head `last`, reading headers only: a fast count for
+    listings. Nothing here is a checked record: decode_at() each frame whose payload is used.
+    A header that does not follow (no magic, length out of bounds, serial not next in order)
+    hands over to the checked walk for one step, which resynchronises as walk() does."""
+    frame: RawFrame | None = first
+    unpack = _SKIM.unpack_from
+    while frame is not None:
+        offset, fsize, serial = frame.offset, frame.size, frame.serial
+        yield Skimmed(offset, fsize, serial, frame.boot_id, frame.wall_us, KIND_CODES[frame.kind])
+        while serial != last:
+            pos = offset + fsize
+            if pos + HEADER_SIZE > size:
+                break
+            magic, length, nserial, boot, wall, code = unpack(buf, pos)
+            if magic != MAGIC or length > MAX_PAYLOAD or pos + HEADER_SIZE + length > size:
+                break
+            if not serial < nserial <= last:
+                break
+            offset, fsize, serial = pos, (HEADER_SIZE + length + ALIGN - 1) & ~(ALIGN - 1), nserial
+            yield Skimmed(offset, fsize, serial, boot, wall, code)
+        if serial == last:
+            return
+        checked = decode_at(buf, offset, size)
+        frame = (
+            next_frame(buf, checked, size, last)
+            if checked is not None
+            else _resync(buf, offset, size, serial, last)
+        )
+
+
+def _resync(buf: Buf, offset: int, size: int, serial: int, last: int) -> RawFrame | None:
+    """After a skimmed frame whose own checks fail: the next valid frame above its serial."""
+    frame = _find_between(buf, offset + ALIGN, size, serial, last)
+    return frame or _find_between(buf, DATA_START, offset, serial, last)
 
 
 def find_head(buf: Buf, header: Header, size: int) -> RawFrame | None:
