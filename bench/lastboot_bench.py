@@ -32,15 +32,30 @@ KERNEL_LINES = (
 
 def device_payload(card: int, t: int) -> bytes:
     watts = 12.0 + (t % 300)
-    return fr.encode_payload(Kind.SAMPLE, {
-        "sample": "device", "source": "amdgpu", "device": f"0000:{card:02x}:00.0",
-        "driver": "amdgpu", "mono_us": t * 1_000_000,
-        "values": {"edge.temp_c": 61, "junction.temp_c": 74, "mem.temp_c": 70,
-                   "ppt.power_w": watts, "vddgfx.volt_v": 0.9, "fan1.fan_rpm": 1800,
-                   "sclk.freq_mhz": 2200, "mclk.freq_mhz": 1250, "busy_pct": 97,
-                   "vram_used_bytes": 20_000_000_000, "gtt_used_bytes": 500_000_000},
-        "power": {"ppt": {"min_w": watts - 3, "max_w": watts + 3}},
-    })
+    return fr.encode_payload(
+        Kind.SAMPLE,
+        {
+            "sample": "device",
+            "source": "amdgpu",
+            "device": f"0000:{card:02x}:00.0",
+            "driver": "amdgpu",
+            "mono_us": t * 1_000_000,
+            "values": {
+                "edge.temp_c": 61,
+                "junction.temp_c": 74,
+                "mem.temp_c": 70,
+                "ppt.power_w": watts,
+                "vddgfx.volt_v": 0.9,
+                "fan1.fan_rpm": 1800,
+                "sclk.freq_mhz": 2200,
+                "mclk.freq_mhz": 1250,
+                "busy_pct": 97,
+                "vram_used_bytes": 20_000_000_000,
+                "gtt_used_bytes": 500_000_000,
+            },
+            "power": {"ppt": {"min_w": watts - 3, "max_w": watts + 3}},
+        },
+    )
 
 
 def fill(path: str, size: int, boots: int) -> int:
@@ -49,9 +64,16 @@ def fill(path: str, size: int, boots: int) -> int:
     records = 0
     per_boot = size // boots
     start = 1_764_400_000_000_000
-    memory = fr.encode_payload(Kind.SAMPLE, {"sample": "memory", "mono_us": 0,
-                                              "mem_total_bytes": 128 << 30,
-                                              "mem_available_bytes": 90 << 30, "psi": {}})
+    memory = fr.encode_payload(
+        Kind.SAMPLE,
+        {
+            "sample": "memory",
+            "mono_us": 0,
+            "mem_total_bytes": 128 << 30,
+            "mem_available_bytes": 90 << 30,
+            "psi": {},
+        },
+    )
     for b in range(boots + boots // 4):  # a quarter more: the oldest boots are overwritten
         boot = uuid.uuid4()
         wall = start + b * 10**11
@@ -100,28 +122,52 @@ def main(argv: list[str]) -> None:
         ring = os.path.join(d, "ring")
         t0 = time.perf_counter()
         n = fill(ring, args.size_mib << 20, args.boots)
-        print(f"filled a {args.size_mib} MiB ring: {n} records written in "
-              f"{time.perf_counter() - t0:.1f} s ({args.boots} boots fit)")
+        print(
+            f"filled a {args.size_mib} MiB ring: {n} records written in "
+            f"{time.perf_counter() - t0:.1f} s ({args.boots} boots fit)"
+        )
         kmsgd = [sys.executable, "-m", "kmsgd.cli"]
         wall, rss, out = measure([*kmsgd, "boots", "--ring", ring, "--format", "json"])
         rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         held = sum(r["records"] for r in rows)
         print(f"  ring holds {held} records in {len(rows)} boots")
         print(f"  kmsgd boots (every boot judged)      {wall:6.2f} s  peak RSS {rss:6.1f} MiB")
-        wall, rss, out = measure([*kmsgd, "last-boot", "--ring", ring, "--no-journal",
-                                  "--format", "json", "--proc", d])
+        wall, rss, out = measure(
+            [
+                *kmsgd,
+                "last-boot",
+                "--ring",
+                ring,
+                "--boot",
+                "-1",
+                "--no-journal",
+                "--format",
+                "json",
+                "--proc",
+                d,
+            ]
+        )
         outcome = json.loads(out)["outcome"] if out.startswith("{") else out.strip()[:80]
-        print(f"  kmsgd last-boot --format json        {wall:6.2f} s  peak RSS {rss:6.1f} MiB"
-              f"  ({outcome})")
-        if subprocess.run(["journalctl", "--list-boots", "-q"], capture_output=True,
-                          check=False).stdout.count(b"\n") >= 2:
+        print(
+            f"  kmsgd last-boot --format json        {wall:6.2f} s  peak RSS {rss:6.1f} MiB"
+            f"  ({outcome})"
+        )
+        if (
+            subprocess.run(
+                ["journalctl", "--list-boots", "-q"], capture_output=True, check=False
+            ).stdout.count(b"\n")
+            >= 2
+        ):
             wall, rss, _ = measure(["journalctl", "-b", "-1", "-n", "200", "--no-pager"])
-            usage = subprocess.run(["journalctl", "--disk-usage"], capture_output=True,
-                                   text=True, check=False).stdout.strip()
+            usage = subprocess.run(
+                ["journalctl", "--disk-usage"], capture_output=True, text=True, check=False
+            ).stdout.strip()
             print(f"  journalctl -b -1 -n 200 (baseline)   {wall:6.2f} s  ({usage})")
         else:
-            print("  journalctl -b -1 -n 200 (baseline)   n/a: this machine's journal holds "
-                  "no earlier boot")
+            print(
+                "  journalctl -b -1 -n 200 (baseline)   n/a: this machine's journal holds "
+                "no earlier boot"
+            )
 
 
 if __name__ == "__main__":
