@@ -18,6 +18,8 @@ from kmsgd import ring
 from kmsgd.errors import BadInput, RingCorrupt, SourceUnavailable
 from kmsgd.types import KIND_CODES, KINDS_BY_CODE, Entry, Kind, Lost, Stop
 
+DROP_EVERY = 32768  # frames walked between releases of the mapping (~10 MiB)
+
 
 @dataclass
 class BootSummary:
@@ -64,6 +66,11 @@ class RingReader:
     def close(self) -> None:
         self.map.close()
 
+    def release(self) -> None:
+        """Unmap the pages read so far: a walk over a 256 MiB ring must not hold 256 MiB of
+        RSS. The data stays in the page cache; a later read faults it back in."""
+        self.map.madvise(mmap.MADV_DONTNEED)
+
     def __enter__(self) -> RingReader:
         return self
 
@@ -76,7 +83,10 @@ class RingReader:
             return
         first = start or ring.oldest_frame(self.map, self.head, self.size)
         if first is not None:
-            yield from ring.walk(self.map, first, self.size, self.head.serial)
+            for n, f in enumerate(ring.walk(self.map, first, self.size, self.head.serial), 1):
+                if n % DROP_EVERY == 0:
+                    self.release()
+                yield f
 
     def boots(self) -> list[BootSummary]:
         """Every boot in the ring, oldest first. Skims the whole ring once: headers only,
@@ -87,7 +97,9 @@ class RingReader:
         out: dict[bytes, BootSummary] = {}
         s: BootSummary | None = None
         current = b""
-        for h in ring.skim(self.map, first, self.size, self.head.serial):
+        for n, h in enumerate(ring.skim(self.map, first, self.size, self.head.serial), 1):
+            if n % DROP_EVERY == 0:
+                self.release()
             if h.boot_id != current or h.code in _CHECKED:
                 f = fr.decode_at(self.map, h.offset, self.size)
                 if f is None:
