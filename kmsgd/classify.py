@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from kmsgd.catalogue import describe
 from kmsgd.classify_rules import (
     RULES,
-    Confidence,
     Context,
     Decision,
     Evidence,
@@ -25,7 +24,7 @@ from kmsgd.classify_rules import (
     previous_end,
 )
 from kmsgd.timeline import TagStats, Timeline
-from kmsgd.types import KernelRecord, Outcome
+from kmsgd.types import Confidence, KernelRecord, Outcome
 
 FINAL_LINES = 200  # the final window: this many last kernel/userspace lines ...
 FINAL_SECONDS = 300  # ... or this much printk/wall time before the last line

@@ -7,14 +7,13 @@ docstring which kernel evidence it uses. `classify.py` runs them and catches wha
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kmsgd.catalogue_reset import decode_reset
 from kmsgd.timeline import Item, TagStats, Timeline
-from kmsgd.types import Outcome
+from kmsgd.types import Confidence, Outcome
 
 END_LINES = 40  # a shutdown marker must be this close to the end to count
 PREVIOUS_END_TAGS = ("reset_reason", "journal_unclean", "fs_recovery", "mce_logged_at_boot")
@@ -34,12 +33,6 @@ PHRASES = {
     Outcome.UNKNOWN: "Unknown end",
     Outcome.STILL_RUNNING: "Still running",
 }
-
-
-class Confidence(enum.StrEnum):
-    HIGH = "high"
-    MEDIUM = "medium"
-    LOW = "low"
 
 
 @dataclass(frozen=True, slots=True)

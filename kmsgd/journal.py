@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kmsgd.errors import BadInput, SourceUnavailable
-from kmsgd.types import KernelRecord
+from kmsgd.types import Confidence, KernelRecord
 
 JOURNALCTL_TIMEOUT_S = 120
 _HEX32 = re.compile(r"[0-9a-f]{32}")
@@ -274,12 +274,6 @@ class ShutdownKind(enum.StrEnum):
     HALT = "halt"
     KEXEC = "kexec"
     UNKNOWN = "unknown"  # went down on purpose; which way the journal does not say
-
-
-class Confidence(enum.StrEnum):
-    HIGH = "high"
-    MEDIUM = "medium"
-    LOW = "low"
 
 
 class _Stage(enum.StrEnum):

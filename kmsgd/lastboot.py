@@ -16,13 +16,13 @@ from kmsgd import changes as chg
 from kmsgd import telemetry_view as tv
 from kmsgd.catalogue import find_signatures
 from kmsgd.classify import Verdict, classify
-from kmsgd.classify_rules import Confidence, Evidence
+from kmsgd.classify_rules import Evidence
 from kmsgd.reader import BootSummary, RingReader, pick_boot
 from kmsgd.report import Report, ReportError, TimeOfDeath, build_report
 from kmsgd.ring_verdict import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.ringview import BootView, early_records, kernel_records, last_payload, read_boot
 from kmsgd.timeline import Timeline
-from kmsgd.types import Boot, Entry, KernelRecord, Kind, Outcome
+from kmsgd.types import Boot, Confidence, Entry, KernelRecord, Kind, Outcome
 
 HEALTHY_RUN_S = 3600.0  # an earlier boot this long counts as healthy for the noise baseline
 BASELINE_BOOTS = 5
@@ -221,7 +221,7 @@ def _journal_witness(boot_id: str, opts: Options) -> Witness | None:
         if "reboot" in str(ev.kind) or "kexec" in str(ev.kind)
         else Outcome.CLEAN_SHUTDOWN
     )
-    return Witness(outcome, "journal", Confidence(ev.confidence.value), f"journal: {ev.detail}")
+    return Witness(outcome, "journal", ev.confidence, f"journal: {ev.detail}")
 
 
 def healthy_baseline(reader: RingReader, earlier: Sequence[BootSummary]) -> dict[str, float]:

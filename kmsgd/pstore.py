@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kmsgd.errors import BadInput
-from kmsgd.types import KernelRecord
+from kmsgd.types import Confidence, KernelRecord
 
 ARCHIVE = "var/lib/systemd/pstore"
 PAYLOAD_TEXT_BYTES = 64 * 1024  # a ring payload must stay under 1 MiB, JSON escapes included
@@ -382,12 +382,6 @@ def from_payload(data: Mapping[str, Any]) -> PstoreDump:
 
 DUMP_TAIL = 200  # dump lines compared; the dump's end is what the ring may also hold
 BOOT_TAIL = 4000  # ring records compared per boot; the dump holds ~10-128 KiB of log
-
-
-class Confidence(enum.StrEnum):
-    HIGH = "high"
-    MEDIUM = "medium"
-    LOW = "low"
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,14 +136,19 @@ class RingReader:
         return None
 
     def entries(self, boot_id: str) -> Iterator[Entry]:
-        """The entries of one boot, in order; uses the boot hint to avoid a full walk."""
+        """The entries of one boot, in order."""
+        for f in self.frames_of(boot_id):
+            yield fr.to_entry(f)
+
+    def frames_of(self, boot_id: str) -> Iterator[fr.RawFrame]:
+        """The frames of one boot, in order; the boot hint spares a walk from the oldest."""
         want = bytes.fromhex(boot_id)
         start = self.boot_start(boot_id)
         seen = False
         for f in self.frames(start):
             if f.boot_id == want:
                 seen = True
-                yield fr.to_entry(f)
+                yield f
             elif seen and start is not None:
                 return  # boots do not interleave: the next boot began
 

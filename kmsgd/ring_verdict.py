@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kmsgd.classify import Verdict
-from kmsgd.classify_rules import Confidence, Evidence
+from kmsgd.classify_rules import Evidence
 from kmsgd.liveness import Liveness
-from kmsgd.types import Outcome
+from kmsgd.types import Confidence, Outcome
 
 QUICK_RETURN_S = 120.0  # next boot this soon after the last sign of life: it came back by itself
 TEXT_DECIDES = (Outcome.KERNEL_PANIC, Outcome.THERMAL_SHUTDOWN, Outcome.WATCHDOG_RESET)

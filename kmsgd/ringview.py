@@ -50,7 +50,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
     memory: deque[fr.RawFrame] = deque()
     kept: list[Entry] = []
     n = 0
-    for f in _frames_of(reader, boot_id):
+    for f in reader.frames_of(boot_id):
         if f.kind is Kind.SAMPLE:
             window, span = (
                 (memory, MEMORY_WINDOW_US) if _MEMORY in f.payload else (samples, FINAL_WINDOW_US)
@@ -82,7 +82,7 @@ def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) 
     """The first entries of a boot (its boot record, first kernel lines, first inventory)."""
     out: list[Entry] = []
     kernel = 0
-    for f in _frames_of(reader, boot_id):
+    for f in reader.frames_of(boot_id):
         if f.kind is Kind.SAMPLE:
             continue
         e = fr.to_entry(f)
@@ -95,7 +95,7 @@ def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) 
 
 def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
     """A boot's kernel records, decoding nothing else."""
-    for f in _frames_of(reader, boot_id):
+    for f in reader.frames_of(boot_id):
         if f.kind is Kind.KERNEL:
             e = fr.to_entry(f)
             if isinstance(e.data, KernelRecord):
@@ -105,22 +105,10 @@ def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
 def last_payload(reader: RingReader, boot_id: str, kind: Kind) -> dict[str, Any] | None:
     """The payload of a boot's last record of `kind` (a JSON kind), decoding nothing else."""
     last = None
-    for f in _frames_of(reader, boot_id):
+    for f in reader.frames_of(boot_id):
         if f.kind is kind:
             last = f
     if last is None:
         return None
     data = fr.to_entry(last).data
     return data if isinstance(data, dict) else None
-
-
-def _frames_of(reader: RingReader, boot_id: str) -> Iterator[fr.RawFrame]:
-    want = bytes.fromhex(boot_id)
-    start = reader.boot_start(boot_id)
-    seen = False
-    for f in reader.frames(start):
-        if f.boot_id == want:
-            seen = True
-            yield f
-        elif seen and start is not None:
-            return

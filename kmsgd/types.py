@@ -48,6 +48,14 @@ class Outcome(enum.StrEnum):
     STILL_RUNNING = "still_running"
 
 
+class Confidence(enum.StrEnum):
+    """How sure a verdict or a witness is (`confidence` in the JSON report)."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
 class Level(enum.IntEnum):
     """syslog(3) levels as the kernel uses them; lower is worse."""
 

@@ -21,6 +21,16 @@ from kmsgd.types import Kind, Payload
 
 T0 = 1_764_400_000  # wall-clock seconds of the first boot
 MACHINE_ID = "5e0f3c1d2b4a49e8a7c6d5e4f3a2b1c0"
+# Seed 000's amdgpu death chain, in the order the kernel logged it.
+AMDGPU_CHAIN = (
+    "amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command: "
+    "SMN_C2PMSG_66:0x00000006 SMN_C2PMSG_82:0x00000000",
+    "amdgpu 0000:03:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
+    "amdgpu: Failed to quiesce KFD",
+    "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=18842, "
+    "emitted seq=18845",
+    "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!",
+)
 
 
 class FakeClock(Clock):

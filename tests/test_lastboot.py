@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scenario import MACHINE_ID, BootRun, Machine
+from scenario import AMDGPU_CHAIN, MACHINE_ID, BootRun, Machine
 
 from kmsgd import lastboot
 from kmsgd.reader import RingReader
@@ -86,13 +86,7 @@ def test_hard_freeze_stays_down_after_gpu_chain(tmp_path: Path) -> None:
     """Seed 000: the amdgpu death chain, 2.5 minutes of silence, reset by hand 10 min later."""
     m = Machine(tmp_path)
     b = healthy(m, 120)
-    for line in (
-        "amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x00000006 SMN_C2PMSG_82:0x00000000",
-        "amdgpu 0000:03:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
-        "amdgpu: Failed to quiesce KFD",
-        "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=18842, emitted seq=18845",
-        "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!",
-    ):
+    for line in AMDGPU_CHAIN:
         b.log(line, 3)
         b.run(1)
     b.run(150)

@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from scenario import BootRun, Machine
+from scenario import AMDGPU_CHAIN, BootRun, Machine
 from test_sensors_fakes import dual_amdgpu_box
 
 from kmsgd import lastboot
@@ -139,13 +139,7 @@ def test_seed_000_hard_freeze_with_noise_told_apart(tmp_path: Path) -> None:
     for _ in range(5):  # as often as in the healthy boot: routine noise, not the culprit
         b.log(hog, 4)
         b.run(4200, every=60)
-    for line in (
-        "amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x00000006 SMN_C2PMSG_82:0x00000000",
-        "amdgpu 0000:03:00.0: amdgpu: MES failed to respond to msg=REMOVE_QUEUE",
-        "amdgpu: Failed to quiesce KFD",
-        "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=18842, emitted seq=18845",
-        "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!",
-    ):
+    for line in AMDGPU_CHAIN:
         b.log(line, 3)
         b.run(1)
     b.run(150)
