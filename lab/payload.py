@@ -75,6 +75,7 @@ def install(image: Image, workdir: Path) -> Installed:
     """Boot the base once, install kmsgd from the payload, enable its units, power off cleanly."""
     started = time.monotonic()
     workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "console.log").unlink(missing_ok=True)  # QEMU appends: start this run's log fresh
     payload = build_payload(workdir)
     disk = overlay(image.root, workdir / "installed.qcow2")
     with Vm(image, disk, workdir, payload=payload) as vm:
