@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from lab import scenarios as s
+from lab import ends, expect
+from lab import model as s
 from lab.checks import Check, Status, json_lines
 from lab.image import Image
 from lab.payload import MOUNT_PAYLOAD, Installed, overlay
@@ -30,60 +31,64 @@ def table(freeze_s: float) -> list[s.Scenario]:
         s.Scenario(
             "probe",
             "fsync'd file survives a reset ~20 ms later, unsynced one is lost",
-            s.end_probe,
-            s.expect_probe,
+            ends.end_probe,
+            expect.expect_probe,
             timeout_s=240,
             recorder=False,
         ),
         s.Scenario(
             "clean",
             "systemctl reboot -> clean_reboot, then systemctl poweroff -> clean_shutdown",
-            s.end_reboot,
-            s.expect_clean("clean_reboot"),
+            ends.end_reboot,
+            expect.expect_clean("clean_reboot"),
             timeout_s=420,
-            then=((s.end_poweroff, s.expect_clean("clean_shutdown")),),
+            then=((ends.end_poweroff, expect.expect_clean("clean_shutdown")),),
         ),
         s.Scenario(
             "panic",
             "echo c > /proc/sysrq-trigger, kernel.panic=1 -> kernel_panic/sysrq",
-            s.end_sysrq,
-            s.expect_panic(("sysrq: Trigger a crash", "sysrq triggered crash"), {"sysrq_crash"}),
+            ends.end_sysrq,
+            expect.expect_panic(
+                ("sysrq: Trigger a crash", "sysrq triggered crash"), {"sysrq_crash"}
+            ),
             timeout_s=300,
         ),
         s.Scenario(
             "reset",
             "QMP system_reset under CPU+disk load -> abrupt_reset_or_power_loss",
-            s.end_reset_under_load,
-            s.expect_reset,
+            ends.end_reset_under_load,
+            expect.expect_reset,
             timeout_s=300,
         ),
         s.Scenario(
             "psu",
             "fake 2x amdgpu 12 W -> 300 W, reset 0.3 s later (seed 004)",
-            s.end_psu_trip,
-            s.expect_psu,
+            ends.end_psu_trip,
+            expect.expect_psu,
             timeout_s=300,
         ),
         s.Scenario(
             "oom",
             "hogs in a 1 GiB guest, OOM kills, reset -> hang_memory_exhaustion",
-            s.end_oom,
-            s.expect_oom,
+            ends.end_oom,
+            expect.expect_oom,
             timeout_s=420,
             memory_mb=1024,
         ),
         s.Scenario(
             "hung_task",
             "writer blocked on a frozen fs, hung_task_panic -> kernel_panic",
-            s.end_hung_task,
-            s.expect_panic(("blocked for more than", "hung_task: blocked tasks"), {"hung_task"}),
+            ends.end_hung_task,
+            expect.expect_panic(
+                ("blocked for more than", "hung_task: blocked tasks"), {"hung_task"}
+            ),
             timeout_s=360,
         ),
         s.Scenario(
             "freeze",
             f"QMP stop, {freeze_s:.0f} s, system_reset -> hard_freeze",
-            s.end_freeze(freeze_s),
-            s.expect_freeze,
+            ends.end_freeze(freeze_s),
+            expect.expect_freeze,
             timeout_s=int(freeze_s) + 360,
         ),
     ]
@@ -193,15 +198,15 @@ def run_one(sc: s.Scenario, image: Image, inst: Installed, root: Path, *, keep: 
     try:
         vm.start()
         vm.wait_boot(timeout=240)
-        for n, (end, expect) in enumerate(((sc.end, sc.expect), *sc.then)):
+        for n, (end_fn, expect_fn) in enumerate(((sc.end, sc.expect), *sc.then)):
             ctx = s.Ctx(vm)
             ctx.facts["boot1"] = vm.boot_id
             vm.sh(MOUNT_PAYLOAD, timeout=30)
             if sc.recorder:
                 wait_recorder(vm, inst.commands)
-            ctx.facts["boot1_restarts"] = s.restarts(vm)
+            ctx.facts["boot1_restarts"] = ends.restarts(vm)
             ctx.facts["boot1_ready_s"] = round(time.monotonic() - started, 1)
-            end(ctx)
+            end_fn(ctx)
             if ctx.powered_off:
                 vm.wait_exit(timeout=120)
                 vm.start()
@@ -214,10 +219,10 @@ def run_one(sc: s.Scenario, image: Image, inst: Installed, root: Path, *, keep: 
             prefix = f"stage{n + 1}-" if sc.then else ""
             results = collect(vm, ctx, inst, workdir, prefix, kmsgd=sc.recorder)
             ctx.facts["collected_s"] = round(time.monotonic() - started, 1)
-            got = list(expect(results))
+            got = list(expect_fn(results))
             if sc.recorder:
-                ctx.facts["boot2_restarts"] = s.restarts(vm)
-                got += s.crash_checks(results)
+                ctx.facts["boot2_restarts"] = ends.restarts(vm)
+                got += expect.crash_checks(results)
             if sc.then:
                 got = [Check(f"stage {n + 1}: {c.name}", c.status, c.detail) for c in got]
             checks += tuple(got)
