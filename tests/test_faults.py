@@ -25,10 +25,33 @@ from typing import Any
 
 import pytest
 from conftest import kmsg_writable, make_proc
-from daemon import dump, start, stop, wait_for, wait_ready
+from daemon import dump, stop, wait_for, wait_ready
+from daemon import start as start_daemon
 
 DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
 ROOT = os.geteuid() == 0
+
+
+_running: list[subprocess.Popen[bytes]] = []
+
+
+def start(ring: Path, **kwargs: Any) -> subprocess.Popen[bytes]:
+    proc = start_daemon(ring, **kwargs)
+    _running.append(proc)
+    return proc
+
+
+@pytest.fixture(autouse=True)
+def _no_daemon_left_behind() -> Iterator[None]:
+    """A failed test must not leave its daemon running (it may hold a mount busy)."""
+    yield
+    while _running:
+        proc = _running.pop()
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                proc.send_signal(signal.SIGCONT)
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 def say(text: str) -> None:
