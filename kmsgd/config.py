@@ -64,7 +64,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
             if path != DEFAULT_CONFIG:
                 raise BadInput(f"{path}: no such config file") from None
             doc = {}
-        except (OSError, tomllib.TOMLDecodeError) as err:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             raise BadInput(f"{path}: unreadable config ({err})") from None
         table = doc.get("kmsgd", {})
         if not isinstance(table, dict):

@@ -123,12 +123,41 @@ def _decode_json(kind: Kind, payload: bytes) -> Payload:
     cls = _TYPED.get(kind)
     if cls is None:
         return obj
+    # A newer kmsgd may have added fields: keep the ones we know. A field of the wrong type
+    # (a damaged or foreign writer) leaves the payload a plain dict, which readers skip.
+    types = _field_types(cls)
+    known = {k: v for k, v in obj.items() if k in types}
+    if not all(_is(v, types[k]) for k, v in known.items()):
+        return {"error": f"{kind.value} payload with a field of the wrong type", **obj}
     try:
-        return cls(**obj)
-    except TypeError:
-        # A newer kmsgd may have added fields: keep what we know, never fail the read.
-        names = {f.name for f in dataclasses.fields(cls)}
-        try:
-            return cls(**{k: v for k, v in obj.items() if k in names})
-        except TypeError:
-            return obj
+        return cls(**known)
+    except TypeError:  # a required field is missing
+        return {"error": f"{kind.value} payload with a field missing", **obj}
+
+
+_TYPES: dict[type, dict[str, tuple[type, ...]]] = {}
+
+
+def _field_types(cls: type) -> dict[str, tuple[type, ...]]:
+    """Field name -> the Python types its annotation allows ("int | None" -> (int, NoneType))."""
+    if cls not in _TYPES:
+        names: dict[str, tuple[type, ...]] = {
+            "int": (int,),
+            "str": (str,),
+            "bool": (bool,),
+            "float": (int, float),
+            "None": (type(None),),
+        }
+        out: dict[str, tuple[type, ...]] = {}
+        for f in dataclasses.fields(cls):
+            parts = str(f.type).split("|")
+            out[f.name] = tuple(t for p in parts for t in names.get(p.strip(), (object,)))
+        _TYPES[cls] = out
+    return _TYPES[cls]
+
+
+def _is(value: object, allowed: tuple[type, ...]) -> bool:
+    # bool is an int subclass: a boolean never passes for a number, nor a number for a bool.
+    if isinstance(value, bool):
+        return bool in allowed or object in allowed
+    return isinstance(value, allowed)

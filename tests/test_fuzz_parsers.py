@@ -129,12 +129,6 @@ def test_config_loader_raises_only_bad_input(tmp_path: Path, doc: str) -> None:
     assert isinstance(cfg, config.Config)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=UnicodeDecodeError,
-    reason="known bug (docs/reliability.md): config.load lets tomllib's UnicodeDecodeError "
-    "escape for a file that is not UTF-8; catch it with TOMLDecodeError, then drop this mark",
-)
 def test_a_config_file_that_is_not_utf8_is_bad_input(tmp_path: Path) -> None:
     # Found by the fuzzing: one 0x80 byte gave a traceback instead of one line and exit 2.
     path = tmp_path / "kmsgd.toml"

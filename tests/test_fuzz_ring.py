@@ -240,12 +240,6 @@ def test_a_hostile_length_field_costs_no_memory(tmp_path: Path, base_ring: bytes
         assert list(r.frames()) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="known bug (docs/reliability.md): frame._decode_json trusts field types, and "
-    "RingReader.boots() adds a str `count`; fix in kmsgd/frame.py, then drop this mark",
-)
 def test_typed_payloads_with_wrong_field_types(tmp_path: Path) -> None:
     # Found by the fuzzing: a CRC-valid `lost` frame whose count is a string made
     # `kmsgd boots` die with a traceback. It must be kept as an error payload instead.
