@@ -25,6 +25,7 @@ from kmsgd.types import Kind
 # mistaken for successors of the frames written now.
 SERIAL_JUMP = 1 << 24
 FILE_MODE = 0o640
+DIR_MODE = 0o750
 
 
 class FileIO(Protocol):
@@ -165,6 +166,8 @@ def _open_locked(path: str) -> int:
     # O_NOFOLLOW: a ring path planted as a symlink by someone else is refused, not followed.
     flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
     try:
+        # Kernel logs can hold secrets: a directory we create is ours and adm's only.
+        os.makedirs(os.path.dirname(os.path.abspath(path)), mode=DIR_MODE, exist_ok=True)
         fd = os.open(path, flags, FILE_MODE)
     except OSError as err:
         if err.errno == errno.ELOOP:

@@ -11,6 +11,82 @@ from conftest import make_proc
 from daemon import dump, stop, wait_for, wait_ready
 from test_sensors_fakes import dual_amdgpu_box
 
+
+def start_daemon(
+    tmp_path: Path, sys_root: Path, proc_root: Path
+) -> tuple[subprocess.Popen[bytes], Path, Path]:
+    state = tmp_path / "state"
+    state.mkdir(exist_ok=True)
+    cfg = tmp_path / "kmsgd.toml"
+    cfg.write_text(
+        f'[kmsgd]\nstate_dir = "{state}"\ntextfile = ""\nfs_root = "{state}"\nheartbeat_s = 0.2\n'
+    )
+    kmsg = tmp_path / "kmsg-fifo"
+    os.mkfifo(kmsg)
+    ring = tmp_path / "ring"
+    cmd = [
+        sys.executable,
+        "-m",
+        "kmsgd.cli",
+        "run",
+        "--ring",
+        str(ring),
+        "--ring-size",
+        "1M",
+        "--kmsg",
+        str(kmsg),
+        "--proc",
+        str(proc_root),
+        "--sys",
+        str(sys_root),
+        "--config",
+        str(cfg),
+        "--no-mlock",
+        "--no-sysctl",
+    ]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE), ring, kmsg
+
+
+def test_a_sensor_read_that_blocks_forever_does_not_stop_capture(tmp_path: Path) -> None:
+    """A hung GPU can block a sysfs read in the kernel; here a FIFO nobody writes does."""
+    sys_root, proc_root = dual_amdgpu_box(tmp_path / "box")
+    make_proc(proc_root)
+    stuck = next((sys_root / "class/hwmon/hwmon4").glob("power1_input"))
+    stuck_real = stuck.resolve()
+    stuck_real.unlink()
+    os.mkfifo(stuck_real)
+    daemon, ring, kmsg = start_daemon(tmp_path, sys_root, proc_root)
+    writer = os.open(kmsg, os.O_RDWR)
+    wait_ready(ring, daemon)
+    for n in range(50):  # the kernel keeps talking while the sensor hangs
+        os.write(writer, b"4,%d,%d,-;amdgpu 0000:43:00.0: still here %d\n" % (n, n * 1000, n))
+    wait_for(
+        lambda: any(
+            r["kind"] == "event" and r["data"].get("event") == "sensor_stall" for r in dump(ring)
+        ),
+        timeout=30,
+    )
+    wait_for(lambda: sum(1 for r in dump(ring) if r["kind"] == "kernel") >= 49)
+    records = dump(ring)
+    stall = next(
+        r["data"]
+        for r in records
+        if r["kind"] == "event" and r["data"].get("event") == "sensor_stall"
+    )
+    assert "power1_input" in str(stall)
+
+    def card0_samples() -> int:
+        return sum(
+            1
+            for r in dump(ring)
+            if r["kind"] == "sample" and r["data"].get("device") == "0000:03:00.0"
+        )
+
+    wait_for(lambda: card0_samples() >= 3, timeout=30)  # the other card kept being sampled
+    assert stop(daemon) == 0  # and the daemon still stops cleanly
+    os.close(writer)
+
+
 PANIC = "Panic#1 Part1\n<0>[  812.512421] Kernel panic - not syncing: sysrq triggered crash\n"
 
 

@@ -54,6 +54,13 @@ def test_round_trip_keeps_order_kinds_and_payloads(tmp_path: Path) -> None:
     assert oct(os.stat(path).st_mode & 0o777) == "0o640"
 
 
+def test_new_ring_and_its_directory_are_not_world_readable(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "ring"
+    RingWriter(str(path), size=SMALL).close()
+    assert oct(os.stat(path.parent).st_mode & 0o777) == "0o750"
+    assert oct(os.stat(path).st_mode & 0o777) == "0o640"
+
+
 def test_wrap_around_keeps_newest_boots_and_drops_oldest_first(tmp_path: Path) -> None:
     path = tmp_path / "ring"
     w = RingWriter(str(path), size=SMALL)
