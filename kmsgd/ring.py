@@ -88,18 +88,33 @@ def read_header(path: str, buf: Buf, file_size: int) -> tuple[Header, int]:
     return header, index
 
 
-def find_frame(buf: Buf, start: int, limit: int) -> RawFrame | None:
-    """The first valid frame at an aligned offset in [start, limit)."""
+FIND_CHUNK = 1 << 20
+
+
+def magic_hits(buf: Buf, start: int, limit: int) -> Iterator[int]:
+    """Aligned offsets in [start, limit) where a frame magic stands, in order.
+
+    Searches copies of 1 MiB chunks, never the mapping itself: mmap.find() of Python < 3.11.5
+    reads past the end of the mapping and can crash (CPython gh-105235; Debian bookworm ships
+    3.11.2, and the crash lab hit it)."""
     pos = start + (-start % ALIGN)
     while pos + HEADER_SIZE <= limit:
-        hit = buf.find(MAGIC, pos, limit)
-        if hit < 0:
-            return None
-        if hit % ALIGN == 0:
-            frame = decode_at(buf, hit, limit)
-            if frame is not None:
-                return frame
-        pos = hit + 1
+        end = min(limit, pos + FIND_CHUNK + len(MAGIC) - 1)
+        chunk = bytes(buf[pos:end])
+        i = chunk.find(MAGIC)
+        while i >= 0:
+            if (pos + i) % ALIGN == 0:
+                yield pos + i
+            i = chunk.find(MAGIC, i + 1)
+        pos += FIND_CHUNK
+
+
+def find_frame(buf: Buf, start: int, limit: int) -> RawFrame | None:
+    """The first valid frame at an aligned offset in [start, limit)."""
+    for hit in magic_hits(buf, start, limit):
+        frame = decode_at(buf, hit, limit)
+        if frame is not None:
+            return frame
     return None
 
 
@@ -223,9 +238,8 @@ def frames_above(buf: Buf, serial: int, size: int) -> list[int]:
     bound costs a full check.
     """
     found, pos = [], DATA_START
-    while (hit := buf.find(MAGIC, pos, size)) >= 0:
-        pos = hit + ALIGN
-        if hit % ALIGN or hit + HEADER_SIZE > size:
+    for hit in magic_hits(buf, DATA_START, size):
+        if hit < pos or hit + HEADER_SIZE > size:
             continue
         if int.from_bytes(buf[hit + 8 : hit + 16], "little") <= serial:
             continue
