@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -10,6 +11,17 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+_STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@atexit.register
+def _reap() -> None:
+    """A test that fails halfway leaves its daemon running: end them all with the session."""
+    for proc in _STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def start(
@@ -47,7 +59,9 @@ def start(
         str(heartbeat),
         *extra,
     ]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _STARTED.append(proc)
+    return proc
 
 
 def kmsgd(*args: str) -> subprocess.CompletedProcess[str]:

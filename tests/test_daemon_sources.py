@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from conftest import make_proc
-from daemon import dump, stop, wait_for, wait_ready
+from daemon import _STARTED, dump, stop, wait_for, wait_ready
 from test_sensors_fakes import dual_amdgpu_box
 
 
@@ -44,7 +44,9 @@ def start_daemon(
         "--no-mlock",
         "--no-sysctl",
     ]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE), ring, kmsg
+    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _STARTED.append(daemon)
+    return daemon, ring, kmsg
 
 
 def test_a_sensor_read_that_blocks_forever_does_not_stop_capture(tmp_path: Path) -> None:
@@ -129,6 +131,7 @@ def test_sources_reach_the_ring(tmp_path: Path) -> None:
         "--no-mlock",
     ]
     daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _STARTED.append(daemon)
     wait_ready(ring, daemon)
 
     def samples() -> set[str]:
@@ -160,6 +163,7 @@ def test_sources_reach_the_ring(tmp_path: Path) -> None:
     # A second run in a later boot does not import the same dump again.
     make_proc(proc_root)
     daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _STARTED.append(daemon)
     wait_ready(ring, daemon)
     assert stop(daemon) == 0
     assert not [r for r in dump(ring) if r["kind"] == "pstore"]
