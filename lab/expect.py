@@ -47,6 +47,7 @@ def verdict(res: Results, outcomes: set[str], primary: set[str] | None = None) -
             "last-boot outcome",
             res.report.get("outcome") in outcomes,
             f"outcome={res.report.get('outcome')} reason={res.report.get('reason')} "
+            f"{res.report.get('error', '')}"
             f"(want {'|'.join(sorted(outcomes))})",
         )
     ]

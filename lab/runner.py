@@ -167,7 +167,8 @@ def collect(
         try:
             report = json.loads(text)
         except ValueError:
-            report = {"outcome": "<unparsable>", "raw": text[:500]}
+            cmd = f"kmsgd last-boot --boot {boot1} --format json"
+            report = {"outcome": "<no JSON>", "raw": text[:300], "error": failures.get(cmd, "")}
     probe = {
         # systemd-pstore may have moved the dumps before kmsgd started: look in both places.
         "pstore": grab(
