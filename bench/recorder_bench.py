@@ -141,7 +141,7 @@ def start_kmsgd(ring: str, *extra: str) -> subprocess.Popen[bytes]:
     cmd = [
         sys.executable,
         "-m",
-        "kmsgd.cli",
+        "kmsgd",
         "run",
         "--ring",
         ring,

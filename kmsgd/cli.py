@@ -16,7 +16,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from kmsgd import __version__
-from kmsgd.config import DEFAULT_CONFIG, Config, load, parse_size
+from kmsgd.config import Config
 from kmsgd.errors import BadInput, KmsgdError
 from kmsgd.reader import RingReader, pick_boot
 from kmsgd.types import Entry, KernelRecord
@@ -56,46 +56,19 @@ def ring_option(f: F) -> F:
     return click.option("--ring", default=None, metavar="PATH", help=RING_HELP)(f)
 
 
-@main.command()
-@ring_option
-@click.option("--kmsg", default=None, metavar="PATH", help="kernel log device (/dev/kmsg)")
-@click.option("--sys", "sys_root", default=None, metavar="DIR", help="sysfs root (/sys)")
-@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
-@click.option("--config", "config_path", default=None, metavar="FILE", help=DEFAULT_CONFIG)
-@click.option("--no-sysctl", is_flag=True, help="do not set the forensic sysctls at start")
-@click.option("--ring-size", default=None, metavar="SIZE", help="size of a new ring (64M)")
-@click.option("--heartbeat", "heartbeat_s", type=float, default=None, metavar="SECONDS")
-@click.option("--no-mlock", is_flag=True, help="do not lock memory (for unprivileged tests)")
-@click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning"]))
-def run(
-    ring: str | None,
-    kmsg: str | None,
-    sys_root: str | None,
-    proc_root: str | None,
-    config_path: str | None,
-    no_sysctl: bool,
-    ring_size: str | None,
-    heartbeat_s: float | None,
-    no_mlock: bool,
-    log_level: str,
-) -> None:
-    """Record /dev/kmsg (and sensors) into the ring until SIGTERM or Ctrl-C."""
-    from kmsgd import log, notify
-    from kmsgd.recorder import Recorder
+@main.command(
+    context_settings={"ignore_unknown_options": True, "help_option_names": []},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def run(args: tuple[str, ...]) -> None:
+    """Record /dev/kmsg (and sensors) into the ring until SIGTERM or Ctrl-C.
 
-    overrides: dict[str, Any] = {
-        "ring": ring,
-        "kmsg": kmsg,
-        "sys_root": sys_root,
-        "proc_root": proc_root,
-        "ring_size": parse_size(ring_size) if ring_size else None,
-        "heartbeat_s": heartbeat_s,
-        "apply_sysctl": False if no_sysctl else None,
-        "lock_memory": False if no_mlock else None,
-    }
-    cfg = load(config_path or DEFAULT_CONFIG, overrides)
-    recorder = Recorder(cfg, log.configure(log_level), notify.notifier())
-    sys.exit(recorder.run())
+    Options: kmsgd run --help. (`kmsgd run` itself starts without click: kmsgd.runcmd.)
+    """
+    from kmsgd.runcmd import main as run_main
+
+    sys.exit(run_main(list(args)))
 
 
 def _open(ring: str | None) -> RingReader:

@@ -41,7 +41,7 @@ def start(
     cmd = [
         sys.executable,
         "-m",
-        "kmsgd.cli",
+        "kmsgd",
         "run",
         "--ring",
         str(ring),

@@ -27,7 +27,7 @@ def start_daemon(
     cmd = [
         sys.executable,
         "-m",
-        "kmsgd.cli",
+        "kmsgd",
         "run",
         "--ring",
         str(ring),
@@ -114,7 +114,7 @@ def test_sources_reach_the_ring(tmp_path: Path) -> None:
     cmd = [
         sys.executable,
         "-m",
-        "kmsgd.cli",
+        "kmsgd",
         "run",
         "--ring",
         str(ring),
