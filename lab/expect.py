@@ -39,6 +39,12 @@ def crash_checks(res: Results) -> list[Check]:
     return out
 
 
+def dump_failed(res: Results) -> str:
+    """How `kmsgd dump` failed, when it did: a ring check then says why it saw nothing."""
+    why = [f for cmd, f in res.failures.items() if cmd.startswith("kmsgd dump")]
+    return f" (kmsgd dump failed: {why[0][:200]})" if why else ""
+
+
 def verdict(res: Results, outcomes: set[str], primary: set[str] | None = None) -> list[Check]:
     if res.report is None:
         return [skip("last-boot outcome", NEED_VERDICT)]
@@ -76,7 +82,7 @@ def beats_near(res: Results, key: str, n: float = 2) -> Check:
     beats = heartbeats_us(res.dump)
     interval = heartbeat_interval_s(beats)
     if not beats or interval is None:
-        return ok("heartbeats to the end", False, "boot 1 has fewer than two heartbeats")
+        return ok("heartbeats to the end", False, "boot 1 has < 2 heartbeats" + dump_failed(res))
     gap = res.facts[key] - beats[-1] / 1e6
     return ok(
         "heartbeats to the end",
@@ -101,7 +107,8 @@ def expect_panic(lines: tuple[str, ...], primary: set[str]) -> Expect:
             ok(
                 "panic evidence",
                 ring or pstore,
-                f"in ring={ring}, in /sys/fs/pstore={pstore}, pstore record imported={imported}",
+                f"in ring={ring}, in /sys/fs/pstore={pstore}, pstore record imported={imported}"
+                + dump_failed(res),
             ),
             *verdict(res, {"kernel_panic"}, primary),
         ]
@@ -156,7 +163,7 @@ def expect_oom(res: Results) -> list[Check]:
     named = "lab-mem-hog" in str([e for e in res.dump if e.get("kind") != "kernel"])
     checks = [
         ring_end(res, stopped=False),
-        ok("OOM kills in ring", kills >= 1, f"{kills} 'Killed process' lines in boot 1"),
+        ok("OOM kills in ring", kills >= 1, f"{kills} 'Killed process' lines" + dump_failed(res)),
         ok("memory holder in ring", named, "lab-mem-hog named in boot 1's sample records")
         if res.samples()
         else skip("memory holder in ring", NEED_SAMPLES),
