@@ -67,6 +67,20 @@ class Committer(threading.Thread):
                 self._urgent = True
                 self._cond.notify()
 
+    def put_many(self, items: list[tuple[Kind, int, bytes]], *, urgent: bool) -> None:
+        """Hand over (kind, wall_us, payload) records at once: one lock for a storm's batch."""
+        if not items:
+            return
+        with self._cond:
+            self._queue.extend(items)
+            self._queued_total += len(items)
+            self.queued_bytes += sum(len(p) for _, _, p in items)
+            if self._oldest is None:
+                self._oldest = time.monotonic()
+            if urgent and not self._urgent:
+                self._urgent = True
+                self._cond.notify()
+
     def flush(self, timeout_s: float = 10.0) -> bool:
         """Wait until every record handed over so far is durable; False on timeout."""
         with self._cond:
