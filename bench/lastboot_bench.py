@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -105,12 +104,17 @@ def fill(path: str, size: int, boots: int) -> int:
 
 
 def measure(cmd: list[str]) -> tuple[float, float, str]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t0 = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024, out.stdout if out.returncode == 0 else out.stderr
+    """Wall seconds, this child's own peak RSS (MiB, from wait4) and its output."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text = (out if proc.returncode == 0 else err).read().decode()
+    return wall, usage.ru_maxrss / 1024, text
 
 
 def main(argv: list[str]) -> None:
@@ -121,7 +125,14 @@ def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as d:
         ring = os.path.join(d, "ring")
         t0 = time.perf_counter()
-        n = fill(ring, args.size_mib << 20, args.boots)
+        # Filled by a child: a parent that grew while filling would pass its RSS on to every
+        # child it forks, and ru_maxrss would count it.
+        code = f"from bench.lastboot_bench import fill; print(fill({ring!r}, {args.size_mib << 20}, {args.boots}))"
+        n = int(
+            subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            ).stdout
+        )
         print(
             f"filled a {args.size_mib} MiB ring: {n} records written in "
             f"{time.perf_counter() - t0:.1f} s ({args.boots} boots fit)"

@@ -140,6 +140,36 @@ class RingReader:
         for f in self.frames_of(boot_id):
             yield fr.to_entry(f)
 
+    def skim_of(self, boot_id: str) -> Iterator[ring.Skimmed]:
+        """One boot's frame headers, unchecked (ring.skim): `check()` those whose payload is
+        used. A header that seems to start another boot is checked before it ends this one."""
+        if self.head is None:
+            return
+        want = bytes.fromhex(boot_id)
+        start = self.boot_start(boot_id)
+        first = start or ring.oldest_frame(self.map, self.head, self.size)
+        if first is None:
+            return
+        seen = False
+        for n, h in enumerate(ring.skim(self.map, first, self.size, self.head.serial), 1):
+            if n % DROP_EVERY == 0:
+                self.release()
+            if h.boot_id == want:
+                seen = True
+                yield h
+            elif seen and start is not None and self.check(h) is not None:
+                return  # boots do not interleave: the next boot began
+
+    def check(self, h: ring.Skimmed) -> fr.RawFrame | None:
+        """The checked frame behind a skimmed header, or None if it fails its checks."""
+        f = fr.decode_at(self.map, h.offset, self.size)
+        return f if f is not None and f.serial == h.serial else None
+
+    def payload_head(self, h: ring.Skimmed, n: int) -> bytes:
+        """The first `n` bytes of a frame's payload, unchecked (a cheap look at its shape)."""
+        start = h.offset + fr.HEADER_SIZE
+        return bytes(self.map[start : min(start + n, h.offset + h.size)])
+
     def frames_of(self, boot_id: str) -> Iterator[fr.RawFrame]:
         """The frames of one boot, in order; the boot hint spares a walk from the oldest."""
         want = bytes.fromhex(boot_id)

@@ -16,13 +16,15 @@ from kmsgd import frame as fr
 from kmsgd.liveness import Liveness, LivenessBuilder
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.reader import RingReader
+from kmsgd.ring import Skimmed
 from kmsgd.timeline import Timeline, TimelineBuilder
-from kmsgd.types import Entry, KernelRecord, Kind
+from kmsgd.types import KIND_CODES, Entry, KernelRecord, Kind
 
 FINAL_WINDOW_US = 70_000_000  # samples kept: the final minute plus margin
 MEMORY_WINDOW_US = 600_000_000  # memory samples kept: a thrash can last minutes
 _MEMORY = b'"sample":"memory"'
 EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
+_SAMPLE, _KERNEL = KIND_CODES[Kind.SAMPLE], KIND_CODES[Kind.KERNEL]
 KEPT_KINDS = (Kind.EVENT, Kind.DEVICE, Kind.INVENTORY, Kind.SYSCTL, Kind.PSTORE, Kind.LOST)
 
 
@@ -43,23 +45,26 @@ class BootView:
 
 
 def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
-    """Everything of one boot in a single walk of its frames."""
+    """Everything of one boot in a single pass. Samples are only skimmed (headers): those of
+    the final window are checked and decoded at the end; everything else is checked."""
     tb = TimelineBuilder(index=index, boot_id=boot_id)
     lb = LivenessBuilder()
-    samples: deque[fr.RawFrame] = deque()
-    memory: deque[fr.RawFrame] = deque()
+    samples: deque[Skimmed] = deque()
+    memory: deque[Skimmed] = deque()
     kept: list[Entry] = []
     n = 0
-    for f in reader.frames_of(boot_id):
-        if f.kind is Kind.SAMPLE:
-            window, span = (
-                (memory, MEMORY_WINDOW_US) if _MEMORY in f.payload else (samples, FINAL_WINDOW_US)
-            )
-            window.append(f)
-            while window[0].wall_us < f.wall_us - span:
+    for h in reader.skim_of(boot_id):
+        if h.code == _SAMPLE:
+            is_mem = _MEMORY in reader.payload_head(h, 24)
+            window, span = (memory, MEMORY_WINDOW_US) if is_mem else (samples, FINAL_WINDOW_US)
+            window.append(h)
+            while window[0].wall_us < h.wall_us - span:
                 window.popleft()
-            lb.add_sign_of_life(f.wall_us)
+            lb.add_sign_of_life(h.wall_us)
             continue
+        f = reader.check(h)
+        if f is None:
+            continue  # damaged: skipped, never misread
         e = fr.to_entry(f)
         lb.add(e)
         if isinstance(e.data, KernelRecord):
@@ -70,20 +75,23 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
             kept.append(e)
     live = lb.build()
     end = live.last_wall_us or 0
-    final = tuple(
-        fr.to_entry(f)
-        for f in sorted((*samples, *memory), key=lambda f: f.serial)
-        if f.wall_us >= end - (MEMORY_WINDOW_US if _MEMORY in f.payload else FINAL_WINDOW_US)
-    )
-    return BootView(boot_id, tb.build(), live, final, tuple(kept))
+    final = []
+    mem_serials = {h.serial for h in memory}
+    for h in sorted((*samples, *memory), key=lambda h: h.serial):
+        span = MEMORY_WINDOW_US if h.serial in mem_serials else FINAL_WINDOW_US
+        f = reader.check(h) if h.wall_us >= end - span else None
+        if f is not None:
+            final.append(fr.to_entry(f))
+    return BootView(boot_id, tb.build(), live, tuple(final), tuple(kept))
 
 
 def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) -> list[Entry]:
     """The first entries of a boot (its boot record, first kernel lines, first inventory)."""
     out: list[Entry] = []
     kernel = 0
-    for f in reader.frames_of(boot_id):
-        if f.kind is Kind.SAMPLE:
+    for h in reader.skim_of(boot_id):
+        f = reader.check(h) if h.code != _SAMPLE else None
+        if f is None:
             continue
         e = fr.to_entry(f)
         out.append(e)
@@ -95,8 +103,9 @@ def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) 
 
 def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
     """A boot's kernel records, decoding nothing else."""
-    for f in reader.frames_of(boot_id):
-        if f.kind is Kind.KERNEL:
+    for h in reader.skim_of(boot_id):
+        f = reader.check(h) if h.code == _KERNEL else None
+        if f is not None:
             e = fr.to_entry(f)
             if isinstance(e.data, KernelRecord):
                 yield e.data
@@ -104,11 +113,10 @@ def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
 
 def last_payload(reader: RingReader, boot_id: str, kind: Kind) -> dict[str, Any] | None:
     """The payload of a boot's last record of `kind` (a JSON kind), decoding nothing else."""
-    last = None
-    for f in reader.frames_of(boot_id):
-        if f.kind is kind:
-            last = f
-    if last is None:
-        return None
-    data = fr.to_entry(last).data
-    return data if isinstance(data, dict) else None
+    code = KIND_CODES[kind]
+    for h in reversed([h for h in reader.skim_of(boot_id) if h.code == code]):
+        f = reader.check(h)
+        if f is not None:
+            data = fr.to_entry(f).data
+            return data if isinstance(data, dict) else None
+    return None
