@@ -114,8 +114,8 @@ def _tool(name: str) -> str:
 @pytest.mark.parametrize(
     "argv",
     [
-        ("ruff", "check", "kmsgd", "tests", "bench"),
-        ("ruff", "format", "--check", "kmsgd", "tests", "bench"),
+        ("ruff", "check", "kmsgd", "tests", "bench", "lab"),
+        ("ruff", "format", "--check", "kmsgd", "tests", "bench", "lab"),
         ("mypy",),
     ],
     ids=["ruff-check", "ruff-format", "mypy-strict"],
