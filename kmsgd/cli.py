@@ -116,7 +116,8 @@ def select_boot(reader: RingReader, boot: str | None) -> str:
     rows = reader.boots()
     if not rows:
         raise BadInput(f"{reader.path}: the ring holds no records yet")
-    return rows[pick_boot(rows, boot or "0", None)].boot_id
+    ids = [r.boot_id for r in rows]
+    return ids[pick_boot(ids, boot or "0", None)]
 
 
 @main.command()

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kmsgd import changes as chg
+from kmsgd import frame as fr
 from kmsgd import telemetry_view as tv
 from kmsgd.catalogue import find_signatures
 from kmsgd.classify import Verdict, classify
@@ -22,11 +23,12 @@ from kmsgd.report import Report, ReportError, TimeOfDeath, build_report
 from kmsgd.ring_verdict import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.ringview import BootView, early_records, kernel_records, last_payload, read_boot
 from kmsgd.timeline import Timeline
-from kmsgd.types import Boot, Confidence, Entry, KernelRecord, Kind, Outcome
+from kmsgd.types import KIND_CODES, Boot, Confidence, Entry, KernelRecord, Kind, Outcome, Stop
 
 HEALTHY_RUN_S = 3600.0  # an earlier boot this long counts as healthy for the noise baseline
 BASELINE_BOOTS = 5
 LOOP_BOOT_S = 90.0
+_KERNEL_CODE, _STOP_CODE = KIND_CODES[Kind.KERNEL], KIND_CODES[Kind.STOP]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,32 +42,34 @@ class Options:
 
 def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
     """The post-mortem of the chosen boot."""
-    rows = reader.boots()
-    i = pick_boot(rows, spec, opts.current_boot_id)
-    return judge(reader, rows, i, opts)
+    ids = reader.boot_ids()
+    i = pick_boot(ids, spec, opts.current_boot_id)
+    return judge(reader, ids, i, opts)
 
 
 def outcomes(reader: RingReader, rows: Sequence[BootSummary], current: str | None) -> list[str]:
     """A short verdict per boot for `kmsgd boots` (no journal, no noise baseline)."""
     opts = Options(current_boot_id=current, baseline=False)
     out = []
-    for i in range(len(rows)):
+    ids = [r.boot_id for r in rows]
+    for i in range(len(ids)):
         try:
-            rep = judge(reader, rows, i, opts)
+            rep = judge(reader, ids, i, opts)
             out.append(f"{rep.outcome.value} ({rep.confidence})")
         except Exception as err:  # one unreadable boot must not hide the others
             out.append(f"error: {type(err).__name__}")
     return out
 
 
-def judge(reader: RingReader, rows: Sequence[BootSummary], i: int, opts: Options) -> Report:
-    row = rows[i]
-    view = read_boot(reader, row.boot_id, index=i)
-    nxt = early_records(reader, rows[i + 1].boot_id) if i + 1 < len(rows) else []
-    prev_inv = last_payload(reader, rows[i - 1].boot_id, Kind.INVENTORY) if i else None
-    baseline = healthy_baseline(reader, rows[:i]) if opts.baseline else {}
+def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Report:
+    """The post-mortem of boot `ids[i]` (`ids`: the ring's boots, oldest first)."""
+    boot_id = ids[i]
+    view = read_boot(reader, boot_id, index=i)
+    nxt = early_records(reader, ids[i + 1]) if i + 1 < len(ids) else []
+    prev_inv = last_payload(reader, ids[i - 1], Kind.INVENTORY) if i else None
+    baseline = healthy_baseline(reader, ids[:i]) if opts.baseline else {}
     nxt_kernel = [e.data for e in nxt if isinstance(e.data, KernelRecord)]
-    current = row.boot_id == opts.current_boot_id
+    current = boot_id == opts.current_boot_id
     verdict = classify(
         view.timeline,
         next_boot=nxt_kernel or None,
@@ -80,7 +84,7 @@ def judge(reader: RingReader, rows: Sequence[BootSummary], i: int, opts: Options
         next_boot_wall_us=_boot_wall(nxt),
         memory=_memory(summary, verdict, view.timeline),
         pstore=_pstore_witness(view, nxt),
-        journal=_journal_witness(row.boot_id, opts) if opts.journal and not current else None,
+        journal=_journal_witness(boot_id, opts) if opts.journal and not current else None,
     )
     decision, rule_errors = decide(verdict, facts)
     verdict = _merge(verdict, decision, facts)
@@ -97,13 +101,13 @@ def judge(reader: RingReader, rows: Sequence[BootSummary], i: int, opts: Options
         ),
         *chg.sysctl_changes(view.kept),
     ]
-    notes = [*_foreign(view.live.boot, opts), *loop_notes(reader, rows, i)]
+    notes = [*_foreign(view.live.boot, opts), *loop_notes(reader, ids, i, view)]
     return dataclasses.replace(
         rep,
         time_of_death=_time_of_death(rep.time_of_death, facts),
         telemetry={**summary, **({"notes": notes} if notes else {})},
         changes=tuple(changes),
-        boot_id=row.boot_id,
+        boot_id=boot_id,
         hostname=view.live.boot.hostname if view.live.boot else "",
         errors=(*rep.errors, *(ReportError("ring_verdict", e) for e in rule_errors)),
     )
@@ -224,26 +228,62 @@ def _journal_witness(boot_id: str, opts: Options) -> Witness | None:
     return Witness(outcome, "journal", ev.confidence, f"journal: {ev.detail}")
 
 
-def healthy_baseline(reader: RingReader, earlier: Sequence[BootSummary]) -> dict[str, float]:
-    """Occurrences per hour of each tag on earlier boots that ended cleanly or ran long."""
-    healthy = [
-        r
-        for r in earlier
-        if (r.stopped and r.shutting_down)
-        or (r.last_wall_us - r.first_wall_us) / 1e6 >= HEALTHY_RUN_S
-    ][-BASELINE_BOOTS:]
+def healthy_baseline(reader: RingReader, earlier: Sequence[str]) -> dict[str, float]:
+    """Occurrences per hour of each tag on the newest earlier boots (at most BASELINE_BOOTS)
+    that ended cleanly or ran long."""
     counts: dict[str, int] = {}
     hours = 0.0
-    for r in healthy:
-        hours += max((r.last_wall_us - r.first_wall_us) / 3.6e9, 1 / 60)
-        for hit in find_signatures(kernel_records(reader, r.boot_id)):
-            counts[hit.tag] = counts.get(hit.tag, 0) + 1
+    taken = 0
+    for boot_id in reversed(earlier):
+        tags, span_s, clean = _boot_tags(reader, boot_id)
+        if not (clean or span_s >= HEALTHY_RUN_S):
+            continue
+        hours += max(span_s / 3600, 1 / 60)
+        for tag, n in tags.items():
+            counts[tag] = counts.get(tag, 0) + n
+        taken += 1
+        if taken >= BASELINE_BOOTS:
+            break
     return {tag: n / hours for tag, n in counts.items()} if hours else {}
 
 
-def loop_notes(reader: RingReader, rows: Sequence[BootSummary], i: int) -> list[str]:
-    """Consecutive short boots that ended abruptly at the same point."""
-    recent = rows[max(0, i - 3) : i + 1]
+def _boot_tags(reader: RingReader, boot_id: str) -> tuple[dict[str, int], float, bool]:
+    """In one pass over a boot: its tag counts, its length in seconds, whether it ended
+    with a stop record written while the system shut down."""
+    first: list[int] = []
+    last = [0]
+    clean = [False]
+
+    def records() -> Iterator[KernelRecord]:
+        for h in reader.skim_of(boot_id):
+            if not first:
+                first.append(h.wall_us)
+            last[0] = h.wall_us
+            clean[0] = False
+            if h.code == _KERNEL_CODE or h.code == _STOP_CODE:
+                f = reader.check(h)
+                e = fr.to_entry(f) if f is not None else None
+                if e is not None and isinstance(e.data, KernelRecord):
+                    yield e.data
+                elif e is not None and isinstance(e.data, Stop):
+                    clean[0] = e.data.shutting_down
+
+    tags: dict[str, int] = {}
+    for hit in find_signatures(records()):
+        tags[hit.tag] = tags.get(hit.tag, 0) + 1
+    span_s = (last[0] - first[0]) / 1e6 if first else 0.0
+    return tags, span_s, clean[0]
+
+
+def loop_notes(reader: RingReader, ids: Sequence[str], i: int, view: BootView) -> list[str]:
+    """Consecutive short boots that ended abruptly at the same point (looked for only when
+    the judged boot itself was short)."""
+    live = view.live
+    if live.stop is not None or (live.last_wall_us or 0) - (live.first_wall_us or 0) > (
+        LOOP_BOOT_S * 1e6
+    ):
+        return []
+    recent = [s for s in map(reader.summary_of, ids[max(0, i - 3) : i + 1]) if s is not None]
     short = [
         r
         for r in recent

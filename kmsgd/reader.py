@@ -124,6 +124,47 @@ class RingReader:
                 s.kernel_records += 1
         return list(out.values())
 
+    def boot_ids(self) -> list[str]:
+        """The boots in the ring, oldest first, from the header's verified boot hints (no walk).
+        The oldest boot, whose start the ring has overwritten, comes from the oldest frame."""
+        if self.head is None:
+            return []
+        starts = []
+        for hint in self.header.boots:
+            f = fr.decode_at(self.map, hint.offset, self.size)
+            if f is not None and f.serial == hint.serial and f.boot_id == hint.boot_id:
+                starts.append((f.serial, f.boot_id.hex()))
+        oldest = ring.oldest_frame(self.map, self.head, self.size)
+        if oldest is not None:
+            starts.append((oldest.serial, oldest.boot_id.hex()))
+        if not starts:
+            return [row.boot_id for row in self.boots()]
+        ordered = [boot for _, boot in sorted(starts)]
+        ids = list(dict.fromkeys(ordered))  # a daemon restart writes a second boot record
+        if self.head.boot_id.hex() not in ids:  # the newest boot's hint was never written
+            ids.append(self.head.boot_id.hex())
+        return ids
+
+    def summary_of(self, boot_id: str) -> BootSummary | None:
+        """One boot's summary (as in boots()), skimming only that boot."""
+        s: BootSummary | None = None
+        for h in self.skim_of(boot_id):
+            if s is None:
+                s = BootSummary(boot_id, h.wall_us, h.wall_us, h.serial, h.offset)
+            kind = KINDS_BY_CODE.get(h.code)
+            s.records += 1
+            s.last_wall_us = h.wall_us
+            s.stopped = kind is _STOP
+            if kind is not None:
+                s.kinds[kind] = s.kinds.get(kind, 0) + 1
+            if kind is _KERNEL:
+                s.kernel_records += 1
+            elif kind is _LOST or kind is _STOP:
+                f = self.check(h)
+                if f is not None:
+                    _count_checked(s, f)
+        return s
+
     def boot_start(self, boot_id: str) -> fr.RawFrame | None:
         """The first frame of a boot from the header's hints, verified; None if unknown."""
         want = bytes.fromhex(boot_id)
@@ -199,13 +240,14 @@ _KERNEL, _LOST, _STOP = Kind.KERNEL, Kind.LOST, Kind.STOP
 _CHECKED = (KIND_CODES[Kind.LOST], KIND_CODES[Kind.STOP])
 
 
-def pick_boot(rows: Sequence[BootSummary], spec: str | None, current: str | None) -> int:
-    """Index into `rows`: `spec` an id prefix or 0/-N; default the newest boot that is not
-    the running one (the "last boot" after a reboot)."""
+def pick_boot(ids: Sequence[str], spec: str | None, current: str | None) -> int:
+    """Index into `ids` (boot ids, oldest first): `spec` an id prefix or 0/-N; default the
+    newest boot that is not the running one (the "last boot" after a reboot)."""
+    rows = ids
     if not rows:
         raise BadInput("the ring holds no boots yet", hint="is kmsgd running?")
     if spec is None:
-        ended = [i for i, r in enumerate(rows) if r.boot_id != current]
+        ended = [i for i, r in enumerate(rows) if r != current]
         if not ended:
             raise BadInput("the ring holds only the running boot: no earlier boot to judge")
         return ended[-1]
@@ -217,7 +259,7 @@ def pick_boot(rows: Sequence[BootSummary], spec: str | None, current: str | None
             )
         return len(rows) - 1 + n
     want = spec.replace("-", "").lower()
-    hits = [i for i, r in enumerate(rows) if r.boot_id.startswith(want)]
+    hits = [i for i, r in enumerate(rows) if r.startswith(want)]
     if len(hits) != 1:
         raise BadInput(f"--boot {spec}: {'more than one' if hits else 'no'} boot matches")
     return hits[0]

@@ -73,6 +73,9 @@ def test_wrap_around_keeps_newest_boots_and_drops_oldest_first(tmp_path: Path) -
         assert rows[-1].boot_id == boots[-1].hex() and rows[-1].records == 801
         ids = [row.boot_id for row in rows]
         assert ids == [b.hex() for b in boots[-len(ids) :]]  # oldest boots went first
+        assert r.boot_ids() == ids  # from the header's hints, without a walk
+        summary = r.summary_of(boots[-2].hex())
+        assert summary is not None and summary.records == rows[-2].records
         last = list(r.entries(boots[-1].hex()))
     assert [e.data.seq for e in last[1:] if isinstance(e.data, KernelRecord)] == list(range(800))
 
