@@ -70,6 +70,9 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     baseline = healthy_baseline(reader, ids[:i]) if opts.baseline else {}
     nxt_kernel = [e.data for e in nxt if isinstance(e.data, KernelRecord)]
     current = boot_id == opts.current_boot_id
+    pstore_witness = _pstore_witness(view, nxt)
+    if pstore_witness is not None:
+        view = view.with_records(pstore_witness.records)
     verdict = classify(
         view.timeline,
         next_boot=nxt_kernel or None,
@@ -83,7 +86,7 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         current=current,
         next_boot_wall_us=_boot_wall(nxt),
         memory=_memory(summary, verdict, view.timeline),
-        pstore=_pstore_witness(view, nxt),
+        pstore=pstore_witness,
         journal=_journal_witness(boot_id, opts) if opts.journal and not current else None,
     )
     decision, rule_errors = decide(verdict, facts)
@@ -201,11 +204,14 @@ def _pstore_witness(view: BootView, nxt: Sequence[Entry]) -> Witness | None:
             dump.reason.value,
         )
         conf = Confidence.HIGH if att.confidence == "high" else Confidence.MEDIUM
+        last_ts = view.timeline.last_ts_usec
+        beyond = tuple(r for r in dump.records if last_ts is None or (r.ts_usec or 0) > last_ts)
         return Witness(
             Outcome.KERNEL_PANIC,
             f"pstore:{dump.reason.value}",
             conf,
             f"pstore {dump.backend} dump ({att.method}, {att.confidence}): {line}",
+            beyond,
         )
     return None
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from kmsgd.classify import Verdict
 from kmsgd.classify_rules import Evidence
 from kmsgd.liveness import Liveness
-from kmsgd.types import Confidence, Outcome
+from kmsgd.types import Confidence, KernelRecord, Outcome
 
 QUICK_RETURN_S = 120.0  # next boot this soon after the last sign of life: it came back by itself
 TEXT_DECIDES = (Outcome.KERNEL_PANIC, Outcome.THERMAL_SHUTDOWN, Outcome.WATCHDOG_RESET)
@@ -39,6 +39,7 @@ class Witness:
     reason: str
     confidence: Confidence
     text: str
+    records: tuple[KernelRecord, ...] = ()  # kernel lines only the witness saw (pstore)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +124,8 @@ def _kernel_said(v: Verdict, f: RingFacts) -> RingDecision | None:
     """A panic, thermal trip or watchdog reset in the kernel's own words stands."""
     if v.outcome not in TEXT_DECIDES:
         return None
-    return RingDecision(v.outcome, v.reason, v.confidence, "", _liveness_lines(f))
+    witness = (f.pstore.text,) if f.pstore is not None else ()
+    return RingDecision(v.outcome, v.reason, v.confidence, "", (*witness, *_liveness_lines(f)))
 
 
 def _pstore(v: Verdict, f: RingFacts) -> RingDecision | None:

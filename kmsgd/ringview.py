@@ -7,8 +7,9 @@ rarer records (events, inventory, sysctl, pstore) are kept whole.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,18 @@ class BootView:
     live: Liveness
     final_samples: tuple[Entry, ...]  # samples of the final ~70 s (memory: 10 min)
     kept: tuple[Entry, ...]  # events, device events, inventories, sysctls, pstore, lost
+    builder: TimelineBuilder | None = None  # to append lines only a witness saw (pstore)
+
+    def with_records(self, records: Sequence[KernelRecord]) -> BootView:
+        """This view with kernel records appended after the ring's last line (a panic's end
+        that reached pstore but not the ring)."""
+        if self.builder is None or not records:
+            return self
+        n = self.timeline.total
+        for rec in records:
+            n += 1
+            self.builder.add(Line.of(rec, Origin.KERNEL, LogFormat.KMSG, n))
+        return dataclasses.replace(self, timeline=self.builder.build())
 
     def of(self, kind: Kind) -> list[Entry]:
         return [e for e in self.kept if e.kind is kind]
@@ -82,7 +95,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
         f = reader.check(h) if h.wall_us >= end - span else None
         if f is not None:
             final.append(fr.to_entry(f))
-    return BootView(boot_id, tb.build(), live, tuple(final), tuple(kept))
+    return BootView(boot_id, tb.build(), live, tuple(final), tuple(kept), tb)
 
 
 def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) -> list[Entry]:

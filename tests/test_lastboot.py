@@ -202,3 +202,27 @@ def test_ring_from_another_machine_is_said(tmp_path: Path) -> None:
     assert any("another machine (gpu-box-7)" in n for n in rep.telemetry.get("notes", []))
     rep = judge(m, machine_id=MACHINE_ID)
     assert not any("another machine" in n for n in rep.telemetry.get("notes", []))
+
+
+def test_panic_only_pstore_saw_reaches_the_report(tmp_path: Path) -> None:
+    """A sysrq crash: the lines never reached the ring, ramoops kept them for the next boot."""
+    from kmsgd import pstore
+
+    m = Machine(tmp_path)
+    b = healthy(m)
+    b.die()
+    archive = tmp_path / "fs/var/lib/systemd/pstore"
+    archive.mkdir(parents=True)
+    (archive / "dmesg-ramoops-0").write_text(
+        "Panic#1 Part1\n"
+        "<6>[   38.100000] sysrq: Trigger a crash\n"
+        "<0>[   38.100200] Kernel panic - not syncing: sysrq triggered crash\n"
+    )
+    (dump,) = pstore.scan(str(tmp_path / "sys"), str(tmp_path / "fs"))
+    nxt = m.boot(after_s=35)
+    nxt.emit(Kind.PSTORE, pstore.to_payload(dump), True)
+    nxt.run(1)
+    rep = judge(m)
+    assert rep.outcome == "kernel_panic"
+    assert rep.primary is not None and rep.primary.tag == "sysrq_crash"
+    assert any("pstore" in e.why for e in rep.evidence)
