@@ -17,6 +17,7 @@ from kmsgd.types import Boot, Entry, Heartbeat, KernelRecord, Kind, Lost, Stop
 LATE_FACTOR = 1.5  # a beat this many intervals after the previous one was late
 CLOCK_STEP_S = 2.0  # wall and monotonic disagreeing by more than this: the wall clock moved
 FINAL_BEATS = 20
+LATE_WINDOW = 10  # late beats count among the last this many: the slowing right before death
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +79,10 @@ class LivenessBuilder:
         self.last = e.wall_us
         self.stop = e.data if isinstance(e.data, Stop) else None
         d = e.data
-        if isinstance(d, Boot) and self.boot is None:
-            self.boot = d
+        if isinstance(d, Boot):
+            self.boot = self.boot or d
+            # A recorder restart within the boot: its pause is no late heartbeat.
+            self.last_beat = None
         elif isinstance(d, Heartbeat):
             self._beat(d, e.wall_us)
         elif isinstance(d, KernelRecord) and e.kind is Kind.KERNEL and not d.facility:
@@ -114,7 +117,7 @@ class LivenessBuilder:
         interval = statistics.median(self.gaps) if self.gaps else None
         final = tuple(self.gaps[-FINAL_BEATS:])
         # A thrashing or freezing machine delays its final beats; a power cut does not.
-        late = sum(1 for gap in final if interval and gap > interval * LATE_FACTOR)
+        late = sum(1 for gap in final[-LATE_WINDOW:] if interval and gap > interval * LATE_FACTOR)
         return Liveness(
             boot=self.boot,
             first_wall_us=self.first,

@@ -184,7 +184,7 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
         )
     down = f.downtime_s
     lines = _liveness_lines(f)
-    if live.late_final_beats:
+    if live.late_final_beats >= 2:  # one hiccup under load is no slowing machine
         return RingDecision(
             Outcome.HARD_FREEZE,
             "slowed_then_stopped",

@@ -109,7 +109,8 @@ def _power_leaves(obj: Any, device: str) -> Iterator[tuple[str, float]]:
     if isinstance(obj, dict):
         device = str(obj.get("device", device))
         for k, v in obj.items():
-            if str(k).endswith("power_w") and isinstance(v, int | float):
+            # means (`*.power_w`) and, for a second cut short by a step, its peak (`max_w`)
+            if str(k).endswith(("power_w", "max_w")) and isinstance(v, int | float):
                 yield f"{device}:{k}", float(v)
             else:
                 yield from _power_leaves(v, device)

@@ -49,3 +49,18 @@ def test_clean_stop_and_clock_step(tmp_path: Path) -> None:
     live = liveness(boot_entries(m, 0))
     assert live.stop is not None and live.stop.shutting_down
     assert live.clock_steps == ("wall clock stepped +3600 s",)
+
+
+def test_a_recorder_restart_is_no_late_heartbeat() -> None:
+    from kmsgd.types import Boot, Entry, Heartbeat, Kind
+
+    def beat(t: float) -> Entry:
+        us = int(t * 1e6)
+        return Entry(0, "b", us, Kind.HEARTBEAT, Heartbeat(us, us, us))
+
+    boot = Boot("b" * 32, "6.8", "", 0, "0.1.0")
+    entries = [Entry(0, "b", 0, Kind.BOOT, boot), *(beat(t) for t in range(1, 20))]
+    entries += [Entry(0, "b", 25_000_000, Kind.BOOT, boot)]  # restarted after a 5 s pause
+    entries += [beat(t) for t in range(26, 40)]
+    live = liveness(entries)
+    assert live.late_final_beats == 0 and live.regular_to_the_end
