@@ -142,7 +142,7 @@ def _when(f: RingFacts) -> str:
     last = f.live.last_wall_us
     if last is None:
         return ""
-    pm = f" ± {f.live.interval_s:g} s" if f.live.interval_s else ""
+    pm = f" ± {f.live.interval_s:.1f} s" if f.live.interval_s else ""
     return f" at {_iso(last)}{pm}"
 
 
@@ -200,8 +200,10 @@ def _pstore_witness(view: BootView, nxt: Sequence[Entry]) -> Witness | None:
         if att.boot_id != view.boot_id or dump.reason.value not in ("panic", "oops"):
             continue
         line = next(
-            (r.message for r in reversed(dump.records) if "panic" in r.message.lower()),
-            dump.reason.value,
+            (r.message for r in dump.records if "Kernel panic" in r.message),
+            next(
+                (r.message for r in dump.records if r.message.startswith("Oops")), dump.reason.value
+            ),
         )
         conf = Confidence.HIGH if att.confidence == "high" else Confidence.MEDIUM
         last_ts = view.timeline.last_ts_usec
