@@ -29,39 +29,26 @@ def start(
     *,
     kmsg: str,
     proc: str = "/proc",
+    sys_root: str | None = None,
     heartbeat: float = 0.2,
-    extra: tuple[str, ...] = (),
+    sysctl: bool = False,
+    settings: dict[str, str] | None = None,
 ) -> subprocess.Popen[bytes]:
+    """The real `kmsgd run` on a 1 MiB ring, its state, textfile and fs root under the ring's
+    directory unless `settings` says otherwise; sysctls only when asked (they are the host's)."""
     state = ring.parent / "state"
     state.mkdir(exist_ok=True)
+    values = {"state_dir": str(state), "textfile": f"{state}/kmsgd.prom", "fs_root": str(state)}
+    values |= settings or {}
     cfg = ring.parent / "kmsgd.toml"
-    cfg.write_text(
-        f'[kmsgd]\nstate_dir = "{state}"\ntextfile = "{state}/kmsgd.prom"\nfs_root = "{state}"\n'
-    )
-    cmd = [
-        sys.executable,
-        "-m",
-        "kmsgd",
-        "run",
-        "--ring",
-        str(ring),
-        "--ring-size",
-        "1M",
-        "--kmsg",
-        kmsg,
-        "--proc",
-        proc,
-        "--config",
-        str(cfg),
-        "--no-sysctl",
-        "--no-mlock",
-        "--heartbeat",
-        str(heartbeat),
-        *extra,
-    ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _STARTED.append(proc)
-    return proc
+    cfg.write_text("[kmsgd]\n" + "".join(f'{k} = "{v}"\n' for k, v in values.items()))
+    cmd = [sys.executable, "-m", "kmsgd", "run", "--ring", str(ring), "--ring-size", "1M"]
+    cmd += ["--kmsg", kmsg, "--proc", proc, "--config", str(cfg), "--no-mlock"]
+    cmd += ["--heartbeat", str(heartbeat)] + ([] if sysctl else ["--no-sysctl"])
+    cmd += ["--sys", sys_root] if sys_root else []
+    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _STARTED.append(daemon)
+    return daemon
 
 
 def kmsgd(*args: str) -> subprocess.CompletedProcess[str]:

@@ -4,49 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from conftest import make_proc
-from daemon import _STARTED, dump, stop, wait_for, wait_ready
+from daemon import dump, start, stop, wait_for, wait_ready
 from test_sensors_fakes import dual_amdgpu_box
-
-
-def start_daemon(
-    tmp_path: Path, sys_root: Path, proc_root: Path
-) -> tuple[subprocess.Popen[bytes], Path, Path]:
-    state = tmp_path / "state"
-    state.mkdir(exist_ok=True)
-    cfg = tmp_path / "kmsgd.toml"
-    cfg.write_text(
-        f'[kmsgd]\nstate_dir = "{state}"\ntextfile = ""\nfs_root = "{state}"\nheartbeat_s = 0.2\n'
-    )
-    kmsg = tmp_path / "kmsg-fifo"
-    os.mkfifo(kmsg)
-    ring = tmp_path / "ring"
-    cmd = [
-        sys.executable,
-        "-m",
-        "kmsgd",
-        "run",
-        "--ring",
-        str(ring),
-        "--ring-size",
-        "1M",
-        "--kmsg",
-        str(kmsg),
-        "--proc",
-        str(proc_root),
-        "--sys",
-        str(sys_root),
-        "--config",
-        str(cfg),
-        "--no-mlock",
-        "--no-sysctl",
-    ]
-    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _STARTED.append(daemon)
-    return daemon, ring, kmsg
 
 
 def test_a_sensor_read_that_blocks_forever_does_not_stop_capture(tmp_path: Path) -> None:
@@ -57,7 +19,12 @@ def test_a_sensor_read_that_blocks_forever_does_not_stop_capture(tmp_path: Path)
     stuck_real = stuck.resolve()
     stuck_real.unlink()
     os.mkfifo(stuck_real)
-    daemon, ring, kmsg = start_daemon(tmp_path, sys_root, proc_root)
+    kmsg = tmp_path / "kmsg-fifo"
+    os.mkfifo(kmsg)
+    ring = tmp_path / "ring"
+    daemon = start(
+        ring, kmsg=str(kmsg), proc=str(proc_root), sys_root=str(sys_root), settings={"textfile": ""}
+    )
     writer = os.open(kmsg, os.O_RDWR)
     wait_ready(ring, daemon)
     for n in range(50):  # the kernel keeps talking while the sensor hangs
@@ -101,37 +68,22 @@ def test_sources_reach_the_ring(tmp_path: Path) -> None:
     archive = fs_root / "var/lib/systemd/pstore/1764400000/001"
     archive.mkdir(parents=True)
     (archive / "dmesg-efi_pstore-176440000001001").write_text(PANIC)
-    state = tmp_path / "state"
-    state.mkdir()
-    cfg = tmp_path / "kmsgd.toml"
-    cfg.write_text(
-        f'[kmsgd]\nstate_dir = "{state}"\ntextfile = "{state}/kmsgd.prom"\n'
-        f'fs_root = "{fs_root}"\nheartbeat_s = 0.2\n'
-    )
     kmsg = tmp_path / "kmsg"
     kmsg.write_bytes(b"6,0,10,-;Linux version 6.8.0\n")
     ring = tmp_path / "ring"
-    cmd = [
-        sys.executable,
-        "-m",
-        "kmsgd",
-        "run",
-        "--ring",
-        str(ring),
-        "--ring-size",
-        "1M",
-        "--kmsg",
-        str(kmsg),
-        "--proc",
-        str(proc_root),
-        "--sys",
-        str(sys_root),
-        "--config",
-        str(cfg),
-        "--no-mlock",
-    ]
-    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _STARTED.append(daemon)
+    state = tmp_path / "state"
+
+    def run() -> subprocess.Popen[bytes]:
+        return start(
+            ring,
+            kmsg=str(kmsg),
+            proc=str(proc_root),
+            sys_root=str(sys_root),
+            sysctl=True,
+            settings={"fs_root": str(fs_root)},
+        )
+
+    daemon = run()
     wait_ready(ring, daemon)
 
     def samples() -> set[str]:
@@ -162,8 +114,7 @@ def test_sources_reach_the_ring(tmp_path: Path) -> None:
     assert "kmsgd_up 0" in (state / "kmsgd.prom").read_text()
     # A second run in a later boot does not import the same dump again.
     make_proc(proc_root)
-    daemon = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _STARTED.append(daemon)
+    daemon = run()
     wait_ready(ring, daemon)
     assert stop(daemon) == 0
     assert not [r for r in dump(ring) if r["kind"] == "pstore"]
