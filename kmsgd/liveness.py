@@ -87,8 +87,8 @@ class LivenessBuilder:
             self._beat(d, e.wall_us)
         elif isinstance(d, KernelRecord) and e.kind is Kind.KERNEL and not d.facility:
             self.last_kernel, self.last_kernel_wall = d, e.wall_us
-        elif isinstance(d, Lost):
-            self.lost += d.count
+        elif isinstance(d, Lost) and d.reason != "before_start":
+            self.lost += d.count  # lost while recording (what came before is not this boot's end)
 
     def add_sign_of_life(self, wall_us: int) -> None:
         """A record we do not decode here (a sensor sample) still proves the box was alive."""

@@ -32,7 +32,8 @@ class BootSummary:
     first_offset: int
     records: int = 0
     kernel_records: int = 0
-    lost: int = 0
+    lost: int = 0  # kernel records lost while kmsgd recorded (overruns, restarts, drops)
+    lost_before_start: int = 0  # gone from the kernel buffer before kmsgd first read it
     stopped: bool = False  # the last record of the boot is a clean `stop`
     shutting_down: bool = False
     kinds: dict[str, int] = field(default_factory=dict)
@@ -231,7 +232,10 @@ def _count_checked(s: BootSummary, f: fr.RawFrame) -> None:
     """What a lost or stop record adds to its boot's summary."""
     data = fr.to_entry(f).data
     if isinstance(data, Lost):
-        s.lost += data.count
+        if data.reason == "before_start":
+            s.lost_before_start += data.count
+        else:
+            s.lost += data.count
     elif isinstance(data, Stop):
         s.shutting_down = data.shutting_down
 

@@ -191,7 +191,8 @@ class Recorder:
                     reason = "overrun" if seq.overrun else "gap"
                 if n > expected:
                     self._hand_over(batch, urgent=False)
-                    self.lost_total += n - expected
+                    if reason != "before_start":  # the fleet metric: loss while recording
+                        self.lost_total += n - expected
                     self.emit(Kind.LOST, Lost(n - expected, expected, reason), urgent=True)
                 seq.expected = n + 1
                 seq.overrun = False
