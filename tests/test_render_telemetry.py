@@ -11,7 +11,8 @@ import pytest
 from test_telemetry_view import seed_003, seed_004
 
 from kmsgd.changes import diff_inventory
-from kmsgd.render import render, telemetry_lines
+from kmsgd.render import render
+from kmsgd.render_ring import telemetry_lines
 from kmsgd.report import Report
 from kmsgd.telemetry_view import summarize
 from kmsgd.types import Outcome
