@@ -16,9 +16,9 @@ import tempfile
 import time
 import uuid
 
-from kmsgd import frame as fr
-from kmsgd.types import Boot, Heartbeat, Kind
-from kmsgd.writer import RingWriter
+from kmsgd.ring import frame as fr
+from kmsgd.ring.records import Boot, Heartbeat, Kind
+from kmsgd.ring.writer import RingWriter
 
 KERNEL_LINES = (
     "amdgpu 0000:%02x:00.0: amdgpu: SMU: I'm not done with your previous command",

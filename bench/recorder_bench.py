@@ -25,9 +25,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kmsgd.config import Config
-from kmsgd.reader import RingReader
-from kmsgd.recorder import Recorder
-from kmsgd.types import Kind
+from kmsgd.record.recorder import Recorder
+from kmsgd.ring.reader import RingReader
+from kmsgd.ring.records import Kind
 
 DEVKMSG = "/proc/sys/kernel/printk_devkmsg"
 

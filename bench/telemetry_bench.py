@@ -23,8 +23,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from kmsgd.ring.records import Kind
 from kmsgd.sensors.sampler import Sampler, SamplerConfig
-from kmsgd.types import Kind
 
 FRAME_HEADER = 48
 

@@ -11,14 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from kmsgd.classify import Verdict, classify
 from kmsgd.errors import BadInput
+from kmsgd.judge.classify import Verdict, classify
+from kmsgd.judge.timeline import HEAD_LINES, Timeline, TimelineBuilder
 from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, Origin
 from kmsgd.logparse.reader import read_chunks
-from kmsgd.redact import Redactor, hostnames_in
-from kmsgd.render import FORMATS, render
-from kmsgd.report import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
-from kmsgd.timeline import HEAD_LINES, Timeline, TimelineBuilder
+from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
+from kmsgd.report.redact import Redactor, hostnames_in
+from kmsgd.report.render import FORMATS, render
 from kmsgd.types import Outcome
 
 MAX_BOOTS_LISTED = 200

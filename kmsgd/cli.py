@@ -18,8 +18,8 @@ import click
 from kmsgd import __version__
 from kmsgd.config import Config
 from kmsgd.errors import BadInput, KmsgdError
-from kmsgd.reader import RingReader, pick_boot
-from kmsgd.types import Entry, KernelRecord
+from kmsgd.ring.reader import RingReader, pick_boot
+from kmsgd.ring.records import Entry, KernelRecord
 
 F = TypeVar("F", bound=Callable[..., Any])
 RING_HELP = f"ring file (default {Config().ring})"
@@ -161,7 +161,7 @@ def sysctl_cmd(action: str, proc_root: str, fs_root: str) -> None:
     """Compare the forensic sysctls with what kmsgd wants (check), or set them (apply)."""
     from pathlib import Path
 
-    from kmsgd import sysctl
+    from kmsgd.record import sysctl
 
     want = sysctl.resolve_desired(Path(fs_root))
     if action == "check":
@@ -223,8 +223,8 @@ def last_boot(
 ) -> None:
     """How the previous boot (or --boot) ended, with the evidence: the post-mortem."""
     from kmsgd import lastboot
-    from kmsgd.procfs import read_machine_id
-    from kmsgd.render import render
+    from kmsgd.record.procfs import read_machine_id
+    from kmsgd.report.render import render
 
     opts = lastboot.Options(_current_boot(proc_root), read_machine_id("/etc"), journal, journal_dir)
     with _open(ring) as reader:
@@ -237,7 +237,7 @@ def last_boot(
             raise
         boot_id = report.boot_id
         if save_dir is not None or textfile is not None:
-            from kmsgd.postmortem import publish
+            from kmsgd.report.publish import publish
 
             line = publish(
                 report,
@@ -253,7 +253,7 @@ def last_boot(
                 return
     out = render(report, fmt, color=fmt == "text" and sys.stdout.isatty() and not redact)
     if redact:
-        from kmsgd.redact import Redactor
+        from kmsgd.report.redact import Redactor
 
         out = Redactor((report.hostname,), keep={boot_id}).redact(out)
     click.echo(out, nl=not out.endswith("\n"))
@@ -295,7 +295,7 @@ def _when(wall_us: int, *, precise: bool = False) -> str:
 
 
 def _current_boot(proc_root: str) -> str | None:
-    from kmsgd.procfs import read_boot_id
+    from kmsgd.record.procfs import read_boot_id
 
     try:
         return read_boot_id(proc_root)

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kmsgd import sysctl
 from kmsgd.errors import KmsgdError
+from kmsgd.record import sysctl
 
 UNITS = ("kmsgd.service", "kmsgd-report.service")
 UNIT_DIR = "etc/systemd/system"

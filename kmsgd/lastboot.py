@@ -12,18 +12,19 @@ import datetime as dt
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from kmsgd import changes as chg
-from kmsgd import frame as fr
-from kmsgd import telemetry_view as tv
-from kmsgd.catalogue import find_signatures
-from kmsgd.classify import Verdict, classify
-from kmsgd.classify_rules import Evidence
-from kmsgd.reader import BootSummary, RingReader, pick_boot
-from kmsgd.report import Report, ReportError, TimeOfDeath, build_report
-from kmsgd.ring_verdict import MemoryFacts, RingDecision, RingFacts, Witness, decide
-from kmsgd.ringview import BootView, early_records, kernel_records, last_payload, read_boot
-from kmsgd.timeline import Timeline
-from kmsgd.types import KIND_CODES, Boot, Confidence, Entry, KernelRecord, Kind, Outcome, Stop
+from kmsgd.catalogue.table import find_signatures
+from kmsgd.judge import changes as chg
+from kmsgd.judge import telemetry as tv
+from kmsgd.judge.bootview import BootView, early_records, kernel_records, last_payload, read_boot
+from kmsgd.judge.classify import Verdict, classify
+from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness, decide
+from kmsgd.judge.rules import Evidence
+from kmsgd.judge.timeline import Timeline
+from kmsgd.report.model import Report, ReportError, TimeOfDeath, build_report
+from kmsgd.ring import frame as fr
+from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
+from kmsgd.ring.records import KIND_CODES, Boot, Entry, KernelRecord, Kind, Stop
+from kmsgd.types import Confidence, Outcome
 
 HEALTHY_RUN_S = 3600.0  # an earlier boot this long counts as healthy for the noise baseline
 BASELINE_BOOTS = 5
@@ -185,7 +186,8 @@ def _memory(summary: dict[str, object], v: Verdict, tl: Timeline) -> MemoryFacts
 
 def _pstore_witness(view: BootView, nxt: Sequence[Entry]) -> Witness | None:
     """A panic dump imported at the next boot and attributed to this one."""
-    from kmsgd import pstore
+    from kmsgd.judge import pstore as judge_pstore
+    from kmsgd.ring import pstore
 
     for e in nxt:
         if e.kind is not Kind.PSTORE or not isinstance(e.data, dict):
@@ -194,7 +196,7 @@ def _pstore_witness(view: BootView, nxt: Sequence[Entry]) -> Witness | None:
             dump = pstore.from_payload(e.data)
         except Exception:  # a malformed record is skipped, the rest of the report stands
             continue
-        att = pstore.attribute_detail(
+        att = judge_pstore.attribute_detail(
             dump, {view.boot_id: view.kernel_tail}, importing_boot=e.boot_id
         )
         if att.boot_id != view.boot_id or dump.reason.value not in ("panic", "oops"):
@@ -219,11 +221,11 @@ def _pstore_witness(view: BootView, nxt: Sequence[Entry]) -> Witness | None:
 
 
 def _journal_witness(boot_id: str, opts: Options) -> Witness | None:
-    from kmsgd import journal
     from kmsgd.errors import KmsgdError
+    from kmsgd.judge import journal, shutdown
 
     try:
-        ev = journal.shutdown_evidence(journal.final_entries(boot_id, directory=opts.journal_dir))
+        ev = shutdown.shutdown_evidence(journal.final_entries(boot_id, directory=opts.journal_dir))
     except KmsgdError:
         return None
     if not ev.clean or ev.kind is None:

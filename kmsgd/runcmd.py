@@ -42,8 +42,8 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
-        from kmsgd import log, notify
-        from kmsgd.recorder import Recorder
+        from kmsgd.record import log, notify
+        from kmsgd.record.recorder import Recorder
 
         overrides: dict[str, Any] = {
             "ring": args.ring,

@@ -34,3 +34,7 @@ def kmsg_writable() -> str | None:
     if not os.access("/dev/kmsg", os.R_OK | os.W_OK):
         return "/dev/kmsg is not readable and writable (needs root)"
     return None
+
+
+# Real journal files, shared by the journal witness tests and the last-boot ones.
+from journals import journal_dir  # noqa: E402, F401

@@ -110,7 +110,7 @@ def test_contents(deb: Path) -> None:
     for path in (
         "/usr/bin/kmsgd",
         "/usr/lib/python3/dist-packages/kmsgd/__init__.py",
-        "/usr/lib/python3/dist-packages/kmsgd/sysctl.py",
+        "/usr/lib/python3/dist-packages/kmsgd/record/sysctl.py",
         "/usr/lib/systemd/system/kmsgd.service",
         "/usr/lib/systemd/system/kmsgd-report.service",
         "/usr/lib/sysctl.d/60-kmsgd.conf",

@@ -5,14 +5,18 @@ Run: .venv/bin/python tools/worked_examples.py > /tmp/examples.md
 import sys
 import tempfile
 from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from pathlib import Path
+
 from scenario import Machine
-from kmsgd.reader import RingReader
+
 from kmsgd import lastboot
-from kmsgd.render import render
-from kmsgd.sensors.payloads import MemorySample
-from kmsgd.types import Kind
+from kmsgd.report.render import render
+from kmsgd.ring.reader import RingReader
+from kmsgd.ring.records import Kind
+from kmsgd.ring.samples import MemorySample
+
 GIB=1<<30
 def judge(m, spec=None, cur=-1):
     with RingReader(str(m.ring)) as r:

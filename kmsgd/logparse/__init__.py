@@ -3,6 +3,8 @@
 `read_chunks`/`read_lines` turn bytes into decoded, time-ordered lines; `LogStream` and
 `parse_lines` parse them. Every input line comes out: as a kernel or userspace record, as
 text, or as a command.
+
+May import: kmsgd.ring (the kernel record type), kmsgd.errors, kmsgd.types.
 """
 
 from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin

@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from kmsgd.types import KernelRecord
+from kmsgd.ring.records import KernelRecord
 
 
 class LogFormat(enum.StrEnum):

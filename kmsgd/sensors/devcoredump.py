@@ -14,7 +14,7 @@ import os
 import threading
 import time
 
-from kmsgd.sensors.events import DumpEvent, EventName
+from kmsgd.ring.events import DumpEvent, EventName
 
 SUBDIR = "devcoredump"
 CHUNK = 65536

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kmsgd.sensors.events import EventName, SensorEvent
-from kmsgd.sensors.payloads import DeviceSample, PowerStats, PowerStep
+from kmsgd.ring.events import EventName, SensorEvent
+from kmsgd.ring.samples import DeviceSample, PowerStats, PowerStep
 from kmsgd.sensors.reader import KeptFile, ReadFailed
 
 BACKOFF_START_S = 1.0

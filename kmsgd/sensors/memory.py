@@ -12,7 +12,7 @@ import heapq
 import os
 from collections.abc import Callable, Mapping
 
-from kmsgd.sensors.payloads import MemoryHolder, MemorySample, ProcsSample
+from kmsgd.ring.samples import MemoryHolder, MemorySample, ProcsSample
 from kmsgd.sensors.reader import KeptFile, ReadFailed, read_small
 
 PSI_RESOURCES = ("memory", "cpu", "io")

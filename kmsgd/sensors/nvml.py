@@ -12,8 +12,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from kmsgd.ring.samples import DeviceSample
 from kmsgd.sensors.device import Probe, ProbeDevice, ReadContext
-from kmsgd.sensors.payloads import DeviceSample
 
 NVML_TEMPERATURE_GPU = 0
 

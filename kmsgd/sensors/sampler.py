@@ -15,12 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kmsgd.ring.records import Kind
 from kmsgd.sensors import discover, nvml, udev
 from kmsgd.sensors.devcoredump import DumpCollector
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
 from kmsgd.sensors.inventory import Inventory, read_inventory
 from kmsgd.sensors.workers import DeviceWorker, Emit, MemoryWorker, Watchdog, Worker
-from kmsgd.types import Kind
 
 RESCAN_SUBSYSTEMS = frozenset({"drm", "hwmon", "pci"})
 

@@ -18,7 +18,7 @@ import socket
 import time
 from typing import Any, Protocol
 
-from kmsgd.sensors.events import DeviceEvent
+from kmsgd.ring.events import DeviceEvent
 
 WATCHED = ("drm", "hwmon", "pci", "nvme", "devcoredump")
 NETLINK_KOBJECT_UEVENT = 15

@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from kmsgd.ring.events import EventName, SensorEvent
+from kmsgd.ring.records import Kind
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
-from kmsgd.sensors.events import EventName, SensorEvent
 from kmsgd.sensors.memory import MemoryReader, memory_sample, read_kept, scan_holders
-from kmsgd.types import Kind
 
 # (kind, JSON-able payload, urgent): the recorder's callback, serialised by the sampler
 Emit = Callable[[Kind, dict[str, Any], bool], None]

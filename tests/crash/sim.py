@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from crash.disk import MODES, Ack, Op, RecordingIO, Sync, Write, apply, crash_image
-from kmsgd import frame as fr
-from kmsgd import ring
 from kmsgd.errors import RingCorrupt
-from kmsgd.reader import RingReader
-from kmsgd.types import Kind
-from kmsgd.writer import RingWriter
+from kmsgd.ring import frame as fr
+from kmsgd.ring import layout as ring
+from kmsgd.ring.reader import RingReader
+from kmsgd.ring.records import Kind
+from kmsgd.ring.writer import RingWriter
 
 RING_SIZE = ring.MIN_SIZE  # 72 KiB: small, so boots lap the ring often
 

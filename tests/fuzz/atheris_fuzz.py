@@ -23,13 +23,15 @@ from collections.abc import Callable
 
 import atheris
 
-from kmsgd import config, kmsg, ring
-from kmsgd import frame as fr
+from kmsgd import config
 from kmsgd.analyze import analyze
 from kmsgd.errors import BadInput, RingCorrupt
-from kmsgd.reader import RingReader
-from kmsgd.types import Kind
-from kmsgd.writer import RingWriter
+from kmsgd.ring import frame as fr
+from kmsgd.ring import layout as ring
+from kmsgd.ring import records as kmsg
+from kmsgd.ring.reader import RingReader
+from kmsgd.ring.records import Kind
+from kmsgd.ring.writer import RingWriter
 
 WORK = tempfile.mkdtemp(prefix="kmsgd-fuzz-")
 

@@ -1,0 +1,183 @@
+"""GPU signatures: amdgpu (drivers/gpu/drm/amd) and the NVIDIA driver (NVRM).
+
+The amdgpu chain of seed 000 reads SMU → MES → KFD → ring timeout → GPU reset; ranks put the
+power-management firmware (SMU) first because every later step waits on it.
+NVIDIA prints Xids as `NVRM: Xid (PCI:0000:3d:00): 79, pid=…, GPU has fallen off the bus.`
+"""
+
+from __future__ import annotations
+
+from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
+from kmsgd.catalogue.xid import xid_meaning
+
+_PCI = DeviceKind.PCI
+AMDGPU = "gpu.amdgpu"
+NVIDIA = "gpu.nvidia"
+
+GPU_SIGNATURES: tuple[Signature, ...] = (
+    # amdgpu/pm/swsmu/smu_cmn.c: "SMU: No response msg_reg: %x resp_reg: %x",
+    # "SMU: I'm not done with your previous command"; smu_v13: "Failed to export SMU metrics table!"
+    sig(
+        "amdgpu_smu_timeout",
+        r"SMU: (?:No response|I'm not done with your (?:previous|current) command|response:0x)"
+        r"|Failed to export SMU metrics table|SMU (?:is )?(?:not responding|hang)"
+        r"|smu_cmn_send_smc_msg\S* failed",
+        ("SMU", "failed"),
+        Severity.CRITICAL,
+        AMDGPU,
+        "The GPU's power-management firmware (SMU) stopped answering the driver.",
+        "Treat as a GPU/firmware hang: check PCIe power and ASPM (pcie_aspm=off), IOMMU mode "
+        "(iommu=pt), a second GPU driver on the box, then amdgpu firmware/kernel versions.",
+        30,
+        device_kind=_PCI,
+    ),
+    # amdgpu_mes.c, mes_v11_0.c: "MES failed to respond to msg=%s",
+    # "MES might be in unrecoverable state"
+    sig(
+        "amdgpu_mes_timeout",
+        r"MES failed to respond to msg|MES might be in unrecoverable state"
+        r"|failed to (?:unmap legacy queue|remove hardware queue|add hardware queue)",
+        ("MES", "failed"),
+        Severity.CRITICAL,
+        AMDGPU,
+        "The GPU's micro-engine scheduler (MES) firmware stopped answering queue requests.",
+        "Usually follows an SMU or PCIe problem; check those first, then MES firmware version.",
+        32,
+        device_kind=_PCI,
+    ),
+    sig(
+        "amdgpu_vm_fault",
+        r"\[(?:gfx|mm)hub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT_STATUS",
+        (
+            "fault",
+            "VM_L2_PROTECTION_FAULT_STATUS",
+            "GCVM_L2_PROTECTION_FAULT_STATUS",
+            "MMVM_L2_PROTECTION_FAULT_STATUS",
+        ),
+        Severity.ERROR,
+        AMDGPU,
+        "A GPU program touched GPU memory it had no mapping for (GPU page fault).",
+        "Usually an application or ROCm bug: note the process in the following lines and "
+        "update ROCm/the application; repeated faults before a hang point at that process.",
+        34,
+        device_kind=_PCI,
+    ),
+    # amdgpu_amdkfd.c / kfd_device.c: "Failed to quiesce KFD", "Failed to evict queue"
+    sig(
+        "amdgpu_kfd_error",
+        r"Failed to (?:quiesce KFD|evict (?:queue|process)|suspend process|restore process)"
+        r"|kfd kfd: amdgpu: .*(?:fail|error)|amdgpu: Failed to (?:resume|evict) KFD",
+        ("KFD", "Failed", "failed", "error"),
+        Severity.ERROR,
+        AMDGPU,
+        "The compute (KFD/ROCm) side could not stop or evict its queues.",
+        "A consequence of a GPU firmware hang more often than a cause; look at earlier "
+        "SMU/MES lines.",
+        36,
+        device_kind=_PCI,
+    ),
+    # amdgpu_job.c amdgpu_job_timedout: "ring %s timeout, signaled seq=%u, emitted seq=%u"
+    sig(
+        "amdgpu_ring_timeout",
+        r"ring \S+ timeout(?:, signaled seq|\b)",
+        ("timeout",),
+        Severity.CRITICAL,
+        AMDGPU,
+        "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",
+        "Find what hung it: earlier SMU/MES/page-fault lines; otherwise the workload "
+        "(process named in the following lines).",
+        38,
+        device_kind=_PCI,
+        check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+    ),
+    sig(
+        "amdgpu_gpu_reset",
+        r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded|failed)"
+        r"|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed",
+        ("reset", "recovery"),
+        Severity.CRITICAL,
+        AMDGPU,
+        "The driver reset the GPU to recover from a hang.",
+        "A reset is the end of a chain, not its cause: read the lines before it. A reset "
+        "that takes the machine down points at PCIe/power, not the application.",
+        40,
+        device_kind=_PCI,
+        check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+    ),
+    sig(
+        "amdgpu_init_failure",
+        r"amdgpu_device_ip_init failed|Fatal error during GPU init"
+        r"|(?:sw_init|hw_init|late_init) of IP block <\S+> failed"
+        r"|amdgpu: probe of \S+ failed with error|amdgpu_device_init failed",
+        ("failed", "Fatal"),
+        Severity.ERROR,
+        AMDGPU,
+        "The GPU failed to initialise: it will be missing for this boot.",
+        "Check firmware (linux-firmware) matches the kernel, PCIe seating and power; compare "
+        "with the previous boot's inventory.",
+        42,
+        device_kind=_PCI,
+        check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+    ),
+    # kernel/workqueue.c wq_cpu_intensive_report: "%s hogged CPU for >%luus %llu times, ..."
+    sig(
+        "amdgpu_workqueue_hog",
+        r"workqueue: \S+ \[amdgpu\] hogged CPU for",
+        ("hogged",),
+        Severity.WARNING,
+        AMDGPU,
+        "An amdgpu work item ran long on a CPU (a performance hint, not a failure).",
+        "Usually noise under heavy GPU memory traffic (seed 000 counted more on a healthy "
+        "7-hour boot); compare with healthy boots before suspecting it.",
+        85,
+        device_kind=DeviceKind.NONE,
+        routine=True,
+    ),
+    sig(
+        "nvidia_gsp_timeout",
+        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119",
+        ("GSP", "_kgspLogXid119"),
+        Severity.CRITICAL,
+        NVIDIA,
+        "The GPU's System Processor (GSP firmware) stopped answering the driver (Xid 119/120).",
+        "Update the driver; if it repeats, try NVreg_EnableGpuFirmware=0 on affected "
+        "releases, then check PCIe and power.",
+        30,
+        device_kind=_PCI,
+    ),
+    sig(
+        "gpu_fell_off_bus",
+        r"GPU has fallen off the bus|fallen off the bus",
+        ("fallen",),
+        Severity.CRITICAL,
+        "gpu",
+        "The GPU stopped responding on PCIe: the system can no longer reach it.",
+        "Check power cabling, PSU headroom and PCIe seating/risers; not a driver bug. "
+        "A reboot is needed to get the GPU back.",
+        31,
+        device_kind=_PCI,
+        check=lambda m, i: "Xid" not in i.text,
+    ),
+    sig(
+        "nvidia_xid",
+        r"NVRM: Xid \((?:PCI:)?[0-9a-fA-F:.]+\): (?P<xid>\d+)\b",
+        ("Xid",),
+        Severity.ERROR,
+        NVIDIA,
+        "NVIDIA driver error (Xid); meaning per code.",
+        "See the Xid's own next step.",
+        33,
+        device_kind=_PCI,
+    ),
+)
+
+
+def xid_details(tag: str) -> tuple[str, str, Severity] | None:
+    """Meaning, next step and severity of an `nvidia_xid_<code>` tag."""
+    if not tag.startswith("nvidia_xid_"):
+        return None
+    try:
+        code = int(tag.rsplit("_", 1)[1])
+    except ValueError:
+        return None
+    return xid_meaning(code)

@@ -1,0 +1,88 @@
+"""Lifecycle signatures: how a boot ended (shutdown sequence) or, seen early in the next
+boot, how the previous one did (reset reason, unclean journal, filesystem recovery).
+"""
+
+from __future__ import annotations
+
+from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
+
+S = Severity
+_CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, DeviceKind.FS
+
+
+LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
+    # kernel/reboot.c: "reboot: Restarting system", "reboot: Power down", "reboot: System halted"
+    sig(
+        "clean_shutdown_marker",
+        r"^reboot: (?:Restarting system|Power down|System halted)",
+        ("reboot",),
+        S.INFO,
+        "lifecycle",
+        "The kernel began an orderly reboot or power-off.",
+        "None: the boot ended on purpose.",
+        100,
+    ),
+    sig(
+        "clean_shutdown_marker",
+        # anchored: systemd also logs command lines that merely mention these words
+        r"^(?:Reached target (?:\S+\.target - )?(?:System )?(?:Power-?Off|Power Off|Poweroff|"
+        r"Reboot|Halt|Shutdown|Final Step|Kexec|Late Shutdown Services)|Journal stopped$|"
+        r"Syncing filesystems and block devices|Sending SIGTERM to remaining processes|"
+        r"All filesystems unmounted|(?:Powering off|Rebooting|Halting)\.$|"
+        r"System is (?:rebooting|powering down|halting))",
+        (
+            "Reached",
+            "stopped",
+            "Syncing",
+            "SIGTERM",
+            "unmounted",
+            "Powering",
+            "Rebooting",
+            "Halting",
+            "System",
+        ),
+        S.INFO,
+        "lifecycle",
+        "systemd ran the shutdown sequence.",
+        "None: the boot ended on purpose.",
+        100,
+        idents=("systemd", "systemd-shutdown", "systemd-journald", "systemd-logind"),
+    ),
+    # arch/x86/kernel/cpu/amd.c (6.16+): "x86/amd: Previous system reset reason [0x%08x]: %s"
+    sig(
+        "reset_reason",
+        r"Previous system reset reason \[0x(?P<bits>[0-9a-fA-F]{8})\]",
+        ("reason",),
+        S.INFO,
+        "lifecycle",
+        "The CPU's reset status register says how the previous boot ended.",
+        "Read the decoded reason in the verdict.",
+        100,
+    ),
+    # systemd journal-file.c: "File %s corrupted or uncleanly shut down, renaming and replacing."
+    sig(
+        "journal_unclean",
+        r"corrupted or uncleanly shut down|uncleanly shut down, renaming",
+        ("uncleanly",),
+        S.INFO,
+        "lifecycle",
+        "journald found a journal file left open: the previous boot did not shut down cleanly.",
+        "Look at the previous boot's last lines for the cause.",
+        100,
+        idents=("systemd-journald",),
+    ),
+    sig(
+        "fs_recovery",
+        r"EXT4-fs \(\S+\): (?:recovery complete|orphan cleanup|INFO: recovery "
+        r"required)|XFS \(\S+\): (?:Starting|Ending) recovery|recovering journal"
+        r"|BTRFS info \(device \S+\): .*log replay|clean-up .*orphan",
+        ("recovery", "orphan", "recovering", "replay"),
+        S.INFO,
+        "lifecycle",
+        "A filesystem replayed its journal at mount: the previous boot ended without unmounting.",
+        "None by itself; the previous boot ended abruptly.",
+        100,
+        device_kind=_FS,
+        idents=("kernel", "systemd-fsck"),
+    ),
+)

@@ -1,0 +1,15 @@
+"""The fleet: post-mortems of many boxes, read from the journal files a collector's
+`systemd-journal-remote` writes, grouped into clusters with what their boxes share.
+
+Data flows one way, left to right:
+
+    entry (the journal entry's fields, the contract with the report side)
+      -> source (journal files -> PostMortem values; the only module here that uses systemd)
+      -> attributes (what a boot ran on: kernel, command-line parameters, GPUs, firmware, BIOS)
+      -> cluster (boxes, clusters) -> shared (what a cluster's boxes share, ranked)
+      -> render (text, Markdown, JSON `kmsgd.fleet/1`)
+
+This package may import the standard library, `systemd.journal` (in `source` only),
+`kmsgd.types` and `kmsgd.errors`; never the recorder, the ring or the classifier. The report
+side imports `kmsgd.fleet.entry` (standard library only) to write entries in this format.
+"""

@@ -1,0 +1,135 @@
+"""One boot of the ring, read once into what the post-mortem needs, in bounded memory.
+
+Kernel records stream into a Timeline (bounded head and tail, per-tag counts); heartbeats
+into Liveness; samples are kept raw for the final minute only and decoded at the end;
+rarer records (events, inventory, sysctl, pstore) are kept whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kmsgd.judge.liveness import Liveness, LivenessBuilder
+from kmsgd.judge.timeline import Timeline, TimelineBuilder
+from kmsgd.logparse.model import Line, LogFormat, Origin
+from kmsgd.ring import frame as fr
+from kmsgd.ring.layout import Skimmed
+from kmsgd.ring.reader import RingReader
+from kmsgd.ring.records import KIND_CODES, Entry, KernelRecord, Kind
+
+FINAL_WINDOW_US = 70_000_000  # samples kept: the final minute plus margin
+MEMORY_WINDOW_US = 600_000_000  # memory samples kept: a thrash can last minutes
+_MEMORY = b'"sample":"memory"'
+EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
+_SAMPLE, _KERNEL = KIND_CODES[Kind.SAMPLE], KIND_CODES[Kind.KERNEL]
+KEPT_KINDS = (Kind.EVENT, Kind.DEVICE, Kind.INVENTORY, Kind.SYSCTL, Kind.PSTORE, Kind.LOST)
+
+
+@dataclass(frozen=True, slots=True)
+class BootView:
+    boot_id: str
+    timeline: Timeline
+    live: Liveness
+    final_samples: tuple[Entry, ...]  # samples of the final ~70 s (memory: 10 min)
+    kept: tuple[Entry, ...]  # events, device events, inventories, sysctls, pstore, lost
+    builder: TimelineBuilder | None = None  # to append lines only a witness saw (pstore)
+
+    def with_records(self, records: Sequence[KernelRecord]) -> BootView:
+        """This view with kernel records appended after the ring's last line (a panic's end
+        that reached pstore but not the ring)."""
+        if self.builder is None or not records:
+            return self
+        n = self.timeline.total
+        for rec in records:
+            n += 1
+            self.builder.add(Line.of(rec, Origin.KERNEL, LogFormat.KMSG, n))
+        return dataclasses.replace(self, timeline=self.builder.build())
+
+    def of(self, kind: Kind) -> list[Entry]:
+        return [e for e in self.kept if e.kind is kind]
+
+    @property
+    def kernel_tail(self) -> list[KernelRecord]:
+        return [i.line.record for i in self.timeline.tail]
+
+
+def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
+    """Everything of one boot in a single pass. Samples are only skimmed (headers): those of
+    the final window are checked and decoded at the end; everything else is checked."""
+    tb = TimelineBuilder(index=index, boot_id=boot_id)
+    lb = LivenessBuilder()
+    samples: deque[Skimmed] = deque()
+    memory: deque[Skimmed] = deque()
+    kept: list[Entry] = []
+    n = 0
+    for h in reader.skim_of(boot_id):
+        if h.code == _SAMPLE:
+            is_mem = _MEMORY in reader.payload_head(h, 24)
+            window, span = (memory, MEMORY_WINDOW_US) if is_mem else (samples, FINAL_WINDOW_US)
+            window.append(h)
+            while window[0].wall_us < h.wall_us - span:
+                window.popleft()
+            lb.add_sign_of_life(h.wall_us)
+            continue
+        f = reader.check(h)
+        if f is None:
+            continue  # damaged: skipped, never misread
+        e = fr.to_entry(f)
+        lb.add(e)
+        if isinstance(e.data, KernelRecord):
+            n += 1
+            origin = Origin.USERSPACE if e.data.facility else Origin.KERNEL
+            tb.add(Line.of(e.data, origin, LogFormat.KMSG, n))
+        elif e.kind in KEPT_KINDS:
+            kept.append(e)
+    live = lb.build()
+    end = live.last_wall_us or 0
+    final = []
+    mem_serials = {h.serial for h in memory}
+    for h in sorted((*samples, *memory), key=lambda h: h.serial):
+        span = MEMORY_WINDOW_US if h.serial in mem_serials else FINAL_WINDOW_US
+        f = reader.check(h) if h.wall_us >= end - span else None
+        if f is not None:
+            final.append(fr.to_entry(f))
+    return BootView(boot_id, tb.build(), live, tuple(final), tuple(kept), tb)
+
+
+def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) -> list[Entry]:
+    """The first entries of a boot (its boot record, first kernel lines, first inventory)."""
+    out: list[Entry] = []
+    kernel = 0
+    for h in reader.skim_of(boot_id):
+        f = reader.check(h) if h.code != _SAMPLE else None
+        if f is None:
+            continue
+        e = fr.to_entry(f)
+        out.append(e)
+        kernel += e.kind is Kind.KERNEL
+        if kernel >= limit:
+            break
+    return out
+
+
+def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
+    """A boot's kernel records, decoding nothing else."""
+    for h in reader.skim_of(boot_id):
+        f = reader.check(h) if h.code == _KERNEL else None
+        if f is not None:
+            e = fr.to_entry(f)
+            if isinstance(e.data, KernelRecord):
+                yield e.data
+
+
+def last_payload(reader: RingReader, boot_id: str, kind: Kind) -> dict[str, Any] | None:
+    """The payload of a boot's last record of `kind` (a JSON kind), decoding nothing else."""
+    code = KIND_CODES[kind]
+    for h in reversed([h for h in reader.skim_of(boot_id) if h.code == code]):
+        f = reader.check(h)
+        if f is not None:
+            data = fr.to_entry(f).data
+            return data if isinstance(data, dict) else None
+    return None

@@ -1,0 +1,263 @@
+"""What changed between two inventories, and what the forensic sysctls were in a boot.
+
+A GPU missing after a power trip (seed 004), `iommu=pt` added to the command line (seed 000's
+fix), a power cap lowered: the report lists these against the previous boot. Inventory
+payloads are docs/telemetry.md's `inventory` records; SYSCTL payloads are
+`{"changes": [{key, desired, old, new, error}]}` (kmsgd/sysctl.py `to_payload`). Pure, and
+tolerant: a malformed payload gives fewer changes, never an exception.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import shlex
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kmsgd.ring.records import Entry, Kind
+
+
+class Change(enum.StrEnum):
+    """`what` of a change (JSON vocabulary: never rename one)."""
+
+    GPU_MISSING = "gpu_missing"
+    GPU_NEW = "gpu_new"
+    GPU = "gpu"  # one fact of a GPU present in both (`key` names it)
+    IOMMU_MODE = "iommu_mode"
+    ASPM_POLICY = "aspm_policy"
+    KERNEL = "kernel"
+    CMDLINE = "cmdline"
+    SYSCTL = "sysctl"
+
+
+MAJOR, MINOR = "major", "minor"
+
+# GPU facts compared across boots: key -> (label, unit, severity). A card that lost its driver
+# is as good as missing; link and clocks that move with load are not compared.
+GPU_FACTS: dict[str, tuple[str, str, str]] = {
+    "driver": ("driver", "", MAJOR),
+    "driver_version": ("driver version", "", MINOR),
+    "vbios": ("VBIOS", "", MINOR),
+    "power1.cap_w": ("power cap", " W", MINOR),
+    "power_limit_w": ("power limit", " W", MINOR),
+    "iommu_group_type": ("IOMMU domain", "", MINOR),
+    "max_link_speed": ("max link speed", "", MINOR),
+    "max_link_width": ("max link width", "", MINOR),
+    "vram_total_bytes": ("VRAM", " bytes", MINOR),
+}
+# Command-line words that change with every kernel update: the kernel change already says it.
+CMDLINE_NOISE = ("BOOT_IMAGE=", "initrd=")
+
+
+def _map(x: Any) -> Mapping[str, Any]:
+    return x if isinstance(x, Mapping) else {}
+
+
+def _show(value: Any) -> str:
+    if value is None or value == "":
+        return "(none)"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def iommu_mode(group_types: Mapping[str, Any]) -> str:
+    """`passthrough` (every group `identity`: iommu=pt), `translated` (DMA/DMA-FQ: every GPU
+    DMA goes through the IOMMU's page tables), `mixed`, or `none` (no groups seen: IOMMU off,
+    or not visible). VFIO's `unmanaged` and `blocked` groups say nothing about the mode."""
+    kinds = {str(k) for k, n in _map(group_types).items() if n}
+    pt, dma = "identity" in kinds, bool(kinds & {"DMA", "DMA-FQ"})
+    return "mixed" if pt and dma else "passthrough" if pt else "translated" if dma else "none"
+
+
+def _gpus(inv: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    gpus = inv.get("gpus")
+    rows = gpus if isinstance(gpus, list | tuple) else ()
+    return {str(g["device"]): g for g in rows if isinstance(g, Mapping) and g.get("device")}
+
+
+def config_facts(inventory: Mapping[str, Any]) -> dict[str, Any]:
+    """The configuration a report states even when nothing changed (seed 000: "IOMMU was in
+    Translated mode"): kernel, IOMMU mode, ASPM policy, and per GPU its driver, IOMMU domain
+    and power cap."""
+    inv = _map(inventory)
+    types = {str(k): v for k, v in _map(inv.get("iommu_group_types")).items()}
+    return {
+        "kernel": str(inv.get("kernel", "")),
+        "cmdline": str(inv.get("cmdline", "")),
+        "iommu_mode": iommu_mode(types),
+        "iommu_group_types": types,
+        "aspm_policy": str(inv.get("aspm_policy", "")),
+        "gpus": [
+            {
+                "device": dev,
+                "driver": g.get("driver", ""),
+                "iommu_group_type": g.get("iommu_group_type"),
+                "power_cap_w": g.get("power1.cap_w", g.get("power_limit_w")),
+            }
+            for dev, g in sorted(_gpus(inv).items())
+        ],
+    }
+
+
+def _change(
+    what: Change, say: str, when: str, before: Any, after: Any, **extra: Any
+) -> dict[str, Any]:
+    """One change; its `text` is `say` and `when`, unless `extra` brings its own."""
+    out = {"what": what.value, "device": None, "before": before, "after": after, "when": when}
+    return {**out, "severity": MINOR, "text": f"{say} {when}", **extra}
+
+
+def _flat(value: Any) -> str | None:
+    """`4\t4\t1\t7` as `4 4 1 7`: multi-field sysctls compare and print by their fields."""
+    return None if value is None else " ".join(str(value).split())
+
+
+def _words(cmdline: str) -> list[str]:
+    try:
+        words = shlex.split(cmdline)
+    except ValueError:  # an unbalanced quote: the kernel itself would split on blanks
+        words = cmdline.split()
+    return [w for w in words if not w.startswith(CMDLINE_NOISE)]
+
+
+def _cmdline(before: str, after: str, when: str) -> list[dict[str, Any]]:
+    old, new = _words(before), _words(after)
+    removed = [w for w in old if w not in new]
+    added = [w for w in new if w not in old]
+    out = []
+    for word in removed:
+        name = word.partition("=")[0]
+        twin = [w for w in added if w.partition("=")[0] == name and "=" in w]
+        if len(twin) == 1 and sum(w.partition("=")[0] == name for w in removed) == 1:
+            added.remove(twin[0])  # iommu=soft -> iommu=pt is one change, not two
+            text = f"kernel command line: {word} → {twin[0]}"
+            out.append(_change(Change.CMDLINE, text, when, word, twin[0]))
+        else:
+            text = f"kernel command line: {word} removed"
+            out.append(_change(Change.CMDLINE, text, when, word, None))
+    out += [
+        _change(Change.CMDLINE, f"kernel command line: {w} added", when, None, w) for w in added
+    ]
+    return out
+
+
+def diff_inventory(
+    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, *, when: str
+) -> list[dict[str, Any]]:
+    """Changes from one inventory payload to a later one; [] when either is None.
+
+    `when` ends each change's text ("after the reboot", "during the boot"). GPUs are matched
+    by PCI address; a GPU gone is `major`, everything else `minor`.
+    """
+    if before is None or after is None:
+        return []
+    b, a = _map(before), _map(after)
+    out: list[dict[str, Any]] = []
+    gb, ga = _gpus(b), _gpus(a)
+    for dev in sorted(gb.keys() - ga.keys()):
+        text = f"card {dev} ({gb[dev].get('driver') or '?'}) missing"
+        out.append(_change(Change.GPU_MISSING, text, when, dev, None, device=dev, severity=MAJOR))
+    for dev in sorted(ga.keys() - gb.keys()):
+        text = f"card {dev} ({ga[dev].get('driver') or '?'}) new"
+        out.append(_change(Change.GPU_NEW, text, when, None, dev, device=dev))
+    for dev in sorted(gb.keys() & ga.keys()):
+        for key, (label, unit, severity) in GPU_FACTS.items():
+            old, new = gb[dev].get(key), ga[dev].get(key)
+            if old != new:
+                text = f"card {dev} {label} {_show(old)}{unit} → {_show(new)}{unit}"
+                extra = {"device": dev, "key": key, "severity": severity}
+                out.append(_change(Change.GPU, text, when, old, new, **extra))
+    mode_b = iommu_mode(_map(b.get("iommu_group_types")))
+    mode_a = iommu_mode(_map(a.get("iommu_group_types")))
+    if mode_b != mode_a:
+        text = f"IOMMU mode {mode_b} → {mode_a}"
+        out.append(_change(Change.IOMMU_MODE, text, when, mode_b, mode_a))
+    for what, key, label in (
+        (Change.ASPM_POLICY, "aspm_policy", "ASPM policy"),
+        (Change.KERNEL, "kernel", "kernel"),
+    ):
+        old, new = str(b.get(key, "")), str(a.get(key, ""))
+        if old != new:
+            out.append(_change(what, f"{label} {_show(old)} → {_show(new)}", when, old, new))
+    out += _cmdline(str(b.get("cmdline", "")), str(a.get("cmdline", "")), when)
+    sb, sa = _map(b.get("sysctls")), _map(a.get("sysctls"))
+    for key in sorted(sb.keys() | sa.keys()):
+        old, new = sb.get(key), sa.get(key)
+        if _flat(old) != _flat(new):
+            text = f"sysctl {key} {_show(_flat(old))} → {_show(_flat(new))}"
+            out.append(_change(Change.SYSCTL, text, when, old, new, key=key))
+    return out
+
+
+def _payload(e: Entry, kind: Kind) -> dict[str, Any] | None:
+    return e.data if e.kind is kind and isinstance(e.data, dict) else None
+
+
+def inventories(entries: Iterable[Entry]) -> list[tuple[int, Mapping[str, Any]]]:
+    """(wall_us, payload) of a boot's inventory records, in ring order (written only when
+    something changed, so a boot has few)."""
+    return [(e.wall_us, p) for e in entries if (p := _payload(e, Kind.INVENTORY)) is not None]
+
+
+def changes_within(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """Changes between consecutive inventories of one boot (a GPU falling off the bus)."""
+    invs = inventories(entries)
+    out = []
+    for (_, old), (wall, new) in itertools.pairwise(invs):
+        out += [{**c, "wall_us": wall} for c in diff_inventory(old, new, when="during the boot")]
+    return out
+
+
+def _sysctl_rows(entries: Iterable[Entry]) -> Iterable[tuple[int, Mapping[str, Any]]]:
+    for e in entries:
+        payload = _payload(e, Kind.SYSCTL)
+        if payload is not None:
+            rows = payload.get("changes")
+            for row in rows if isinstance(rows, list) else ():
+                if isinstance(row, Mapping) and isinstance(row.get("key"), str):
+                    yield e.wall_us, row
+
+
+def sysctl_changes(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+    """What kmsgd's sysctl apply did in this boot: `old → new`, and keys it could not set.
+
+    These decide what the boot would have done on a lockup or an oops: a hard lockup with
+    `kernel.hardlockup_panic` missing is a freeze, not a panic with a dump.
+    """
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for wall, row in _sysctl_rows(entries):
+        key, err = row["key"], row.get("error")
+        old, new = (_flat(row.get(k)) for k in ("old", "new"))
+        if err:
+            now = f", stays {new}" if new is not None else ""
+            text = f"{key} could not be set ({err}){now}"
+        elif old is not None and new is not None and old != new:
+            text = f"{key} {old} → {new} (set by kmsgd)"
+        else:
+            continue
+        if text not in seen:  # a restarted daemon reports the same failure again
+            seen.add(text)
+            extra = {"key": key, "desired": row.get("desired"), "error": err, "wall_us": wall}
+            out.append(_change(Change.SYSCTL, "", "during the boot", old, new, text=text, **extra))
+    return out
+
+
+def effective_sysctls(entries: Iterable[Entry]) -> dict[str, str]:
+    """Key → value in force at the end of the boot: the inventory's read-back values and the
+    sysctl records' `new` values, the later record winning."""
+    values: dict[str, str] = {}
+    for e in entries:
+        inv = _payload(e, Kind.INVENTORY)
+        if inv is not None:
+            values.update(
+                (str(k), " ".join(str(v).split())) for k, v in _map(inv.get("sysctls")).items()
+            )
+        elif e.kind is Kind.SYSCTL:
+            for _, row in _sysctl_rows([e]):
+                new = _flat(row.get("new"))
+                if new is not None:
+                    values[row["key"]] = new
+    return values

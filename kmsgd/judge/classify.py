@@ -1,0 +1,196 @@
+"""The verdict on one boot from its timeline: outcome, reason, confidence, culprit, noise.
+
+`classify(timeline, next_boot=…, baseline=…)` is pure: it reads a Timeline (and optionally
+the next boot's early records and per-tag healthy rates) and never touches the disk. The
+outcome comes from RULES, an ordered list of small functions; the first that decides wins.
+A rule that raises is recorded in `errors` and skipped. The culprit (`primary`) is the most
+upstream signature of the final window (catalogue `rank`), not the loudest or the last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from kmsgd.catalogue.table import describe
+from kmsgd.judge.rules import (
+    RULES,
+    Context,
+    Decision,
+    Evidence,
+    RuleError,
+    evidence_of,
+    previous_boot_decision,
+    previous_end,
+)
+from kmsgd.judge.timeline import TagStats, Timeline
+from kmsgd.ring.records import KernelRecord
+from kmsgd.types import Confidence, Outcome
+
+FINAL_LINES = 200  # the final window: this many last kernel/userspace lines ...
+FINAL_SECONDS = 300  # ... or this much printk/wall time before the last line
+NOISE_FACTOR = 1.5  # at most this times the healthy-boot rate: noise
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    outcome: Outcome
+    reason: str
+    confidence: Confidence
+    headline: str
+    evidence: tuple[Evidence, ...]
+    primary: TagStats | None
+    final_tags: frozenset[tuple[str, str]]  # (tag, device) seen in the final window
+    noise: frozenset[str]  # tags at or below their healthy-boot rate
+    routine_only: bool  # nothing but routine warnings in the final window
+    subject: str
+    errors: tuple[RuleError, ...]
+
+
+# -- window, noise, culprit --------------------------------------------------------------
+def _final_window(tl: Timeline) -> list[TagStats]:
+    """Tags whose last occurrence is near the end: within FINAL_SECONDS of the last stamp
+    when the log has clocks, else within the last FINAL_LINES kernel/userspace lines."""
+    ev = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
+    start = ev[-FINAL_LINES].pos if len(ev) >= FINAL_LINES else (ev[0].pos if ev else 0)
+    if len(ev) < FINAL_LINES and tl.total <= len(tl.head) + len(tl.tail):
+        start = 0
+    end_ts, end_wall = tl.last_ts_usec, tl.last_wall_us
+    window = FINAL_SECONDS * 1_000_000
+
+    def final(t: TagStats) -> bool:
+        rec = t.last.line.record
+        if end_ts is not None and rec.ts_usec is not None:
+            return rec.ts_usec >= end_ts - window
+        if end_wall is not None and rec.wall_us is not None:
+            return rec.wall_us >= end_wall - window
+        return t.last.pos >= start
+
+    return [t for t in tl.tags if final(t)]
+
+
+def _hours(tl: Timeline) -> float | None:
+    if tl.first_ts_usec is not None and tl.last_ts_usec is not None:
+        span = tl.last_ts_usec - tl.first_ts_usec
+    elif tl.first_wall_us is not None and tl.last_wall_us is not None:
+        span = tl.last_wall_us - tl.first_wall_us
+    else:
+        return None
+    return max(span / 3.6e9, 1 / 60)  # at least a minute: early-boot bursts are not rates
+
+
+def _noise(ctx: Context) -> None:
+    """A tag no more frequent than on healthy boots is noise (seed 000: the svm_range hog
+    came 6 times in a healthy 7-hour boot). Its count is compared with what the healthy
+    rate predicts for this boot's length (an hour at least), with slack for small numbers."""
+    hours = max(_hours(ctx.tl) or 1.0, 1.0)
+    for tag, rate in ctx.baseline.items():
+        count = ctx.tl.count(tag)
+        if not count or rate <= 0 or tag == "kernel_panic":
+            continue
+        if count <= rate * hours * NOISE_FACTOR + 1:
+            ctx.noise.add(tag)
+
+
+def _culprit(ctx: Context) -> TagStats | None:
+    def rank(t: TagStats) -> tuple[int, int]:
+        return (t.hit.signature.rank, t.first.pos)
+
+    blamable = [t for t in ctx.final if t.hit.signature.rank < 100 and t.tag not in ctx.noise]
+    serious = [t for t in blamable if not t.hit.signature.routine]
+    if serious:
+        return min(serious, key=rank)
+    return min(blamable, key=rank) if blamable else None
+
+
+# -- rules -------------------------------------------------------------------------------
+def classify(
+    timeline: Timeline,
+    *,
+    next_boot: Timeline | Sequence[KernelRecord] | None = None,
+    baseline: Mapping[str, float] | None = None,
+    ended: bool | None = None,
+    previous_known: bool = False,
+) -> Verdict:
+    """The verdict on `timeline`. `next_boot`: the following boot's early records (evidence
+    about this boot's end); `baseline`: tag → occurrences per hour on healthy boots;
+    `ended`: whether the boot is known to have ended (default: a next boot was given);
+    `previous_known`: the boot before is judged elsewhere, so this boot's early lines are
+    not turned into a verdict about it."""
+    nxt = next_boot
+    if nxt is not None and not isinstance(nxt, Timeline):
+        nxt = Timeline.from_records(nxt)
+    ctx = Context(timeline, nxt, baseline or {}, ended if ended is not None else nxt is not None)
+    try:
+        ctx.final = _final_window(timeline)
+        _noise(ctx)
+        ctx.primary = _culprit(ctx)
+    except Exception as err:
+        ctx.errors.append(RuleError("culprit", f"{type(err).__name__}: {err}"))
+    decision = None
+    for rule in RULES:
+        try:
+            decision = rule(ctx)
+        except Exception as err:
+            ctx.errors.append(RuleError(rule.__name__, f"{type(err).__name__}: {err}"))
+            continue
+        if decision is not None:
+            break
+    undecided = decision is None or decision.outcome is Outcome.UNKNOWN
+    if undecided and nxt is None and not ctx.ended and not previous_known:
+        try:
+            decision = previous_boot_decision(ctx) or decision
+        except Exception as err:
+            ctx.errors.append(RuleError("previous_boot", f"{type(err).__name__}: {err}"))
+    if decision is None:
+        decision = Decision(
+            Outcome.UNKNOWN,
+            "no_end_in_log",
+            Confidence.LOW,
+            "The log does not show how the boot ended",
+        )
+    return _verdict(ctx, decision)
+
+
+def _verdict(ctx: Context, d: Decision) -> Verdict:
+    clean = d.outcome in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT)
+    primary = None if clean or d.subject == "previous_boot" else ctx.primary
+    routine_only = primary is not None and primary.hit.signature.routine
+    evidence = list(d.evidence)
+    if primary is not None and not any(e.item == primary.first for e in evidence):
+        evidence.insert(0, Evidence(f"first {primary.tag}", primary.first))
+    for t in previous_end(ctx.nxt)[0]:
+        if d.subject == "this_boot" and not any(e.item == t.last for e in evidence):
+            evidence.append(evidence_of(t, f"next boot: {t.tag}"))
+    return Verdict(
+        outcome=d.outcome,
+        reason=d.reason,
+        confidence=d.confidence,
+        headline=_headline(d, primary, routine_only),
+        evidence=tuple(evidence[:8]),
+        primary=primary,
+        final_tags=frozenset((t.tag, t.device) for t in ctx.final),
+        noise=frozenset(ctx.noise),
+        routine_only=routine_only,
+        subject=d.subject,
+        errors=tuple(ctx.errors),
+    )
+
+
+def _headline(d: Decision, primary: TagStats | None, routine_only: bool) -> str:
+    head = d.summary
+    # the culprit line names the tag, the reset wording names the bit: no need to repeat them
+    redundant = (primary is not None and d.reason == primary.tag) or d.reason.startswith("amd_")
+    if d.reason and d.outcome is not Outcome.UNKNOWN and d.reason not in head and not redundant:
+        head += f" ({d.reason})"
+    if primary is None:
+        return head + "."
+    meaning = describe(primary.tag)[0] or primary.tag
+    where = f" on {primary.device}" if primary.device else ""
+    times = f", {primary.count}×" if primary.count > 1 else ""
+    if routine_only:
+        return f"{head}. Only routine warnings at the end: {primary.tag}{where}{times}."
+    return f"{head}. Culprit: {primary.tag}{where}{times}: {meaning}"
+
+
+__all__ = ["RULES", "Confidence", "Decision", "Evidence", "RuleError", "Verdict", "classify"]

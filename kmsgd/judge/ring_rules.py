@@ -1,0 +1,267 @@
+"""The ring's word on how a boot ended, on top of what its kernel lines say.
+
+The text classifier (classify.py) judges the kernel lines; the ring adds what text cannot
+know: whether the recorder stopped cleanly, whether the box kept beating to the end or
+slowed first, how long it stayed dead, what memory looked like, and the two witnesses
+(pstore, the journal). RULES is an ordered list; the first that decides wins, and a rule
+that raises is recorded and skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kmsgd.judge.classify import Verdict
+from kmsgd.judge.liveness import Liveness
+from kmsgd.judge.rules import Evidence
+from kmsgd.ring.records import KernelRecord
+from kmsgd.types import Confidence, Outcome
+
+QUICK_RETURN_S = 120.0  # next boot this soon after the last sign of life: it came back by itself
+TEXT_DECIDES = (Outcome.KERNEL_PANIC, Outcome.THERMAL_SHUTDOWN, Outcome.WATCHDOG_RESET)
+LOW_MEMORY_FRACTION = 0.05
+PSI_FULL_STALLED_PCT = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFacts:
+    available_fraction: float | None  # MemAvailable / MemTotal at the end
+    psi_full_max_pct: float | None  # memory "full" avg10, highest in the final minute
+    oom_kills: int  # oom_kill / oomd_kill lines in the final window
+    text: str = ""  # "MemAvailable 90.1 GiB → 0.3 GiB in the final 40 s"
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """A second opinion from outside the ring (pstore, journal)."""
+
+    outcome: Outcome
+    reason: str
+    confidence: Confidence
+    text: str
+    records: tuple[KernelRecord, ...] = ()  # kernel lines only the witness saw (pstore)
+
+
+@dataclass(frozen=True, slots=True)
+class RingFacts:
+    live: Liveness
+    current: bool  # this is the running boot
+    next_boot_wall_us: int | None
+    memory: MemoryFacts
+    pstore: Witness | None = None
+    journal: Witness | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def downtime_s(self) -> float | None:
+        if self.next_boot_wall_us is None or self.live.last_wall_us is None:
+            return None
+        return (self.next_boot_wall_us - self.live.last_wall_us) / 1e6
+
+
+@dataclass(frozen=True, slots=True)
+class RingDecision:
+    outcome: Outcome
+    reason: str
+    confidence: Confidence
+    summary: str
+    evidence: tuple[str, ...] = ()
+
+
+def _still_running(v: Verdict, f: RingFacts) -> RingDecision | None:
+    if not f.current:
+        return None
+    return RingDecision(Outcome.STILL_RUNNING, "", Confidence.HIGH, "This boot is still running")
+
+
+def _stop_marker(v: Verdict, f: RingFacts) -> RingDecision | None:
+    """The recorder wrote `stop` as its last record: a clean end if the system was going down."""
+    stop = f.live.stop
+    if stop is None:
+        return None
+    said = f"recorder stopped by {stop.signal or 'request'}, system state '{stop.system_state}'"
+    if not stop.shutting_down:
+        if f.journal is not None and f.journal.outcome in (
+            Outcome.CLEAN_SHUTDOWN,
+            Outcome.CLEAN_REBOOT,
+        ):
+            return RingDecision(
+                f.journal.outcome,
+                "journal",
+                Confidence.MEDIUM,
+                f"{_clean_words(f.journal.outcome)} (the recorder had been stopped earlier)",
+                (said, f.journal.text),
+            )
+        return RingDecision(
+            Outcome.RECORDER_STOPPED,
+            "",
+            Confidence.HIGH,
+            "Recorder stopped: kmsgd was stopped while the system kept running, so how the "
+            "boot ended is unknown",
+            (said,),
+        )
+    if "reboot" in stop.detail or "kexec" in stop.detail:
+        outcome = Outcome.CLEAN_REBOOT
+    elif "poweroff" in stop.detail or "halt" in stop.detail:
+        outcome = Outcome.CLEAN_SHUTDOWN
+    elif v.outcome in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT):
+        outcome = v.outcome
+    else:
+        outcome = (
+            Outcome.CLEAN_REBOOT
+            if f.journal and f.journal.outcome is Outcome.CLEAN_REBOOT
+            else Outcome.CLEAN_SHUTDOWN
+        )
+    detail = f" ({stop.detail})" if stop.detail else ""
+    return RingDecision(outcome, "", Confidence.HIGH, _clean_words(outcome), (said + detail,))
+
+
+def _clean_words(outcome: Outcome) -> str:
+    return "Clean reboot" if outcome is Outcome.CLEAN_REBOOT else "Clean shutdown"
+
+
+def _kernel_said(v: Verdict, f: RingFacts) -> RingDecision | None:
+    """A panic, thermal trip or watchdog reset in the kernel's own words stands."""
+    if v.outcome not in TEXT_DECIDES:
+        return None
+    witness = (f.pstore.text,) if f.pstore is not None else ()
+    return RingDecision(v.outcome, v.reason, v.confidence, "", (*witness, *_liveness_lines(f)))
+
+
+def _pstore(v: Verdict, f: RingFacts) -> RingDecision | None:
+    if f.pstore is None:
+        return None
+    w = f.pstore
+    return RingDecision(w.outcome, w.reason, w.confidence, "Kernel panic (from pstore)", (w.text,))
+
+
+def _journal_clean(v: Verdict, f: RingFacts) -> RingDecision | None:
+    """No stop record, but the journal's final entries show systemd finishing a shutdown."""
+    w = f.journal
+    if w is None or w.outcome not in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT):
+        return None
+    return RingDecision(
+        w.outcome,
+        "journal",
+        Confidence.MEDIUM,
+        f"{_clean_words(w.outcome)} (from the journal; the recorder wrote no stop record)",
+        (w.text,),
+    )
+
+
+def _memory(v: Verdict, f: RingFacts) -> RingDecision | None:
+    m = f.memory
+    low = m.available_fraction is not None and m.available_fraction < LOW_MEMORY_FRACTION
+    stalled = m.psi_full_max_pct is not None and m.psi_full_max_pct >= PSI_FULL_STALLED_PCT
+    if not (m.oom_kills or low or stalled):
+        return None
+    if not m.oom_kills and not (low and (stalled or f.live.late_final_beats)):
+        return None  # a full page cache is not a hang: want OOM kills, or starvation plus stalls
+    signs = sum((bool(m.oom_kills), low, stalled, f.live.late_final_beats > 0))
+    confidence = Confidence.HIGH if signs >= 3 else Confidence.MEDIUM
+    lines = [m.text] if m.text else []
+    if m.oom_kills:
+        lines.append(f"OOM killer fired {m.oom_kills}× in the final window")
+    return RingDecision(
+        Outcome.HANG_MEMORY_EXHAUSTION,
+        "oom_kill" if m.oom_kills else "memory_starved",
+        confidence,
+        "Memory-exhaustion hang",
+        (*lines, *_liveness_lines(f)),
+    )
+
+
+def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
+    """No word from the kernel about the end: the heartbeats and the downtime tell."""
+    live = f.live
+    if live.beats < 2:
+        return RingDecision(
+            Outcome.UNKNOWN,
+            "no_heartbeats",
+            Confidence.LOW,
+            "Unknown end: the ring holds no heartbeats for this boot",
+            _liveness_lines(f),
+        )
+    down = f.downtime_s
+    lines = _liveness_lines(f)
+    if live.late_final_beats >= 2:  # one hiccup under load is no slowing machine
+        return RingDecision(
+            Outcome.HARD_FREEZE,
+            "slowed_then_stopped",
+            Confidence.MEDIUM,
+            "Hard freeze: the machine slowed down, then stopped",
+            lines,
+        )
+    if down is None:
+        return RingDecision(
+            Outcome.UNKNOWN,
+            "no_later_boot",
+            Confidence.LOW,
+            "Unknown end: heartbeats stopped abruptly and the ring holds no later boot to tell "
+            "a freeze from a power loss",
+            lines,
+        )
+    if down <= QUICK_RETURN_S:
+        return RingDecision(
+            Outcome.ABRUPT_RESET_OR_POWER_LOSS,
+            "",
+            Confidence.MEDIUM,
+            "Abrupt reset or power loss: heartbeats regular to the end, next boot soon after",
+            lines,
+        )
+    return RingDecision(
+        Outcome.HARD_FREEZE,
+        "stayed_down",
+        Confidence.MEDIUM if v.primary else Confidence.LOW,
+        "Hard freeze: heartbeats stopped and the box stayed down until reset "
+        "(a power loss with power restored later would look the same)",
+        lines,
+    )
+
+
+def _liveness_lines(f: RingFacts) -> tuple[str, ...]:
+    live = f.live
+    out = []
+    if live.interval_s:
+        pace = (
+            "regular to the end"
+            if live.late_final_beats == 0
+            else (f"{live.late_final_beats} of the last {len(live.final_gaps_s)} late")
+        )
+        out.append(f"{live.beats} heartbeats every {live.interval_s:g} s, {pace}")
+    if live.silence_s is not None and live.silence_s >= 1:
+        out.append(f"last kernel line {live.silence_s:.0f} s before the last sign of life")
+    if f.downtime_s is not None:
+        out.append(f"next boot {f.downtime_s:.0f} s after the last sign of life")
+    return tuple(out)
+
+
+Rule = Callable[[Verdict, RingFacts], RingDecision | None]
+RULES: tuple[Rule, ...] = (
+    _still_running,
+    _stop_marker,
+    _kernel_said,
+    _pstore,
+    _journal_clean,
+    _memory,
+    _silence,
+)
+
+
+def decide(verdict: Verdict, facts: RingFacts) -> tuple[RingDecision, list[str]]:
+    """The ring's decision and the errors of rules that raised."""
+    errors = []
+    for rule in RULES:
+        try:
+            d = rule(verdict, facts)
+        except Exception as err:  # one broken rule must not cost the report
+            errors.append(f"{rule.__name__.strip('_')}: {type(err).__name__}: {err}")
+            continue
+        if d is not None:
+            return d, errors
+    return RingDecision(Outcome.UNKNOWN, "", Confidence.LOW, "Unknown"), errors
+
+
+def as_evidence(lines: tuple[str, ...]) -> tuple[Evidence, ...]:
+    return tuple(Evidence(text) for text in lines if text)

@@ -1,0 +1,310 @@
+"""The outcome rules of the classifier: an explicit ordered list of small functions.
+
+Each rule reads a `Context` (the boot's timeline, the next boot's early lines, the culprit
+found so far) and returns a `Decision` or None; the first decision wins. Each says in its
+docstring which kernel evidence it uses. `classify.py` runs them and catches what they raise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kmsgd.catalogue.reset import decode_reset
+from kmsgd.judge.timeline import Item, TagStats, Timeline
+from kmsgd.types import Confidence, Outcome
+
+END_LINES = 40  # a shutdown marker must be this close to the end to count
+PREVIOUS_END_TAGS = ("reset_reason", "journal_unclean", "fs_recovery", "mce_logged_at_boot")
+LOCKUP_TAGS = ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
+MEMORY_TAGS = ("oom_kill", "oomd_kill", "page_allocation_failure")
+
+PHRASES = {
+    Outcome.CLEAN_SHUTDOWN: "Clean shutdown",
+    Outcome.CLEAN_REBOOT: "Clean reboot",
+    Outcome.KERNEL_PANIC: "Kernel panic",
+    Outcome.HARD_FREEZE: "Hard freeze",
+    Outcome.HANG_MEMORY_EXHAUSTION: "Memory-exhaustion hang",
+    Outcome.ABRUPT_RESET_OR_POWER_LOSS: "Abrupt reset or power loss",
+    Outcome.WATCHDOG_RESET: "Watchdog reset",
+    Outcome.THERMAL_SHUTDOWN: "Thermal shutdown",
+    Outcome.RECORDER_STOPPED: "Recorder stopped",
+    Outcome.UNKNOWN: "Unknown end",
+    Outcome.STILL_RUNNING: "Still running",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    why: str
+    item: Item | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What one rule concluded."""
+
+    outcome: Outcome
+    reason: str
+    confidence: Confidence
+    summary: str  # the outcome in words, start of the headline
+    evidence: tuple[Evidence, ...] = ()
+    subject: str = "this_boot"  # or "previous_boot": the log's start speaks of the boot before
+
+
+@dataclass(frozen=True, slots=True)
+class RuleError:
+    where: str
+    error: str
+
+
+@dataclass
+class Context:
+    """What rules read. `ended`: a later boot exists, so this boot certainly ended."""
+
+    tl: Timeline
+    nxt: Timeline | None
+    baseline: Mapping[str, float]
+    ended: bool
+    final: list[TagStats] = field(default_factory=list)
+    noise: set[str] = field(default_factory=set)
+    primary: TagStats | None = None
+    errors: list[RuleError] = field(default_factory=list)
+
+    def final_of(self, *tags: str) -> list[TagStats]:
+        return [t for t in self.final if t.tag in tags]
+
+
+def evidence_of(t: TagStats, why: str) -> Evidence:
+    return Evidence(f"last {t.tag}" if why == "culprit" and t.count > 1 else why, t.last)
+
+
+_PANIC_REASONS = (
+    ("hard_lockup", r"Hard LOCKUP|hard lockup"),
+    ("soft_lockup", r"softlockup|soft lockup"),
+    ("hung_task", r"hung_task|hung tasks|blocked tasks"),
+    ("rcu_stall", r"RCU Stall|rcu stall"),
+    ("sysrq", r"sysrq"),
+    ("out_of_memory", r"Out of memory|deadlocked on memory|out of memory"),
+    ("mce", r"[Mm]achine check|MCE|Not all CPUs entered broadcast exception"),
+    ("no_root_fs", r"Unable to mount root fs|VFS:"),
+    ("init_died", r"Attempted to kill init"),
+    ("warning", r"panic_on_warn"),
+    ("oops", r"Fatal exception|Oops"),
+)
+
+
+def rule_panic(ctx: Context) -> Decision | None:
+    """`Kernel panic - not syncing: <why>` is terminal; the text after it names the reason."""
+    panics = ctx.tl.stats("kernel_panic") or ctx.tl.stats("sysrq_crash")
+    if not panics:
+        return None
+    p = panics[-1]
+    text = p.first.line.record.message
+    why = text.split("not syncing:", 1)[-1]
+    reason = next((r for r, rx in _PANIC_REASONS if re.search(rx, why)), "")
+    if not reason and ctx.primary is not None and ctx.primary.tag in (*LOCKUP_TAGS, "oops"):
+        reason = ctx.primary.tag
+    return Decision(
+        Outcome.KERNEL_PANIC,
+        reason or "other",
+        Confidence.HIGH,
+        "Kernel panic",
+        (evidence_of(p, "kernel panic"),),
+    )
+
+
+def rule_thermal(ctx: Context) -> Decision | None:
+    """thermal_critical in the final window ("critical temperature reached … shutting down",
+    amdgpu "SW CTF"): the kernel or firmware powered off to protect the hardware."""
+    hot = ctx.final_of("thermal_critical")
+    if not hot:
+        return None
+    return Decision(
+        Outcome.THERMAL_SHUTDOWN,
+        "critical_temperature",
+        Confidence.HIGH,
+        "Thermal shutdown",
+        tuple(evidence_of(t, "critical temperature") for t in hot),
+    )
+
+
+_REBOOT_WORDS = re.compile(
+    r"Restarting system|Rebooting|is rebooting|reboot\.target|System Reboot|[Kk]exec"
+)
+_POWEROFF_WORDS = re.compile(
+    r"Power-?[Oo]ff|Power down|Power Off|[Pp]owering (?:off|down)|[Hh]alt|poweroff"
+)
+
+
+def rule_clean_end(ctx: Context) -> Decision | None:
+    """The shutdown sequence within the last END_LINES lines: only the end counts (a marker in
+    the middle, or a grep for one, says nothing about how the boot ended)."""
+    ev = [i for i in ctx.tl.tail if i.line.origin in ("kernel", "userspace")]
+    last = ev[-END_LINES:]
+    marks = [i for i in last if "clean_shutdown_marker" in i.tags]
+    if not marks:
+        return None
+    text = " ".join(i.line.record.message for i in marks)
+    evidence = tuple(Evidence("shutdown sequence", i) for i in marks[-3:])
+    if _REBOOT_WORDS.search(text):
+        return Decision(Outcome.CLEAN_REBOOT, "", Confidence.HIGH, "Clean reboot", evidence)
+    strength = Confidence.HIGH if _POWEROFF_WORDS.search(text) else Confidence.MEDIUM
+    return Decision(Outcome.CLEAN_SHUTDOWN, "", strength, "Clean shutdown", evidence)
+
+
+def previous_end(
+    src: Timeline | None,
+) -> tuple[list[TagStats], list[tuple[int, str, str, Outcome]]]:
+    if src is None:
+        return [], []
+    found = [t for t in src.tags if t.tag in PREVIOUS_END_TAGS]
+    bits: list[tuple[int, str, str, Outcome]] = []
+    for t in found:
+        if t.tag == "reset_reason" and not bits:
+            m = t.hit.signature.pattern.search(t.first.line.record.message)
+            if m is not None:
+                bits = decode_reset(int(m.group("bits"), 16))
+    return found, bits
+
+
+def _next_boot_decision(
+    found: list[TagStats], bits: list[tuple[int, str, str, Outcome]], ctx: Context
+) -> Decision | None:
+    evidence = tuple(evidence_of(t, f"next boot: {t.tag}") for t in found)
+    if bits and bits[0][3] is not Outcome.UNKNOWN:
+        bit, key, words, outcome = bits[0]
+        return Decision(
+            outcome,
+            f"amd_reset:{key}",
+            Confidence.HIGH
+            if outcome in (Outcome.WATCHDOG_RESET, Outcome.THERMAL_SHUTDOWN)
+            else Confidence.MEDIUM,
+            f"Reset without a shutdown; the CPU reset status says: {words} (bit {bit})",
+            evidence,
+        )
+    if any(t.tag == "mce_logged_at_boot" for t in found):
+        return Decision(
+            Outcome.ABRUPT_RESET_OR_POWER_LOSS,
+            "mce_logged_at_boot",
+            Confidence.LOW,
+            "Abrupt reset with machine-check errors logged at the next boot",
+            evidence,
+        )
+    return None
+
+
+def rule_reset_reason(ctx: Context) -> Decision | None:
+    """The next boot's early lines: the AMD FCH reset status decoded by bit, or machine-check
+    errors logged at boot."""
+    found, bits = previous_end(ctx.nxt)
+    return _next_boot_decision(found, bits, ctx) if found else None
+
+
+def _stuck(ctx: Context, tags: Sequence[str], outcome: Outcome, what: str) -> Decision | None:
+    hits = ctx.final_of(*tags)
+    if not hits:
+        return None
+    first = min(hits, key=lambda t: (t.hit.signature.rank, t.first.pos))
+    if not ctx.ended:
+        # the end is not in the log: name what it ends on, the culprit first
+        last_words = ctx.primary.tag if ctx.primary is not None else first.tag
+        return Decision(
+            Outcome.UNKNOWN,
+            f"log_ends_after:{last_words}",
+            Confidence.LOW,
+            f"The log ends after {what}; it does not show how the boot ended",
+            (evidence_of(first, what),),
+        )
+    return Decision(
+        outcome,
+        first.tag,
+        Confidence.MEDIUM,
+        f"{PHRASES[outcome]} after {what}",
+        (evidence_of(first, what),),
+    )
+
+
+def rule_memory(ctx: Context) -> Decision | None:
+    """OOM kills (kernel or systemd-oomd) in the final window, the boot then ending."""
+    return _stuck(ctx, MEMORY_TAGS, Outcome.HANG_MEMORY_EXHAUSTION, "the OOM killer fired")
+
+
+def rule_lockup(ctx: Context) -> Decision | None:
+    """Soft/hard lockups, RCU stalls or hung tasks in the final window, then nothing."""
+    return _stuck(ctx, LOCKUP_TAGS, Outcome.HARD_FREEZE, "a CPU lockup or stall")
+
+
+def rule_culprit_at_end(ctx: Context) -> Decision | None:
+    """Any other serious signature in the final window, the log then stopping."""
+    p = ctx.primary
+    if p is None or p.hit.signature.routine:
+        return None
+    if not ctx.ended:
+        return Decision(
+            Outcome.UNKNOWN,
+            f"log_ends_after:{p.tag}",
+            Confidence.LOW,
+            "The log ends without a shutdown or panic",
+            (evidence_of(p, "culprit"),),
+        )
+    return Decision(
+        Outcome.HARD_FREEZE,
+        p.tag,
+        Confidence.LOW,
+        "Likely hard freeze: the boot ended without shutdown or panic",
+        (evidence_of(p, "culprit"),),
+    )
+
+
+def rule_unclean(ctx: Context) -> Decision | None:
+    """A later boot exists (or says the journal/filesystems were not closed) but this boot
+    shows no end: unknown, with that evidence."""
+    found, _ = previous_end(ctx.nxt)
+    if not (ctx.ended or found):
+        return None
+    evidence = tuple(evidence_of(t, f"next boot: {t.tag}") for t in found)
+    return Decision(
+        Outcome.UNKNOWN,
+        "ended_without_shutdown",
+        Confidence.LOW,
+        "Ended without a shutdown sequence; the log cannot tell a freeze from a power loss",
+        evidence,
+    )
+
+
+Rule = Callable[[Context], Decision | None]
+RULES: tuple[Rule, ...] = (
+    rule_panic,
+    rule_thermal,
+    rule_clean_end,
+    rule_reset_reason,
+    rule_memory,
+    rule_lockup,
+    rule_culprit_at_end,
+    rule_unclean,
+)
+
+
+def previous_boot_decision(ctx: Context) -> Decision | None:
+    """A single boot with no visible end whose start speaks of the boot before it."""
+    found, bits = previous_end(ctx.tl)
+    early = [t for t in found if t.first.pos < 2000]
+    if not early:
+        return None
+    d = _next_boot_decision(early, bits, ctx) or Decision(
+        Outcome.UNKNOWN,
+        "unclean_end",
+        Confidence.LOW,
+        "did not shut down cleanly",
+        tuple(evidence_of(t, t.tag) for t in early),
+    )
+    return Decision(
+        d.outcome,
+        d.reason,
+        d.confidence,
+        f"The boot before this log: {d.summary}",
+        d.evidence,
+        subject="previous_boot",
+    )

@@ -1,0 +1,168 @@
+"""The group-commit thread: the only code that waits on the disk.
+
+The kmsg loop hands records over with `put` and never blocks on I/O. Urgent records wake
+the thread at once (one fdatasync covers everything queued so far); the rest wait at most
+`flush_s`. When the disk refuses writes, records stay in memory up to a bound, the error
+is logged once per episode, and commits are retried every second.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from typing import Any
+
+from kmsgd.ring.records import Kind
+from kmsgd.ring.writer import RingWriter
+
+RETRY_S = 1.0
+
+
+class Committer(threading.Thread):
+    def __init__(
+        self,
+        writer: RingWriter,
+        boot_id: bytes,
+        *,
+        flush_s: float,
+        header_every_s: float,
+        max_pending_bytes: int,
+        log: Any,
+    ) -> None:
+        super().__init__(name="kmsgd-commit", daemon=True)
+        self.writer = writer
+        self.boot_id = boot_id
+        self.flush_s = flush_s
+        self.header_every_s = header_every_s
+        # Placed-but-unsynced frames must never lap the ring onto each other.
+        self.max_pending_bytes = min(max_pending_bytes, writer.size // 2)
+        self.log = log
+        self._queue: deque[tuple[Kind, int, bytes]] = deque()
+        self._cond = threading.Condition()
+        self._urgent = False
+        self._oldest: float | None = None  # monotonic time the oldest queued record arrived
+        self._closing = False
+        self.failing: str | None = None  # the error while the disk refuses writes
+        self.queued_bytes = 0
+        self._queued_total = 0  # records ever handed over ...
+        self._durable_total = 0  # ... and made durable
+        self._retried = 0  # placed in the writer by a commit that failed
+        self.durable_serial = writer.durable_serial
+        self.last_commit = time.monotonic()
+
+    def backlog_bytes(self) -> int:
+        """Bytes not yet durable (unlocked read: an estimate for back-pressure)."""
+        return self.queued_bytes + self.writer.pending_bytes
+
+    def put(self, kind: Kind, payload: bytes, *, urgent: bool, wall_us: int | None = None) -> None:
+        wall = time.time_ns() // 1000 if wall_us is None else wall_us
+        with self._cond:
+            self._queue.append((kind, wall, payload))
+            self._queued_total += 1
+            self.queued_bytes += len(payload)
+            if self._oldest is None:
+                self._oldest = time.monotonic()
+            if urgent and not self._urgent:
+                self._urgent = True
+                self._cond.notify()
+
+    def put_many(self, items: list[tuple[Kind, int, bytes]], *, urgent: bool) -> None:
+        """Hand over (kind, wall_us, payload) records at once: one lock for a storm's batch."""
+        if not items:
+            return
+        with self._cond:
+            self._queue.extend(items)
+            self._queued_total += len(items)
+            self.queued_bytes += sum(len(p) for _, _, p in items)
+            if self._oldest is None:
+                self._oldest = time.monotonic()
+            if urgent and not self._urgent:
+                self._urgent = True
+                self._cond.notify()
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every record handed over so far is durable; False on timeout."""
+        with self._cond:
+            target = self._queued_total
+            self._urgent = True
+            self._cond.notify_all()
+            return self._cond.wait_for(lambda: self._durable_total >= target, timeout_s)
+
+    def close(self, timeout_s: float = 10.0) -> bool:
+        """Commit everything queued, stop the thread; False if the disk did not take it all."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify()
+        self.join(timeout_s)
+        return not self.is_alive() and self.failing is None
+
+    def run(self) -> None:
+        last_header = time.monotonic()
+        while True:
+            batch, closing = self._next_batch()
+            for kind, wall, payload in batch:
+                self.writer.add(kind, self.boot_id, wall, payload)
+            if self._commit():
+                with self._cond:
+                    self._durable_total += len(batch) + self._retried
+                    self._retried = 0
+                    self._cond.notify_all()
+            else:
+                self._retried += len(batch)
+            now = time.monotonic()
+            if self.failing is None and (closing or now - last_header >= self.header_every_s):
+                try:
+                    self.writer.write_header()
+                    last_header = now
+                except OSError as err:
+                    self._failed(err)
+            if closing and (self.failing is None or not batch):
+                return
+
+    def _next_batch(self) -> tuple[list[tuple[Kind, int, bytes]], bool]:
+        with self._cond:
+            while not self._closing and not self._urgent:
+                now = time.monotonic()
+                due = self.flush_s if self._oldest is None else self._oldest + self.flush_s - now
+                if self.failing is not None:
+                    due = min(due, RETRY_S)
+                if due <= 0:
+                    break
+                self._cond.wait(due)
+                if self.failing is not None and not self._urgent:
+                    break
+            if self.writer.pending_bytes > self.max_pending_bytes:
+                # Keep them queued until the disk recovers.
+                batch: list[tuple[Kind, int, bytes]] = []
+            else:
+                batch = list(self._queue)
+                self._queue.clear()
+                self.queued_bytes = 0
+                self._oldest = None
+            self._urgent = False
+            return batch, self._closing
+
+    def _commit(self) -> bool:
+        try:
+            self.durable_serial = self.writer.commit()
+        except OSError as err:
+            self._failed(err)
+            return False
+        self.last_commit = time.monotonic()
+        if self.failing is not None:
+            self.log.warning("ring_writable_again", ring=self.writer.path, was=self.failing)
+            self.failing = None
+        return True
+
+    def _failed(self, err: OSError) -> None:
+        text = f"{type(err).__name__}: {err.strerror or err}"
+        if self.failing != text:
+            self.log.error(
+                "ring_write_failed",
+                ring=self.writer.path,
+                error=text,
+                pending_bytes=self.backlog_bytes(),
+                action="keeping records in memory, retrying every second",
+            )
+        self.failing = text

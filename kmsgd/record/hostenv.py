@@ -1,0 +1,191 @@
+"""What the daemon does to and asks of the host around the recording loop.
+
+Memory locking, OOM protection, the systemd manager's state at stop, and starting the
+optional sources (sensors, sysctls) that later stages plug in. Every step here may fail
+on a locked-down or odd host; each failure is logged and the daemon carries on.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kmsgd.config import Config
+from kmsgd.ring.records import Kind, Payload
+
+MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT = 1, 2, 4
+EXPORT_EVERY_S = 60.0
+Emit = Callable[[Kind, Payload, bool], None]
+
+
+def lock_memory(log: Any) -> None:
+    """Lock what is mapped now and what gets touched later, so paging cannot stall us.
+
+    MCL_ONFAULT keeps untouched thread stacks and arenas from being faulted in at once
+    (kernel-facts.md §10: without it one thread adds 8 MiB of locked RSS).
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) != 0:
+        err = ctypes.get_errno()
+        log.warning(
+            "mlockall_failed",
+            error=os.strerror(err),
+            hint="grant CAP_IPC_LOCK or raise LimitMEMLOCK",
+        )
+    try:
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        try:
+            os.write(fd, b"-1000\n")
+        finally:
+            os.close(fd)
+    except OSError as err:
+        # Needs CAP_SYS_RESOURCE; the unit's OOMScoreAdjust= does it for us.
+        log.info("oom_score_adj_unchanged", error=err.strerror)
+
+
+def system_state() -> tuple[str, str]:
+    """(systemd manager state, queued shutdown target) at SIGTERM time.
+
+    Runs only when we are stopping, never on the hot path; a fork failure means "unknown".
+    """
+    if not os.path.isdir("/run/systemd/system"):
+        return "unknown", "systemd is not the init system"
+    try:
+        state = _systemctl("is-system-running")
+        jobs = _systemctl("list-jobs", "--no-legend", "--plain")
+    except (OSError, subprocess.SubprocessError) as err:
+        return "unknown", f"systemctl failed: {err}"
+    targets = (
+        "reboot.target",
+        "poweroff.target",
+        "halt.target",
+        "kexec.target",
+        "soft-reboot.target",
+    )
+    queued = sorted(
+        {word for line in jobs.splitlines() for word in line.split() if word in targets}
+    )
+    return state.strip() or "unknown", ",".join(queued)
+
+
+def _systemctl(*args: str) -> str:
+    out = subprocess.run(
+        ["systemctl", *args], capture_output=True, text=True, timeout=3, check=False
+    )
+    return out.stdout
+
+
+def prepare(
+    cfg: Config, emit: Emit, log: Any, stats: Callable[[], tuple[int, int]]
+) -> list[Callable[[], None]]:
+    """Start the optional sources (each failure logged, never fatal); return stop functions.
+
+    `stats` gives (ring bytes, kernel records lost so far) for the fleet textfile.
+    """
+    stops: list[Callable[[], None]] = []
+    for step in (_sysctls, _pstore):
+        try:
+            step(cfg, emit, log)
+        except Exception as err:  # one broken source must not keep the recorder down
+            log.error("source_failed", source=step.__name__.strip("_"), error=repr(err))
+    if cfg.sensors:
+        try:
+            from kmsgd.sensors.sampler import Sampler, SamplerConfig
+
+            sampler = Sampler(
+                sys_root=cfg.sys_root,
+                proc_root=cfg.proc_root,
+                state_dir=cfg.state_dir,
+                config=SamplerConfig(
+                    power_hz=cfg.power_hz,
+                    sensor_hz=cfg.sample_hz,
+                    procs_interval_s=cfg.top_processes_s,
+                ),
+            )
+            sampler.start(emit)
+            stops.append(sampler.stop)
+        except Exception as err:
+            log.error("source_failed", source="sensors", error=repr(err))
+    if cfg.textfile:
+        stops.append(_start_exporter(cfg.textfile, stats, log))
+    return stops
+
+
+def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
+    """Set the forensic sysctls (admin overrides win) and record old and new values."""
+    from kmsgd.record import sysctl
+
+    if not cfg.apply_sysctl:
+        return
+    changes = sysctl.apply(Path(cfg.proc_root), sysctl.resolve_desired(Path(cfg.fs_root)))
+    emit(Kind.SYSCTL, {"changes": sysctl.to_payload(changes)}, True)
+    lines, status = sysctl.apply_report(changes)
+    (log.warning if status else log.info)("sysctls_applied", report="; ".join(lines))
+
+
+def _pstore(cfg: Config, emit: Emit, log: Any) -> None:
+    """Import panic dumps that no earlier run imported (systemd-pstore may have moved them)."""
+    from kmsgd.record import pstore
+    from kmsgd.ring import pstore as ring_pstore
+
+    found = pstore.scan_tree(cfg.sys_root, cfg.fs_root)
+    for skip in found.skipped:
+        log.info("pstore_file_skipped", path=skip.path, reason=skip.why)
+    seen_path = os.path.join(cfg.state_dir, "pstore-seen.json")
+    try:
+        with open(seen_path, encoding="utf-8") as f:
+            seen = [str(d) for d in json.load(f)]
+    except (OSError, ValueError, TypeError):
+        seen = []
+    fresh = pstore.new_dumps(found.dumps, seen)
+    for dump in fresh:
+        emit(Kind.PSTORE, ring_pstore.to_payload(dump), True)
+        log.warning("pstore_imported", reason=dump.reason.value, files=len(dump.paths))
+    if fresh:
+        seen = (seen + [d.digest for d in fresh])[-256:]
+        try:
+            tmp = seen_path + ".tmp"
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(seen, f)
+            os.replace(tmp, seen_path)
+        except OSError as err:
+            log.warning("pstore_seen_not_saved", error=err.strerror, effect="may import again")
+
+
+def _start_exporter(
+    path: str, stats: Callable[[], tuple[int, int]], log: Any
+) -> Callable[[], None]:
+    """Refresh the node_exporter textfile every minute from a thread of its own."""
+    from kmsgd import outputs as export
+
+    stop = threading.Event()
+
+    def write(up: bool) -> None:
+        ring_bytes, lost = stats()
+        try:
+            export.write_textfile(path, export.Metrics(up, ring_bytes, lost))
+        except FileNotFoundError:
+            pass  # no node_exporter on this box
+        except OSError as err:
+            log.warning("textfile_failed", path=path, error=err.strerror)
+
+    def loop() -> None:
+        while not stop.wait(EXPORT_EVERY_S):
+            write(True)
+
+    write(True)
+    thread = threading.Thread(target=loop, name="kmsgd-export", daemon=True)
+    thread.start()
+
+    def finish() -> None:
+        stop.set()
+        thread.join(1.0)
+        write(False)
+
+    return finish

@@ -1,0 +1,367 @@
+"""The report: what a post-mortem says, as frozen values; renderers only render it.
+
+`build_report` turns a Timeline and its Verdict into a Report; `Report.to_json_dict()` is the
+`kmsgd.report/1` JSON document of DESIGN.md. `telemetry`, `changes` and `time_of_death` are
+left for ring-based callers (`kmsgd last-boot`) to fill with `dataclasses.replace`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kmsgd.catalogue.table import describe
+from kmsgd.judge.classify import Verdict
+from kmsgd.judge.timeline import Item, TagStats, Timeline
+from kmsgd.logparse.model import Line, LogFormat
+from kmsgd.report.fingerprint import driver_of, fingerprint
+from kmsgd.types import Outcome
+
+SCHEMA = "kmsgd.report/1"
+FINAL_SHOW = 25
+_QUIET = {"clean_shutdown_marker"}  # tagged, but not what the reader must look at
+
+
+def wall_text(wall_us: int | None, fmt: LogFormat) -> str | None:
+    """ISO 8601 wall time as the source gave it: "Z" when its zone was known, no zone when
+    it was local, "--MM-DD…" when the source had no year (journal short, dmesg -H)."""
+    if wall_us is None:
+        return None
+    when = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=wall_us)
+    text = when.strftime("%Y-%m-%dT%H:%M:%S")
+    if when.microsecond:
+        text += f".{when.microsecond:06d}"
+    if not fmt.has_year:
+        return "--" + text[5:]
+    return text + ("Z" if fmt.has_timezone else "")
+
+
+def short_stamp(wall_us: int | None, fmt: LogFormat) -> str | None:
+    """Wall time for people: "Nov 14 14:01:12" without a year when the source had none."""
+    if wall_us is None:
+        return None
+    when = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(microseconds=wall_us)
+    return when.strftime("%Y-%m-%d %H:%M:%S" if fmt.has_year else "%b %d %H:%M:%S")
+
+
+@dataclass(frozen=True, slots=True)
+class LineRef:
+    text: str
+    lineno: int
+    ts_usec: int | None
+    wall: str | None
+    origin: str
+    stamp: str | None = None  # short human wall time
+
+    @classmethod
+    def of(cls, item: Item | Line) -> LineRef:
+        line = item.line if isinstance(item, Item) else item
+        return cls(
+            line.raw or line.message,
+            line.lineno,
+            line.ts_usec,
+            wall_text(line.wall_us, line.fmt),
+            line.origin.value,
+            short_stamp(line.wall_us, line.fmt),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "lineno": self.lineno,
+            "ts": _sec(self.ts_usec),
+            "wall": self.wall,
+            "origin": self.origin,
+        }
+
+    @property
+    def when(self) -> str:
+        """Short human stamp: printk seconds, else wall time, else the line number."""
+        if self.ts_usec is not None:
+            return f"{self.ts_usec / 1e6:.3f}s"
+        return self.stamp or f"line {self.lineno}"
+
+
+def _sec(us: int | None) -> float | None:
+    return None if us is None else round(us / 1e6, 6)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceLine:
+    why: str
+    line: LineRef | None
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureReport:
+    tag: str
+    severity: str
+    subsystem: str
+    device: str
+    count: int
+    first: LineRef
+    last: LineRef
+    meaning: str
+    next_step: str
+    in_final_window: bool = False
+    noise: bool = False
+    routine: bool = False
+    rate_per_hour: float | None = None
+    baseline_per_hour: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tag": self.tag,
+            "severity": self.severity,
+            "subsystem": self.subsystem,
+            "device": self.device or None,
+            "count": self.count,
+            "first": self.first.to_json(),
+            "last": self.last.to_json(),
+            "example": self.first.text,
+            "meaning": self.meaning,
+            "next_step": self.next_step,
+            "in_final_window": self.in_final_window,
+            "noise": self.noise,
+            "routine": self.routine,
+            "rate_per_hour": self.rate_per_hour,
+            "baseline_per_hour": self.baseline_per_hour,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FinalLine:
+    line: LineRef
+    tags: tuple[str, ...] = ()
+    important: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOfDeath:
+    last_line: LineRef | None
+    next_boot_wall: str | None = None
+    silence_s: float | None = None  # last line → next boot (an upper bound on the silence)
+    note: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)  # ring facts (heartbeats, …)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "last_line": self.last_line.to_json() if self.last_line else None,
+            "next_boot_wall": self.next_boot_wall,
+            "silence_s": self.silence_s,
+            "note": self.note,
+            **self.extra,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class InputBoot:
+    index: int
+    boot_id: str
+    lines: int
+    outcome: str
+    reason: str
+    first: str | None
+    last: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    name: str
+    formats: tuple[str, ...] = ()
+    lines: int = 0
+    evidence_lines: int = 0
+    text_lines: int = 0
+    commands: int = 0
+    boots: int = 1
+    boot_index: int = 0
+    reversed: bool = False
+    cut_lines: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReportError:
+    where: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    outcome: Outcome
+    reason: str
+    confidence: str
+    headline: str
+    evidence: tuple[EvidenceLine, ...] = ()
+    time_of_death: TimeOfDeath | None = None
+    primary: SignatureReport | None = None
+    signatures: tuple[SignatureReport, ...] = ()
+    final_kernel: tuple[FinalLine, ...] = ()
+    telemetry: Mapping[str, Any] = field(default_factory=dict)
+    changes: tuple[Mapping[str, Any], ...] = ()
+    fingerprint: str = ""
+    errors: tuple[ReportError, ...] = ()
+    subject: str = "this_boot"
+    source: SourceInfo | None = None
+    boots: tuple[InputBoot, ...] = ()
+    omitted_lines: int = 0
+    boot_id: str = ""  # the judged boot, when the source knows it (the ring does)
+    hostname: str = ""
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The `kmsgd.report/1` document (field names are public: never rename one)."""
+        src = self.source
+        return {
+            "schema": SCHEMA,
+            "boot_id": self.boot_id or None,
+            "hostname": self.hostname or None,
+            "outcome": self.outcome.value,
+            "reason": self.reason or None,
+            "confidence": self.confidence,
+            "headline": self.headline,
+            "subject": self.subject,
+            "evidence": [
+                {"why": e.why, "line": e.line.to_json() if e.line else None} for e in self.evidence
+            ],
+            "time_of_death": self.time_of_death.to_json() if self.time_of_death else None,
+            "primary": self.primary.to_json() if self.primary else None,
+            "signatures": [s.to_json() for s in self.signatures],
+            "final_kernel": [
+                {**f.line.to_json(), "tags": list(f.tags), "important": f.important}
+                for f in self.final_kernel
+            ],
+            "telemetry": dict(self.telemetry),
+            "changes": [dict(c) for c in self.changes],
+            "fingerprint": self.fingerprint,
+            "errors": [{"where": e.where, "error": e.error} for e in self.errors],
+            "source": None
+            if src is None
+            else {
+                "name": src.name,
+                "formats": list(src.formats),
+                "lines": src.lines,
+                "evidence_lines": src.evidence_lines,
+                "text_lines": src.text_lines,
+                "commands": src.commands,
+                "boots": src.boots,
+                "boot_index": src.boot_index,
+                "reversed": src.reversed,
+                "cut_lines": src.cut_lines,
+                "notes": list(src.notes),
+            },
+            "boots": [
+                {
+                    "index": b.index,
+                    "boot_id": b.boot_id or None,
+                    "lines": b.lines,
+                    "outcome": b.outcome,
+                    "reason": b.reason or None,
+                    "first": b.first,
+                    "last": b.last,
+                }
+                for b in self.boots
+            ],
+        }
+
+
+def _hours(tl: Timeline) -> float | None:
+    if tl.first_ts_usec is not None and tl.last_ts_usec is not None:
+        span = tl.last_ts_usec - tl.first_ts_usec
+    elif tl.first_wall_us is not None and tl.last_wall_us is not None:
+        span = tl.last_wall_us - tl.first_wall_us
+    else:
+        return None
+    return span / 3.6e9 if span > 60_000_000 else None
+
+
+def signature_report(
+    t: TagStats, verdict: Verdict, hours: float | None, baseline: Mapping[str, float]
+) -> SignatureReport:
+    meaning, step, severity, entry = describe(t.tag)
+    return SignatureReport(
+        tag=t.tag,
+        severity=severity.value,
+        subsystem=entry.subsystem if entry else "",
+        device=t.device,
+        count=t.count,
+        first=LineRef.of(t.first),
+        last=LineRef.of(t.last),
+        meaning=meaning,
+        next_step=step,
+        in_final_window=(t.tag, t.device) in verdict.final_tags,
+        noise=t.tag in verdict.noise,
+        routine=bool(entry and entry.routine),
+        rate_per_hour=round(t.count / hours, 3) if hours else None,
+        baseline_per_hour=baseline.get(t.tag),
+    )
+
+
+def build_report(
+    tl: Timeline,
+    verdict: Verdict,
+    *,
+    source: SourceInfo | None = None,
+    boots: Sequence[InputBoot] = (),
+    baseline: Mapping[str, float] | None = None,
+    next_boot: Timeline | None = None,
+    extra_errors: Sequence[ReportError] = (),
+) -> Report:
+    """Assemble the report of one boot. Pure."""
+    base = baseline or {}
+    hours = _hours(tl)
+    sigs = [signature_report(t, verdict, hours, base) for t in tl.tags]
+    # culprit first, then the final window by severity, then the rest in order of appearance
+    order = {"critical": 0, "error": 1, "warning": 2, "info": 3}
+    sigs.sort(key=lambda s: (not s.in_final_window, order.get(s.severity, 4), s.first.lineno))
+    primary = None
+    if verdict.primary is not None:
+        primary = signature_report(verdict.primary, verdict, hours, base)
+    ev_items = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
+    final = tuple(
+        FinalLine(LineRef.of(i), i.tags, bool(set(i.tags) - verdict.noise - _QUIET))
+        for i in ev_items[-FINAL_SHOW:]
+    )
+    last = LineRef.of(ev_items[-1]) if ev_items else None
+    tod = _time_of_death(last, ev_items[-1] if ev_items else None, next_boot)
+    p = verdict.primary
+    fp = fingerprint(
+        verdict.outcome.value,
+        p.tag if p else verdict.reason,
+        p.first.line.record.message if p else "",
+        driver_of(p.first.line.record.message, p.hit.signature.subsystem) if p else "",
+    )
+    errors = tuple(ReportError(e.where, e.error) for e in verdict.errors) + tuple(extra_errors)
+    return Report(
+        outcome=verdict.outcome,
+        reason=verdict.reason,
+        confidence=verdict.confidence.value,
+        headline=verdict.headline,
+        evidence=tuple(
+            EvidenceLine(e.why, LineRef.of(e.item) if e.item else None) for e in verdict.evidence
+        ),
+        time_of_death=tod,
+        primary=primary,
+        signatures=tuple(sigs),
+        final_kernel=final,
+        fingerprint=fp,
+        errors=errors,
+        subject=verdict.subject,
+        source=source,
+        boots=tuple(boots),
+        omitted_lines=tl.omitted,
+    )
+
+
+def _time_of_death(last: LineRef | None, item: Item | None, nxt: Timeline | None) -> TimeOfDeath:
+    if nxt is None or not nxt.head:
+        return TimeOfDeath(last, note="last line of the log; no later boot in it")
+    first = nxt.head[0].line
+    nwall = first.record.wall_us
+    silence = None
+    if item is not None and nwall is not None and item.line.record.wall_us is not None:
+        silence = round((nwall - item.line.record.wall_us) / 1e6, 3)
+    return TimeOfDeath(
+        last, wall_text(nwall, first.fmt), silence, "dead between the last line and the next boot"
+    )

@@ -1,0 +1,244 @@
+"""Renderers: a Report as terminal text, Markdown for a ticket, or JSON. Only rendering here.
+
+Text and Markdown put the headline first, then the culprit with its meaning and next step,
+then the final kernel lines (important ones marked), then everything else. Colour is used
+only when the caller asks for it (the CLI asks when stdout is a TTY).
+"""
+
+from __future__ import annotations
+
+import json
+
+from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
+from kmsgd.report.render_ring import ring_death_line, telemetry_lines
+
+FORMATS = ("text", "md", "json")
+_RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
+    "\x1b[0m",
+    "\x1b[1m",
+    "\x1b[31m",
+    "\x1b[33m",
+    "\x1b[2m",
+    "\x1b[32m",
+)
+_BAD = {
+    "kernel_panic",
+    "hard_freeze",
+    "hang_memory_exhaustion",
+    "abrupt_reset_or_power_loss",
+    "watchdog_reset",
+    "thermal_shutdown",
+}
+
+
+def render(report: Report, fmt: str, *, color: bool = False) -> str:
+    """The report in `fmt` ("text", "md" or "json"); ValueError for another name."""
+    if fmt == "json":
+        return json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "md":
+        return render_md(report)
+    if fmt == "text":
+        return render_text(report, color=color)
+    raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+
+
+def _paint(color: bool, code: str, text: str) -> str:
+    return f"{code}{text}{_RESET}" if color else text
+
+
+def _sig_line(s: SignatureReport) -> str:
+    notes = [
+        n
+        for n, on in (
+            ("noise", s.noise),
+            ("routine", s.routine),
+            ("final window", s.in_final_window),
+        )
+        if on
+    ]
+    dev = f" {s.device}" if s.device else ""
+    when = s.first.when if s.count == 1 else f"{s.first.when} … {s.last.when}"
+    note = f" [{', '.join(notes)}]" if notes else ""
+    return f"{s.tag}{dev}: {s.count}× ({when}){note}"
+
+
+def _final_text(f: FinalLine, color: bool) -> str:
+    if f.important:
+        return _paint(color, _RED, f"  ▶ {f.line.text}") + f"   [{', '.join(f.tags)}]"
+    if f.tags:
+        return f"    {f.line.text}   " + _paint(color, _DIM, f"[{', '.join(f.tags)}]")
+    return f"    {f.line.text}"
+
+
+def render_text(r: Report, *, color: bool = False) -> str:
+    out: list[str] = []
+    tone = _RED if r.outcome.value in _BAD else (_GREEN if "clean" in r.outcome.value else _YELLOW)
+    out.append(_paint(color, _BOLD + tone, r.headline))
+    reason = f" ({r.reason})" if r.reason else ""
+    out.append(
+        f"outcome: {r.outcome.value}{reason}   confidence: {r.confidence}   "
+        f"fingerprint: {r.fingerprint}"
+    )
+    if r.boot_id:
+        out.append(f"boot: {r.boot_id}" + (f" on {r.hostname}" if r.hostname else ""))
+    if r.subject == "previous_boot":
+        out.append("note: this verdict is about the boot before the one in the log")
+    if r.primary is not None:
+        p = r.primary
+        out += [
+            "",
+            _paint(color, _BOLD, f"Culprit: {_sig_line(p)}"),
+            f"  {p.meaning}",
+            f"  Next step: {p.next_step}",
+            f"  first: {p.first.text}",
+        ]
+        if p.count > 1:
+            out.append(f"  last:  {p.last.text}")
+    if r.evidence:
+        out += ["", _paint(color, _BOLD, "Evidence:")]
+        out += [f"  - {e.why}" + (f": {_ref(e.line)}" if e.line else "") for e in r.evidence]
+    if r.final_kernel:
+        out += ["", _paint(color, _BOLD, f"Final lines (last {len(r.final_kernel)}):")]
+        out += [_final_text(f, color) for f in r.final_kernel]
+    if r.time_of_death is not None and r.time_of_death.extra.get("last_sign_of_life"):
+        out += ["", f"Time of death: {ring_death_line(r.time_of_death.extra)}"]
+    elif r.time_of_death is not None and r.time_of_death.last_line is not None:
+        t = r.time_of_death
+        tail = f"; next boot {t.next_boot_wall}" if t.next_boot_wall else ""
+        gap = f"; {t.silence_s:.0f} s until the next boot" if t.silence_s is not None else ""
+        out += ["", f"Last sign of life: {t.last_line.when if t.last_line else '?'}{tail}{gap}"]
+    if r.telemetry:
+        head = f"Telemetry at the end (final {r.telemetry.get('window_s', 60)} s):"
+        out += ["", _paint(color, _BOLD, head)] + [f"  {x}" for x in telemetry_lines(r.telemetry)]
+    if r.changes:
+        out += ["", _paint(color, _BOLD, "Changes:")]
+        out += [
+            f"  {'!' if c.get('severity') == 'major' else '-'} {c.get('text')}" for c in r.changes
+        ]
+    others = [
+        s
+        for s in r.signatures
+        if r.primary is None or (s.tag, s.device) != (r.primary.tag, r.primary.device)
+    ]
+    if others:
+        out += ["", _paint(color, _BOLD, "Signatures:")]
+        out += [f"  {_sig_line(s)}: {s.meaning}" for s in others]
+    out += _tail_sections(r)
+    return "\n".join(out) + "\n"
+
+
+def _ref(line: LineRef | None) -> str:
+    return f"{line.text}  (line {line.lineno})" if line else "-"
+
+
+def _tail_sections(r: Report) -> list[str]:
+    out: list[str] = []
+    if len(r.boots) > 1:
+        out += ["", "Boots in the input:"]
+        out += [
+            f"  #{b.index} {b.boot_id or '-'}: {b.outcome}"
+            f"{' (' + b.reason + ')' if b.reason else ''}, {b.lines} lines"
+            for b in r.boots
+        ]
+    if r.errors:
+        out += ["", "Errors (the report may be incomplete):"]
+        out += [f"  {e.where}: {e.error}" for e in r.errors]
+    s = r.source
+    if s is not None:
+        out += [
+            "",
+            f"Input: {s.name}: {s.lines} lines, formats {', '.join(s.formats) or '-'}; "
+            f"{s.evidence_lines} log lines, {s.text_lines} other text, {s.commands} commands"
+            f"; boot {s.boot_index + 1} of {s.boots}",
+        ]
+        out += [f"  note: {n}" for n in s.notes]
+    return out
+
+
+def render_md(r: Report) -> str:
+    out = [
+        f"### kmsgd: {r.headline}",
+        "",
+        "| outcome | reason | confidence | fingerprint |",
+        "|---|---|---|---|",
+        f"| `{r.outcome.value}` | {r.reason or '-'} | {r.confidence} | `{r.fingerprint}` |",
+    ]
+    if r.boot_id:
+        host = f" on `{r.hostname}`" if r.hostname else ""
+        out += ["", f"Boot `{r.boot_id}`{host}"]
+    if r.subject == "previous_boot":
+        out += ["", "_This verdict is about the boot before the one in the log._"]
+    if r.primary is not None:
+        p = r.primary
+        out += [
+            "",
+            f"**Culprit: `{p.tag}`**{' on `' + p.device + '`' if p.device else ''}, "
+            f"{p.count}×: {p.meaning}",
+            "",
+            f"**Next step:** {p.next_step}",
+            "",
+            "```text",
+            p.first.text,
+            "```",
+        ]
+    if r.evidence:
+        out += ["", "**Evidence**", ""]
+        out += [
+            f"- {e.why}" + (f": `{_md_code(e.line.text)}`" if e.line else "") for e in r.evidence
+        ]
+    if r.time_of_death is not None and r.time_of_death.extra.get("last_sign_of_life"):
+        out += ["", f"**Time of death:** {_md_text(ring_death_line(r.time_of_death.extra))}"]
+    if r.final_kernel:
+        out += ["", "<details><summary>Final lines (▶ = signature)</summary>", "", "```text"]
+        out += [("▶ " if f.important else "  ") + f.line.text for f in r.final_kernel]
+        out += ["```", "", "</details>"]
+    if r.telemetry:
+        out += ["", f"**Telemetry at the end** (final {r.telemetry.get('window_s', 60)} s)", ""]
+        out += [f"- {_md_text(x)}" for x in telemetry_lines(r.telemetry)]
+    if r.changes:
+        out += ["", "**Changes**", ""]
+        for c in r.changes:
+            text = _md_text(str(c.get("text")))
+            out.append(f"- **{text}**" if c.get("severity") == "major" else f"- {text}")
+    if r.signatures:
+        out += ["", "| tag | device | count | first | last | note |", "|---|---|---|---|---|---|"]
+        for s in r.signatures:
+            note = ", ".join(
+                n
+                for n, on in (
+                    ("noise", s.noise),
+                    ("routine", s.routine),
+                    ("final window", s.in_final_window),
+                )
+                if on
+            )
+            out.append(
+                f"| `{s.tag}` | {s.device or '-'} | {s.count} | {s.first.when} | "
+                f"{s.last.when} | {note or '-'} |"
+            )
+    rest = _tail_sections(r)
+    if rest:
+        out += [
+            "",
+            "<details><summary>Details</summary>",
+            "",
+            "```text",
+            *rest[1:],
+            "```",
+            "",
+            "</details>",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def _md_code(text: str) -> str:
+    return text.replace("`", "'")
+
+
+def _md_text(text: str) -> str:
+    """Paths and process names hold `_` and `*`: keep Markdown from reading them as emphasis."""
+    return "".join("\\" + ch if ch in "\\`*_[]<>|" else ch for ch in text)
+
+
+# Telemetry sentences: short, concrete, units spelled out. The summary comes from
+# kmsgd.telemetry_view.summarize; every key is read with .get so an older or partial one renders.

@@ -1,0 +1,163 @@
+"""Ring frames: the byte layout of one record and its payload codec. Pure; no I/O.
+
+A frame is a 48-byte header and a payload, padded to 8 bytes:
+
+    magic 4s | length u32 | serial u64 | boot_id 16s | wall_us i64 | kind u8 | 3 pad | crc u32
+
+`crc` is CRC-32 over the header bytes before it and the payload. The magic has bytes >= 0x80
+and every payload is ASCII (kmsg records are escaped by the kernel, JSON is written with
+ensure_ascii), so a magic never appears inside a payload and resynchronising after a torn or
+flipped frame is a plain search for it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import mmap
+import struct
+import zlib
+from typing import Any, NamedTuple
+
+from kmsgd.ring.records import (
+    KIND_CODES,
+    KINDS_BY_CODE,
+    Boot,
+    Entry,
+    Heartbeat,
+    Kind,
+    Lost,
+    Payload,
+    Stop,
+    parse_record,
+)
+
+MAGIC = b"\xe5KR\x91"
+HEADER = struct.Struct("<4sIQ16sqB3xI")
+_unpack = HEADER.unpack_from
+_crc32 = zlib.crc32
+HEADER_SIZE = HEADER.size  # 48
+_CRC_SPAN = HEADER_SIZE - 4
+ALIGN = 8
+Buf = bytes | mmap.mmap
+MAX_PAYLOAD = 1 << 20  # a hostile length field must not make a reader allocate more
+
+_TYPED: dict[Kind, type[Boot] | type[Heartbeat] | type[Lost] | type[Stop]] = {
+    Kind.BOOT: Boot,
+    Kind.HEARTBEAT: Heartbeat,
+    Kind.LOST: Lost,
+    Kind.STOP: Stop,
+}
+
+
+def padded(size: int) -> int:
+    return (size + ALIGN - 1) & ~(ALIGN - 1)
+
+
+def encode_payload(kind: Kind, data: bytes | Payload) -> bytes:
+    """Kernel records are stored as the raw kmsg bytes; the rest as compact ASCII JSON."""
+    if isinstance(data, bytes):
+        return data
+    obj = dataclasses.asdict(data) if dataclasses.is_dataclass(data) else data
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def encode(serial: int, boot_id: bytes, wall_us: int, kind: Kind, payload: bytes) -> bytes:
+    """One complete frame, padded."""
+    head = HEADER.pack(MAGIC, len(payload), serial, boot_id, wall_us, KIND_CODES[kind], 0)
+    crc = zlib.crc32(payload, zlib.crc32(head[:_CRC_SPAN]))
+    frame = head[:_CRC_SPAN] + crc.to_bytes(4, "little") + payload
+    return frame + b"\0" * (padded(len(frame)) - len(frame))
+
+
+class RawFrame(NamedTuple):
+    """A checked frame as it lies in the file (a NamedTuple: a walk makes a million)."""
+
+    offset: int
+    size: int  # padded size on disk
+    serial: int
+    boot_id: bytes
+    wall_us: int
+    kind: Kind
+    payload: bytes
+
+
+def decode_at(buf: Buf, offset: int, limit: int) -> RawFrame | None:
+    """The valid frame at `offset`, or None (no magic, bad length, bad CRC, unknown kind)."""
+    end = offset + HEADER_SIZE
+    if end > limit or buf[offset : offset + 4] != MAGIC:
+        return None
+    _, length, serial, boot_id, wall_us, code, crc = _unpack(buf, offset)
+    if length > MAX_PAYLOAD or end + length > limit:
+        return None
+    payload = buf[end : end + length]
+    if _crc32(payload, _crc32(buf[offset : offset + _CRC_SPAN])) != crc:
+        return None
+    kind = KINDS_BY_CODE.get(code)
+    if kind is None:
+        return None
+    size = (HEADER_SIZE + length + ALIGN - 1) & ~(ALIGN - 1)
+    return RawFrame(offset, size, serial, boot_id, wall_us, kind, payload)
+
+
+def to_entry(frame: RawFrame) -> Entry:
+    """Typed view of a frame. A payload that does not decode becomes a dict with `error`."""
+    data: Payload
+    if frame.kind is Kind.KERNEL:
+        data = parse_record(frame.payload, wall_us=frame.wall_us) or {
+            "error": "unparsable kernel record",
+            "raw": frame.payload.decode("ascii", "replace"),
+        }
+    else:
+        data = _decode_json(frame.kind, frame.payload)
+    return Entry(frame.serial, frame.boot_id.hex(), frame.wall_us, frame.kind, data)
+
+
+def _decode_json(kind: Kind, payload: bytes) -> Payload:
+    try:
+        obj: Any = json.loads(payload)
+    except ValueError:
+        return {"error": "payload is not JSON"}
+    if not isinstance(obj, dict):
+        return {"error": "payload is not an object"}
+    cls = _TYPED.get(kind)
+    if cls is None:
+        return obj
+    # A newer kmsgd may have added fields: keep the ones we know. A field of the wrong type
+    # (a damaged or foreign writer) leaves the payload a plain dict, which readers skip.
+    types = _field_types(cls)
+    known = {k: v for k, v in obj.items() if k in types}
+    if not all(_is(v, types[k]) for k, v in known.items()):
+        return {"error": f"{kind.value} payload with a field of the wrong type", **obj}
+    try:
+        return cls(**known)
+    except TypeError:  # a required field is missing
+        return {"error": f"{kind.value} payload with a field missing", **obj}
+
+
+_TYPES: dict[type, dict[str, tuple[type, ...]]] = {}
+
+
+def _field_types(cls: type) -> dict[str, tuple[type, ...]]:
+    """Field name -> the Python types its annotation allows ("int | None" -> (int, NoneType))."""
+    if cls not in _TYPES:
+        names: dict[str, tuple[type, ...]] = {
+            "int": (int,),
+            "str": (str,),
+            "bool": (bool,),
+            "float": (int, float),
+            "None": (type(None),),
+        }
+        out: dict[str, tuple[type, ...]] = {}
+        for f in dataclasses.fields(cls):
+            parts = str(f.type).split("|")
+            out[f.name] = tuple(t for p in parts for t in names.get(p.strip(), (object,)))
+        _TYPES[cls] = out
+    return _TYPES[cls]
+
+
+def _is(value: object, allowed: tuple[type, ...]) -> bool:
+    # bool is an int subclass: a boolean never passes for a number, nor a number for a bool.
+    if isinstance(value, bool):
+        return bool in allowed or object in allowed
+    return isinstance(value, allowed)

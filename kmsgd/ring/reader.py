@@ -1,0 +1,269 @@
+"""Reading a ring, also while a daemon writes it: boots, and the entries of one boot.
+
+The reader maps the file read-only and takes no lock. A frame the writer is rewriting at
+that moment fails its CRC and is skipped, exactly like a torn one.
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from kmsgd.errors import BadInput, RingCorrupt, SourceUnavailable
+from kmsgd.ring import frame as fr
+from kmsgd.ring import layout as ring
+from kmsgd.ring.records import KIND_CODES, KINDS_BY_CODE, Entry, Kind, Lost, Stop
+
+DROP_EVERY = 32768  # frames walked between releases of the mapping (~10 MiB)
+
+
+@dataclass
+class BootSummary:
+    """One boot as the ring holds it (the `kmsgd boots` row)."""
+
+    boot_id: str
+    first_wall_us: int
+    last_wall_us: int
+    first_serial: int
+    first_offset: int
+    records: int = 0
+    kernel_records: int = 0
+    lost: int = 0  # kernel records lost while kmsgd recorded (overruns, restarts, drops)
+    lost_before_start: int = 0  # gone from the kernel buffer before kmsgd first read it
+    stopped: bool = False  # the last record of the boot is a clean `stop`
+    shutting_down: bool = False
+    kinds: dict[str, int] = field(default_factory=dict)
+
+
+class RingReader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            raise SourceUnavailable(f"{path}: no such ring", hint="is kmsgd running?") from None
+        except OSError as err:
+            if err.errno == errno.ELOOP:
+                raise RingCorrupt(path, 0, "path is a symbolic link") from None
+            raise SourceUnavailable(f"{path}: cannot open ring ({err.strerror})") from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise RingCorrupt(path, 0, "not a regular file")
+            if st.st_size < ring.MIN_SIZE:
+                raise RingCorrupt(path, 0, f"file too small ({st.st_size} bytes)")
+            self.size = st.st_size
+            self.map = mmap.mmap(fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ)
+        finally:
+            os.close(fd)
+        self.header, _ = ring.read_header(path, self.map, self.size)
+        self.head = ring.find_head(self.map, self.header, self.size)
+        self.torn_bytes = ring.torn_tail_bytes(self.map, self.head, self.size)
+
+    def close(self) -> None:
+        self.map.close()
+
+    def release(self) -> None:
+        """Unmap the pages read so far: a walk over a 256 MiB ring must not hold 256 MiB of
+        RSS. The data stays in the page cache; a later read faults it back in."""
+        self.map.madvise(mmap.MADV_DONTNEED)
+
+    def __enter__(self) -> RingReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def frames(self, start: fr.RawFrame | None = None) -> Iterator[fr.RawFrame]:
+        """Every frame from `start` (default: the oldest) to the head, in order."""
+        if self.head is None:
+            return
+        first = start or ring.oldest_frame(self.map, self.head, self.size)
+        if first is not None:
+            for n, f in enumerate(ring.walk(self.map, first, self.size, self.head.serial), 1):
+                if n % DROP_EVERY == 0:
+                    self.release()
+                yield f
+
+    def boots(self) -> list[BootSummary]:
+        """Every boot in the ring, oldest first. Skims the whole ring once: headers only,
+        except the frames that start a boot, stop one or count lost records (checked)."""
+        first = ring.oldest_frame(self.map, self.head, self.size) if self.head else None
+        if self.head is None or first is None:
+            return []
+        out: dict[bytes, BootSummary] = {}
+        s: BootSummary | None = None
+        current = b""
+        for n, h in enumerate(ring.skim(self.map, first, self.size, self.head.serial), 1):
+            if n % DROP_EVERY == 0:
+                self.release()
+            if h.boot_id != current or h.code in _CHECKED:
+                f = fr.decode_at(self.map, h.offset, self.size)
+                if f is None:
+                    continue  # damaged: neither counted nor trusted to start a boot
+                if f.boot_id != current:
+                    current = f.boot_id
+                    s = out.get(current)
+                    if s is None:
+                        s = out[current] = BootSummary(
+                            current.hex(), f.wall_us, f.wall_us, f.serial, f.offset
+                        )
+                if f.kind is _LOST or f.kind is _STOP:
+                    _count_checked(s, f)  # type: ignore[arg-type]
+            assert s is not None
+            kind = KINDS_BY_CODE.get(h.code)
+            s.records += 1
+            s.last_wall_us = h.wall_us
+            s.stopped = kind is _STOP
+            if kind is not None:
+                s.kinds[kind] = s.kinds.get(kind, 0) + 1  # a StrEnum: equal to its name
+            if kind is _KERNEL:
+                s.kernel_records += 1
+        return list(out.values())
+
+    def boot_ids(self) -> list[str]:
+        """The boots in the ring, oldest first, from the header's verified boot hints (no walk).
+        The oldest boot, whose start the ring has overwritten, comes from the oldest frame."""
+        if self.head is None:
+            return []
+        starts = []
+        for hint in self.header.boots:
+            f = fr.decode_at(self.map, hint.offset, self.size)
+            if f is not None and f.serial == hint.serial and f.boot_id == hint.boot_id:
+                starts.append((f.serial, f.boot_id.hex()))
+        oldest = ring.oldest_frame(self.map, self.head, self.size)
+        if oldest is not None:
+            starts.append((oldest.serial, oldest.boot_id.hex()))
+        if not starts:
+            return [row.boot_id for row in self.boots()]
+        ordered = [boot for _, boot in sorted(starts)]
+        ids = list(dict.fromkeys(ordered))  # a daemon restart writes a second boot record
+        if self.head.boot_id.hex() not in ids:  # the newest boot's hint was never written
+            ids.append(self.head.boot_id.hex())
+        return ids
+
+    def summary_of(self, boot_id: str) -> BootSummary | None:
+        """One boot's summary (as in boots()), skimming only that boot."""
+        s: BootSummary | None = None
+        for h in self.skim_of(boot_id):
+            if s is None:
+                s = BootSummary(boot_id, h.wall_us, h.wall_us, h.serial, h.offset)
+            kind = KINDS_BY_CODE.get(h.code)
+            s.records += 1
+            s.last_wall_us = h.wall_us
+            s.stopped = kind is _STOP
+            if kind is not None:
+                s.kinds[kind] = s.kinds.get(kind, 0) + 1
+            if kind is _KERNEL:
+                s.kernel_records += 1
+            elif kind is _LOST or kind is _STOP:
+                f = self.check(h)
+                if f is not None:
+                    _count_checked(s, f)
+        return s
+
+    def boot_start(self, boot_id: str) -> fr.RawFrame | None:
+        """The first frame of a boot from the header's hints, verified; None if unknown."""
+        want = bytes.fromhex(boot_id)
+        for hint in self.header.boots:
+            if hint.boot_id != want:
+                continue
+            found = fr.decode_at(self.map, hint.offset, self.size)
+            if found is not None and found.serial == hint.serial and found.boot_id == want:
+                return found
+        return None
+
+    def entries(self, boot_id: str) -> Iterator[Entry]:
+        """The entries of one boot, in order."""
+        for f in self.frames_of(boot_id):
+            yield fr.to_entry(f)
+
+    def skim_of(self, boot_id: str) -> Iterator[ring.Skimmed]:
+        """One boot's frame headers, unchecked (ring.skim): `check()` those whose payload is
+        used. A header that seems to start another boot is checked before it ends this one."""
+        if self.head is None:
+            return
+        want = bytes.fromhex(boot_id)
+        start = self.boot_start(boot_id)
+        first = start or ring.oldest_frame(self.map, self.head, self.size)
+        if first is None:
+            return
+        seen = False
+        for n, h in enumerate(ring.skim(self.map, first, self.size, self.head.serial), 1):
+            if n % DROP_EVERY == 0:
+                self.release()
+            if h.boot_id == want:
+                seen = True
+                yield h
+            elif seen and start is not None and self.check(h) is not None:
+                return  # boots do not interleave: the next boot began
+
+    def check(self, h: ring.Skimmed) -> fr.RawFrame | None:
+        """The checked frame behind a skimmed header, or None if it fails its checks."""
+        f = fr.decode_at(self.map, h.offset, self.size)
+        return f if f is not None and f.serial == h.serial else None
+
+    def payload_head(self, h: ring.Skimmed, n: int) -> bytes:
+        """The first `n` bytes of a frame's payload, unchecked (a cheap look at its shape)."""
+        start = h.offset + fr.HEADER_SIZE
+        return bytes(self.map[start : min(start + n, h.offset + h.size)])
+
+    def frames_of(self, boot_id: str) -> Iterator[fr.RawFrame]:
+        """The frames of one boot, in order; the boot hint spares a walk from the oldest."""
+        want = bytes.fromhex(boot_id)
+        start = self.boot_start(boot_id)
+        seen = False
+        for f in self.frames(start):
+            if f.boot_id == want:
+                seen = True
+                yield f
+            elif seen and start is not None:
+                return  # boots do not interleave: the next boot began
+
+    def last_boot_id(self) -> str | None:
+        return self.head.boot_id.hex() if self.head is not None else None
+
+
+def _count_checked(s: BootSummary, f: fr.RawFrame) -> None:
+    """What a lost or stop record adds to its boot's summary."""
+    data = fr.to_entry(f).data
+    if isinstance(data, Lost):
+        if data.reason == "before_start":
+            s.lost_before_start += data.count
+        else:
+            s.lost += data.count
+    elif isinstance(data, Stop):
+        s.shutting_down = data.shutting_down
+
+
+_KERNEL, _LOST, _STOP = Kind.KERNEL, Kind.LOST, Kind.STOP
+_CHECKED = (KIND_CODES[Kind.LOST], KIND_CODES[Kind.STOP])
+
+
+def pick_boot(ids: Sequence[str], spec: str | None, current: str | None) -> int:
+    """Index into `ids` (boot ids, oldest first): `spec` an id prefix or 0/-N; default the
+    newest boot that is not the running one (the "last boot" after a reboot)."""
+    rows = ids
+    if not rows:
+        raise BadInput("the ring holds no boots yet", hint="is kmsgd running?")
+    if spec is None:
+        ended = [i for i, r in enumerate(rows) if r != current]
+        if not ended:
+            raise BadInput("the ring holds only the running boot: no earlier boot to judge")
+        return ended[-1]
+    if len(spec) < 8 and spec.lstrip("+-").isdigit():
+        n = int(spec)
+        if n > 0 or -n >= len(rows):
+            raise BadInput(
+                f"--boot {spec}: the ring holds {len(rows)} boot(s), 0 to {1 - len(rows)}"
+            )
+        return len(rows) - 1 + n
+    want = spec.replace("-", "").lower()
+    hits = [i for i, r in enumerate(rows) if r.startswith(want)]
+    if len(hits) != 1:
+        raise BadInput(f"--boot {spec}: {'more than one' if hits else 'no'} boot matches")
+    return hits[0]

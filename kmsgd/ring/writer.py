@@ -1,0 +1,207 @@
+"""Appending to the ring: placement, group commit, header hints, recovery on open.
+
+Only one writer per ring (flock). `add` places a frame in memory; `commit` pwrites every
+placed frame and fdatasyncs once (group commit). A commit that fails keeps its frames so
+the next commit writes them again at the same place.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import mmap
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from kmsgd.errors import RingBusy, RingCorrupt, SourceUnavailable
+from kmsgd.ring import frame as fr
+from kmsgd.ring import layout as ring
+from kmsgd.ring.records import Kind
+
+# New serials after a reopen start this far above the last durable one, so frames that a
+# crashed writer wrote but never synced (and that may survive out of order) can never be
+# mistaken for successors of the frames written now.
+SERIAL_JUMP = 1 << 24
+FILE_MODE = 0o640
+DIR_MODE = 0o750
+
+
+class FileIO(Protocol):
+    """The calls a writer makes after opening: `os` itself, or a test's recording layer."""
+
+    def pwrite(self, fd: int, data: bytes | memoryview, offset: int, /) -> int: ...
+    def fdatasync(self, fd: int, /) -> None: ...
+    def pread(self, fd: int, length: int, offset: int, /) -> bytes: ...
+
+
+@dataclass
+class _Run:
+    """Frames placed contiguously from `offset`, not yet durable."""
+
+    offset: int
+    data: bytearray = field(default_factory=bytearray)
+
+
+class RingWriter:
+    def __init__(self, path: str, *, size: int, io: FileIO = os) -> None:
+        self.path = path
+        self.io = io  # a seam for the power-cut tests (tests/crash), which record every call
+        self.fd = _open_locked(path)
+        st = os.fstat(self.fd)
+        self.created = st.st_size == 0 or _never_finished(self.fd)
+        if self.created:
+            try:
+                os.ftruncate(self.fd, 0)
+                _create(self.fd, path, size)
+            except OSError:
+                os.ftruncate(self.fd, 0)  # give the space back; the next start tries again
+                os.close(self.fd)
+                raise
+            st = os.fstat(self.fd)
+        self.size = st.st_size
+        # Mapped for recovery only: a mapping kept open would be locked by mlockall and
+        # counted in our RSS, all 64 MiB of it.
+        with mmap.mmap(self.fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ) as view:
+            self.header, self.slot = ring.read_header(path, view, self.size)
+            head = ring.find_head(view, self.header, self.size)
+            self.torn_bytes = ring.torn_tail_bytes(view, head, self.size)
+            # Frames newer than the head were written by a writer that lost power before it
+            # synced them, and some reached the disk out of order, past a hole. Left there, a
+            # reader could take one for the oldest frame of the ring, or for a successor, and
+            # walk past the real history (tests/test_powercut.py found it). Unmake them.
+            stale = ring.frames_above(view, head.serial, self.size) if head else []
+        if head is None:
+            self.pos, self.serial = ring.DATA_START, 0
+        else:
+            self.pos = head.offset + head.size
+            self.serial = head.serial + SERIAL_JUMP
+        self._durable = (head.offset, head.serial) if head else (0, 0)
+        if stale:
+            for offset in stale:
+                _pwrite_all(self.fd, bytes(len(fr.MAGIC)), offset, io)
+            io.fdatasync(self.fd)
+        self.stale_frames = len(stale)
+        self._last = self._durable
+        self._runs: list[_Run] = []
+        self._new_boots: list[ring.BootHint] = []
+        self.pending_bytes = 0
+
+    def add(self, kind: Kind, boot_id: bytes, wall_us: int, payload: bytes) -> int:
+        """Place one frame after the previous one; return its serial. Nothing is written yet."""
+        self.serial += 1
+        data = fr.encode(self.serial, boot_id, wall_us, kind, payload)
+        if self.pos + len(data) + ring.TAIL_GUARD > self.size:
+            self.pos = ring.DATA_START
+        if not self._runs or self._runs[-1].offset + len(self._runs[-1].data) != self.pos:
+            self._runs.append(_Run(self.pos))
+        self._runs[-1].data += data
+        if kind is Kind.BOOT:
+            self._new_boots.append(ring.BootHint(boot_id, self.pos, self.serial))
+        self._last = (self.pos, self.serial)
+        self.pos += len(data)
+        self.pending_bytes += len(data)
+        return self.serial
+
+    def commit(self) -> int:
+        """Make every placed frame durable; return the highest durable serial. Raises OSError."""
+        if self._runs:
+            for run in self._runs:
+                # The zero guard after each run marks a clean end (ring.torn_tail_bytes).
+                guard = b"\0" * min(ring.TAIL_GUARD, self.size - run.offset - len(run.data))
+                _pwrite_all(self.fd, bytes(run.data) + guard, run.offset, self.io)
+            self.io.fdatasync(self.fd)
+            self._runs.clear()
+            self.pending_bytes = 0
+            self._durable = self._last
+        if self._new_boots:
+            self.write_header()
+        return self._durable[1]
+
+    @property
+    def durable_serial(self) -> int:
+        return self._durable[1]
+
+    def write_header(self) -> None:
+        """Persist the hints (head, boot starts) in the older slot. Raises OSError."""
+        boots = [h for h in self.header.boots if self._hint_holds(h)] + self._new_boots
+        boots = boots[-ring.MAX_BOOT_HINTS :]
+        self.header = ring.Header(
+            self.header.generation + 1,
+            self.size,
+            self.header.ring_id,
+            self._durable[0],
+            self._durable[1],
+            tuple(boots),
+        )
+        self.slot ^= 1
+        _pwrite_all(self.fd, self.header.pack(), self.slot * ring.SLOT_SIZE, self.io)
+        self.io.fdatasync(self.fd)
+        self._new_boots.clear()
+
+    def _hint_holds(self, hint: ring.BootHint) -> bool:
+        head = self.io.pread(self.fd, fr.HEADER_SIZE, hint.offset)
+        if len(head) < fr.HEADER_SIZE or not head.startswith(fr.MAGIC):
+            return False
+        length = int.from_bytes(head[4:8], "little")
+        buf = head + self.io.pread(
+            self.fd, min(length, fr.MAX_PAYLOAD), hint.offset + fr.HEADER_SIZE
+        )
+        found = fr.decode_at(buf, 0, len(buf))
+        return found is not None and found.serial == hint.serial
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int, io: FileIO = os) -> None:
+    view = memoryview(data)
+    while view:
+        done = io.pwrite(fd, view, offset)
+        view, offset = view[done:], offset + done
+
+
+def _open_locked(path: str) -> int:
+    # O_NOFOLLOW: a ring path planted as a symlink by someone else is refused, not followed.
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    try:
+        # Kernel logs can hold secrets: a directory we create is ours and adm's only.
+        os.makedirs(os.path.dirname(os.path.abspath(path)), mode=DIR_MODE, exist_ok=True)
+        fd = os.open(path, flags, FILE_MODE)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise RingCorrupt(path, 0, "path is a symbolic link") from None
+        raise SourceUnavailable(f"{path}: cannot open ring ({err.strerror})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise RingCorrupt(path, 0, "not a regular file")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RingBusy(
+            f"{path}: another kmsgd run is recording into this ring",
+            hint="stop it first (systemctl stop kmsgd) or pass another --ring",
+        ) from None
+    return fd
+
+
+def _never_finished(fd: int) -> bool:
+    """Both header slots still blank: creating this file was cut short (disk full, power cut)
+    before its header, which is written last. Without this, every later start would refuse
+    the file as "no valid header" (tests/test_faults.py found it)."""
+    return not os.pread(fd, ring.DATA_START, 0).strip(b"\0")
+
+
+def _create(fd: int, path: str, size: int) -> None:
+    size = max(ring.MIN_SIZE, size - size % ring.SLOT_SIZE)
+    ring.zero_fill(fd, size)
+    header = ring.Header(1, size, ring.new_ring_id(), 0, 0, ())
+    _pwrite_all(fd, header.pack(), 0)
+    os.fsync(fd)
+    dirfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dirfd)
+    finally:
+        os.close(dirfd)

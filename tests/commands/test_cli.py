@@ -1,0 +1,64 @@
+"""Bad input gets one line on stderr and exit status 2, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+from daemon import kmsgd
+
+from kmsgd.ring import frame as fr
+from kmsgd.ring.records import Kind
+from kmsgd.ring.writer import RingWriter
+
+
+def one_line_error(out: object) -> str:
+    assert out.returncode == 2, (out.returncode, out.stdout, out.stderr)  # type: ignore[attr-defined]
+    err: str = out.stderr  # type: ignore[attr-defined]
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+@pytest.mark.parametrize("content", [b"", b"just some text\n" * 10, os.urandom(1 << 17)])
+def test_foreign_ring_files(tmp_path: Path, content: bytes) -> None:
+    ring = tmp_path / "ring"
+    ring.write_bytes(content)
+    for cmd in (["boots"], ["dump"]):
+        err = one_line_error(kmsgd(*cmd, "--ring", str(ring)))
+        assert "not a usable kmsgd ring" in err
+
+
+def test_missing_ring_and_bad_boot_selectors(tmp_path: Path) -> None:
+    assert "no such ring" in one_line_error(kmsgd("boots", "--ring", str(tmp_path / "nope")))
+    ring = tmp_path / "ring"
+    w = RingWriter(str(ring), size=1 << 20)
+    assert "holds no records" in one_line_error(kmsgd("dump", "--ring", str(ring)))
+    boot = uuid.uuid4().bytes
+    w.add(Kind.BOOT, boot, 1, fr.encode_payload(Kind.BOOT, {"boot_id": boot.hex()}))
+    w.commit()
+    w.close()
+    assert "0 to 0" in one_line_error(kmsgd("dump", "--ring", str(ring), "--boot", "-3"))
+    assert "no boot matches" in one_line_error(kmsgd("dump", "--ring", str(ring), "--boot", "abc"))
+    assert kmsgd("dump", "--ring", str(ring), "--boot", boot.hex()[:6]).returncode == 0
+
+
+def test_run_with_missing_kmsg_or_proc(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.touch()
+    base = ["run", "--ring", str(tmp_path / "ring"), "--config", str(cfg), "--no-sysctl"]
+    err = one_line_error(kmsgd(*base, "--kmsg", str(tmp_path / "none")))
+    assert "no such file" in err
+    err = one_line_error(kmsgd(*base, "--kmsg", "/dev/null", "--proc", str(tmp_path)))
+    assert "boot_id" in err
+
+
+def test_bad_config_file(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[kmsgd]\nheartbeat_s = 'often'\n")
+    err = one_line_error(kmsgd("run", "--config", str(cfg), "--ring", str(tmp_path / "r")))
+    assert "heartbeat_s" in err
+    cfg.write_text("[kmsgd\n")
+    assert "unreadable config" in one_line_error(kmsgd("run", "--config", str(cfg)))

@@ -1,0 +1,177 @@
+"""Fleet exports: the node_exporter textfile through Prometheus' own parser, journal fields,
+saved reports."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from kmsgd import outputs
+from kmsgd.outputs import Metrics
+from kmsgd.report import export
+from kmsgd.types import Outcome
+
+parser = pytest.importorskip(
+    "prometheus_client.parser", reason="prometheus-client not installed (test extra)"
+)
+
+
+def parse(text: str) -> dict[str, dict[tuple[tuple[str, str], ...], float]]:
+    """{metric name: {sorted labels: value}} as Prometheus' text parser reads the file."""
+    out: dict[str, dict[tuple[tuple[str, str], ...], float]] = {}
+    for family in parser.text_string_to_metric_families(text):
+        for sample in family.samples:
+            out.setdefault(sample.name, {})[tuple(sorted(sample.labels.items()))] = sample.value
+    return out
+
+
+def types(text: str) -> dict[str, str]:
+    return {f.name: f.type for f in parser.text_string_to_metric_families(text)}
+
+
+POSTMORTEM = Metrics(
+    up=True,
+    ring_bytes=64 << 20,
+    lost_total=3323,
+    outcome="hard_freeze",
+    primary_tag="amdgpu_smu_timeout",
+)
+
+
+def test_textfile_parses_with_the_issue_metrics() -> None:
+    text = outputs.render_textfile(POSTMORTEM)
+    got = parse(text)
+    assert got["kmsgd_up"] == {(): 1.0}
+    assert got["kmsgd_ring_bytes"] == {(): float(64 << 20)}
+    # The parser reports a counter family without _total; its sample keeps the full name.
+    assert got["kmsgd_ring_records_lost_total"] == {(): 3323.0}
+    assert got["kmsgd_last_boot_primary"] == {(("tag", "amdgpu_smu_timeout"),): 1.0}
+    outcome = got["kmsgd_last_boot_outcome"]
+    assert outcome[(("outcome", "hard_freeze"),)] == 1.0
+    assert sum(outcome.values()) == 1.0
+    assert {dict(k)["outcome"] for k in outcome} == {o.value for o in Outcome}
+    assert types(text)["kmsgd_ring_records_lost"] == "counter"
+    assert types(text)["kmsgd_up"] == "gauge"
+
+
+def test_no_primary_and_unknown_future_outcome() -> None:
+    m = Metrics(up=True, ring_bytes=1, lost_total=0, outcome="brownout", primary_tag=None)
+    got = parse(outputs.render_textfile(m))
+    assert got["kmsgd_last_boot_primary"] == {(("tag", "none"),): 1.0}
+    assert got["kmsgd_last_boot_outcome"][(("outcome", "brownout"),)] == 1.0
+
+
+def test_label_values_are_escaped() -> None:
+    m = Metrics(up=True, ring_bytes=1, lost_total=0, outcome="unknown", primary_tag='a"b\\c\nd')
+    got = parse(outputs.render_textfile(m))
+    assert got["kmsgd_last_boot_primary"] == {(("tag", 'a"b\\c\nd'),): 1.0}
+
+
+def test_write_is_atomic_and_world_readable(tmp_path: Path) -> None:
+    path = tmp_path / "kmsgd.prom"
+    old = os.umask(0o027)  # the units' UMask; node_exporter must still read the file
+    try:
+        outputs.write_textfile(path, POSTMORTEM)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kmsgd.prom"]  # no temp file left
+    assert parse(path.read_text())["kmsgd_up"] == {(): 1.0}
+
+
+def test_rename_replaces_the_inode(tmp_path: Path) -> None:
+    # A scrape that opened the old file keeps reading a whole old file: the writer never
+    # truncates in place, it renames a new inode over it.
+    path = tmp_path / "kmsgd.prom"
+    outputs.write_textfile(path, POSTMORTEM)
+    with path.open() as reader:
+        before = path.stat().st_ino
+        outputs.write_textfile(path, Metrics(up=False, ring_bytes=1, lost_total=0))
+        assert path.stat().st_ino != before
+        assert parse(reader.read())["kmsgd_up"] == {(): 1.0}
+
+
+def test_daemon_refresh_keeps_the_last_boot_series(tmp_path: Path) -> None:
+    path = tmp_path / "kmsgd.prom"
+    outputs.write_textfile(path, POSTMORTEM)
+    outputs.write_textfile(path, Metrics(up=False, ring_bytes=64 << 20, lost_total=3400))
+    got = parse(path.read_text())
+    assert got["kmsgd_up"] == {(): 0.0}
+    assert got["kmsgd_ring_records_lost_total"] == {(): 3400.0}
+    assert got["kmsgd_last_boot_primary"] == {(("tag", "amdgpu_smu_timeout"),): 1.0}
+    assert got["kmsgd_last_boot_outcome"][(("outcome", "hard_freeze"),)] == 1.0
+
+
+def test_daemon_first_write_has_no_last_boot_series(tmp_path: Path) -> None:
+    path = tmp_path / "kmsgd.prom"
+    outputs.write_textfile(path, Metrics(up=True, ring_bytes=10, lost_total=0))
+    assert set(parse(path.read_text())) == {
+        "kmsgd_up",
+        "kmsgd_ring_bytes",
+        "kmsgd_ring_records_lost_total",
+    }
+
+
+def test_missing_collector_directory_raises(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        outputs.write_textfile(tmp_path / "absent" / "kmsgd.prom", POSTMORTEM)
+
+
+def test_journal_fields() -> None:
+    fields = export.journal_fields(
+        boot_id="4f1c2a9e8b7d4c3a9e1f0b2c3d4e5f60",
+        outcome="hard_freeze",
+        confidence="high",
+        headline="hard freeze at 14:02:37 ± 1 s;\nlast kernel line 2 m 30 s earlier",
+        primary_tag="amdgpu_smu_timeout",
+        fingerprint="kf1-8c1e",
+        report_path="/var/lib/kmsgd/reports/4f1c2a9e8b7d4c3a9e1f0b2c3d4e5f60.md",
+    )
+    assert fields["MESSAGE_ID"] == export.MESSAGE_ID
+    assert "\n" not in fields["MESSAGE"]
+    assert fields["MESSAGE"].startswith("kmsgd: boot 4f1c2a9e ended: hard_freeze (high)")
+    assert fields["PRIORITY"] == "4"
+    assert fields["KMSGD_PRIMARY"] == "amdgpu_smu_timeout"
+    assert all(k.isupper() and v is not None for k, v in fields.items())
+    clean = export.journal_fields(
+        boot_id="0" * 32,
+        outcome="clean_reboot",
+        confidence="high",
+        headline="clean reboot",
+        primary_tag=None,
+        fingerprint="",
+    )
+    assert clean["PRIORITY"] == "5"
+    assert "KMSGD_REPORT" not in clean
+
+
+def test_message_id_is_the_one_in_the_unit() -> None:
+    unit = (Path(__file__).resolve().parents[2] / "units" / "kmsgd-report.service").read_text()
+    assert f"MESSAGE_ID={export.MESSAGE_ID}" in unit
+    assert len(export.MESSAGE_ID) == 32
+    int(export.MESSAGE_ID, 16)
+
+
+def boot(n: int) -> str:
+    return f"{n:032x}"
+
+
+def test_save_report_keeps_the_newest(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    now = time.time()
+    for n in range(5):
+        written = export.save_report(reports, boot(n), {"json": "{}", "md": "# r"}, keep=3)
+        for p in written:  # mtimes one minute apart, oldest first
+            os.utime(p, (now - 600 + 60 * n, now - 600 + 60 * n))
+    names = sorted(p.name for p in reports.iterdir())
+    assert names == sorted(f"{boot(n)}.{ext}" for n in (2, 3, 4) for ext in ("json", "md"))
+    assert stat.S_IMODE((reports / f"{boot(4)}.md").stat().st_mode) == 0o640
+
+
+def test_save_report_rejects_a_path_as_boot_id(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        export.save_report(tmp_path, "../../etc/passwd", {"json": "{}"})

@@ -1,0 +1,268 @@
+"""The ring file: round trips, wrap-around over many boots, torn tails, bit flips, headers."""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kmsgd.errors import RingBusy, RingCorrupt
+from kmsgd.ring import frame as fr
+from kmsgd.ring import layout as ring
+from kmsgd.ring.reader import RingReader
+from kmsgd.ring.records import Boot, KernelRecord, Kind
+from kmsgd.ring.writer import RingWriter
+
+SMALL = 256 * 1024
+
+
+def kline(seq: int, text: str = "amdgpu 0000:03:00.0: ring sdma0 timeout") -> bytes:
+    return b"4,%d,%d,-;%s %d\n" % (seq, seq * 1000, text.encode(), seq)
+
+
+def write_boot(w: RingWriter, boot: bytes, n: int, *, commit_every: int = 50) -> list[bytes]:
+    payloads = [fr.encode_payload(Kind.BOOT, {"boot_id": boot.hex()})]
+    w.add(Kind.BOOT, boot, 1, payloads[0])
+    for i in range(n):
+        payloads.append(kline(i))
+        w.add(Kind.KERNEL, boot, 1000 + i, payloads[-1])
+        if i % commit_every == 0:
+            w.commit()
+    w.commit()
+    return payloads
+
+
+def read_all(path: Path) -> list[fr.RawFrame]:
+    with RingReader(str(path)) as r:
+        return list(r.frames())
+
+
+def test_round_trip_keeps_order_kinds_and_payloads(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    boot = uuid.uuid4().bytes
+    payloads = write_boot(w, boot, 100)
+    w.close()
+    frames = read_all(path)
+    assert [f.payload for f in frames] == payloads
+    assert [f.serial for f in frames] == sorted(f.serial for f in frames)
+    entries = [fr.to_entry(f) for f in frames]
+    assert entries[0].kind is Kind.BOOT and isinstance(entries[1].data, KernelRecord)
+    assert oct(os.stat(path).st_mode & 0o777) == "0o640"
+
+
+def test_new_ring_and_its_directory_are_not_world_readable(tmp_path: Path) -> None:
+    path = tmp_path / "state" / "ring"
+    RingWriter(str(path), size=SMALL).close()
+    assert oct(os.stat(path.parent).st_mode & 0o777) == "0o750"
+    assert oct(os.stat(path).st_mode & 0o777) == "0o640"
+
+
+def test_wrap_around_keeps_newest_boots_and_drops_oldest_first(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    boots = [uuid.uuid4().bytes for _ in range(8)]
+    for b in boots:
+        write_boot(w, b, 800)  # ~60 KiB a boot: the ring laps about twice
+    w.close()
+    with RingReader(str(path)) as r:
+        rows = r.boots()
+        assert rows[-1].boot_id == boots[-1].hex() and rows[-1].records == 801
+        ids = [row.boot_id for row in rows]
+        assert ids == [b.hex() for b in boots[-len(ids) :]]  # oldest boots went first
+        assert r.boot_ids() == ids  # from the header's hints, without a walk
+        summary = r.summary_of(boots[-2].hex())
+        assert summary is not None and summary.records == rows[-2].records
+        last = list(r.entries(boots[-1].hex()))
+    assert [e.data.seq for e in last[1:] if isinstance(e.data, KernelRecord)] == list(range(800))
+
+
+def test_reopen_appends_and_keeps_earlier_boots(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    first, second = uuid.uuid4().bytes, uuid.uuid4().bytes
+    w = RingWriter(str(path), size=SMALL)
+    write_boot(w, first, 50)
+    w.close()
+    w = RingWriter(str(path), size=SMALL)
+    write_boot(w, second, 50)
+    w.close()
+    with RingReader(str(path)) as r:
+        assert [row.boot_id for row in r.boots()] == [first.hex(), second.hex()]
+        assert r.boot_start(second.hex()) is not None  # the header hint holds
+
+
+def test_torn_tail_at_every_byte_offset_never_returns_a_bad_record(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    boot = uuid.uuid4().bytes
+    write_boot(w, boot, 20)
+    durable = read_all(path)
+    tail = [
+        kline(100 + i, "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus")
+        for i in range(3)
+    ]
+    for p in tail:
+        w.add(Kind.KERNEL, boot, 5, p)
+    w.commit()
+    w.close()
+    full = path.read_bytes()
+    start = durable[-1].offset + durable[-1].size
+    end = start + sum(fr.padded(fr.HEADER_SIZE + len(p)) for p in tail) + ring.TAIL_GUARD
+    pristine = bytearray(full)
+    pristine[start:end] = bytes(end - start)  # what the disk held before the last batch
+    # A frame is whole once its last payload byte is down (its padding is zeros anyway).
+    ends, pos = [], start
+    for p in tail:
+        ends.append(pos + fr.HEADER_SIZE + len(p))
+        pos += fr.padded(fr.HEADER_SIZE + len(p))
+    for cut in range(start, end):
+        # The power cut left the batch persisted up to `cut` only.
+        torn = bytearray(pristine)
+        torn[start:cut] = full[start:cut]
+        path.write_bytes(torn)
+        frames = read_all(path)
+        whole = [p for p, done in zip(tail, ends, strict=True) if cut >= done]
+        assert [f.payload for f in frames] == [f.payload for f in durable] + whole, cut
+    # A new writer appends on top of the torn tail, and nothing earlier is lost.
+    w = RingWriter(str(path), size=SMALL)
+    nxt = uuid.uuid4().bytes
+    write_boot(w, nxt, 5)
+    w.close()
+    with RingReader(str(path)) as r:
+        assert [row.boot_id for row in r.boots()] == [boot.hex(), nxt.hex()]
+
+
+def test_torn_tail_is_reported_in_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    write_boot(w, uuid.uuid4().bytes, 10)
+    head_end = max((f.offset + f.size) for f in read_all(path))
+    w.close()
+    with open(path, "r+b") as f:
+        f.seek(head_end)
+        f.write(fr.MAGIC + b"\x17" * 30)  # half a frame header
+    with RingReader(str(path)) as r:
+        assert r.torn_bytes == 34
+
+
+def test_random_byte_flips_never_yield_a_corrupt_record(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    boot = uuid.uuid4().bytes
+    written = set(write_boot(w, boot, 1500))
+    w.close()
+    clean = path.read_bytes()
+    rng = random.Random(1234)
+    for _ in range(40):
+        data = bytearray(clean)
+        for _ in range(rng.randrange(1, 30)):
+            pos = rng.randrange(ring.DATA_START, len(data))
+            data[pos] ^= 1 << rng.randrange(8)
+        path.write_bytes(data)
+        frames = read_all(path)
+        assert all(f.payload in written for f in frames)
+        serials = [f.serial for f in frames]
+        assert serials == sorted(set(serials))
+        assert len(frames) > 1000  # a few flips cost a few records, not the ring
+        with RingReader(str(path)) as r:  # the header-only skim invents no boot either
+            rows = r.boots()
+        assert [row.boot_id for row in rows] == [boot.hex()]
+        assert abs(rows[0].records - len(frames)) <= 30
+
+
+def test_one_torn_header_slot_falls_back_to_the_other(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    boot = uuid.uuid4().bytes
+    write_boot(w, boot, 10)
+    slot = w.slot
+    w.close()
+    with open(path, "r+b") as f:
+        f.seek(slot * ring.SLOT_SIZE + 20)
+        f.write(b"\xff\xff")
+    with RingReader(str(path)) as r:
+        assert [row.boot_id for row in r.boots()] == [boot.hex()]
+
+
+@pytest.mark.parametrize(
+    "content, why",
+    [
+        (b"", "too small"),
+        (b"hello world\n" * 100, "too small"),
+        (bytes(ring.MIN_SIZE), "no valid header"),
+        (os.urandom(ring.MIN_SIZE), "no valid header"),
+    ],
+)
+def test_foreign_or_blank_files_are_refused(tmp_path: Path, content: bytes, why: str) -> None:
+    path = tmp_path / "ring"
+    path.write_bytes(content)
+    with pytest.raises(RingCorrupt, match=why):
+        RingReader(str(path))
+
+
+def test_header_size_must_match_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    RingWriter(str(path), size=SMALL).close()
+    with open(path, "ab") as f:
+        f.write(bytes(4096))
+    with pytest.raises(RingCorrupt, match="header says"):
+        RingReader(str(path))
+
+
+def test_a_symlinked_ring_path_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    RingWriter(str(target), size=SMALL).close()
+    link = tmp_path / "ring"
+    link.symlink_to(target)
+    with pytest.raises(RingCorrupt, match="symbolic link"):
+        RingWriter(str(link), size=SMALL)
+    with pytest.raises(RingCorrupt, match="symbolic link"):
+        RingReader(str(link))
+
+
+def test_second_writer_is_refused_but_readers_are_not(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    write_boot(w, uuid.uuid4().bytes, 3)
+    with pytest.raises(RingBusy):
+        RingWriter(str(path), size=SMALL)
+    with RingReader(str(path)) as r:
+        assert len(list(r.frames())) == 4
+    w.close()
+
+
+def test_hostile_length_field_is_not_trusted(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    write_boot(w, uuid.uuid4().bytes, 3)
+    first = read_all(path)[0]
+    w.close()
+    with open(path, "r+b") as f:
+        f.seek(first.offset + 4)
+        f.write((2**32 - 1).to_bytes(4, "little"))
+    assert len(read_all(path)) == 3  # the boot record is lost, the rest is found
+
+
+def test_typed_payloads_survive_and_unknown_fields_are_tolerated(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    b = uuid.uuid4().bytes
+    boot = Boot(b.hex(), "6.8", "quiet", 1, "0.1.0")
+    w.add(Kind.BOOT, b, 1, fr.encode_payload(Kind.BOOT, boot))
+    w.add(
+        Kind.BOOT,
+        b,
+        2,
+        b'{"boot_id":"x","kernel":"k","cmdline":"","boot_wall_us":1,'
+        b'"version":"9","added_later":true}',
+    )
+    w.add(Kind.SAMPLE, b, 3, b'{"power_w":12.5}')
+    w.commit()
+    w.close()
+    entries = [fr.to_entry(f) for f in read_all(path)]
+    assert entries[0].data == boot
+    assert isinstance(entries[1].data, Boot) and entries[1].data.version == "9"
+    assert entries[2].data == {"power_w": 12.5}
