@@ -16,8 +16,8 @@ from typing import Any
 from conftest import make_proc
 
 from kmsgd.config import Config
-from kmsgd.recorder import Clock, Recorder
-from kmsgd.types import Kind, Payload
+from kmsgd.record.recorder import Clock, Recorder
+from kmsgd.ring.records import Kind, Payload
 
 T0 = 1_764_400_000  # wall-clock seconds of the first boot
 MACHINE_ID = "5e0f3c1d2b4a49e8a7c6d5e4f3a2b1c0"

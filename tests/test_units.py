@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kmsgd import install_units, sysctl
+from kmsgd import install_units
 from kmsgd.errors import KmsgdError
+from kmsgd.record import sysctl
 
 REPO = Path(__file__).resolve().parent.parent
 UNITS = REPO / "units"
