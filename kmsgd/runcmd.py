@@ -33,9 +33,20 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="FILE", help=f"settings file ({DEFAULT_CONFIG})")
     p.add_argument("--no-sysctl", action="store_true", help="do not set the forensic sysctls")
     p.add_argument("--ring-size", metavar="SIZE", help="size of a new ring (64M)")
-    p.add_argument("--heartbeat", dest="heartbeat_s", type=float, metavar="SECONDS")
+    p.add_argument(
+        "--heartbeat",
+        dest="heartbeat_s",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between heartbeats, the bound on the time of death (1.0)",
+    )
     p.add_argument("--no-mlock", action="store_true", help="do not lock memory (tests)")
-    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning"])
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning"],
+        help="least severe log message written (info)",
+    )
     return p
 
 
