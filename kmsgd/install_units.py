@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kmsgd.errors import KmsgdError
+from kmsgd.outputs import atomic_write
 from kmsgd.record import sysctl
 
 UNITS = ("kmsgd.service", "kmsgd-report.service")
@@ -109,10 +110,7 @@ def install(root: Path, files: Sequence[InstallFile]) -> list[Path]:
     for f in files:
         dest = root / f.dest
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(f".{dest.name}.kmsgd-tmp")
-        tmp.write_text(f.text)
-        tmp.chmod(f.mode)
-        os.replace(tmp, dest)
+        atomic_write(dest, f.text, mode=f.mode)
         written.append(dest)
     return written
 

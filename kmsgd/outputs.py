@@ -1,6 +1,6 @@
-"""What reaches the fleet's existing monitoring: a node_exporter textfile, a journal entry per
-post-mortem, and the saved reports. Inputs are small plain values, not the report model, so the
-daemon can use this without importing the classifier.
+"""Files both programs write for others to read: the atomic, durable, symlink-safe write every
+such file goes through, and the node_exporter textfile. Inputs are small plain values, not the
+report model, so the daemon can use this without importing the classifier.
 
 The textfile format is Prometheus' text exposition format 0.0.4; node_exporter's textfile collector
 reads `*.prom` files in its directory on every scrape, so a file must never be seen half-written:
@@ -9,9 +9,12 @@ write a temp file in the same directory, fsync, rename.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import re
+import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -103,13 +106,39 @@ def _dir_lock(directory: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def atomic_write(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write `text` to `path` so readers see the old or the new file, never a mix."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, mode)
+class UnsafeDirectory(OSError):
+    """A directory that others may write: a file kmsgd writes there could be swapped under it."""
+
+
+def _check_directory(directory: Path) -> None:
+    st = os.stat(directory)
+    if st.st_mode & stat.S_IWOTH:
+        raise UnsafeDirectory(
+            errno.EPERM, f"{directory} is writable by every user: refusing to write there"
+        )
+
+
+def atomic_write(path: Path, data: str | bytes, mode: int = 0o644) -> None:
+    """Write `data` to `path` so readers see the old or the new file, never a mix, and durably
+    (file and directory fsync'd) before returning.
+
+    Root writes here, often into directories an operator chose (`--save-dir`, node_exporter's
+    textfile directory). The temporary file gets an unpredictable name and is created with
+    O_EXCL|O_NOFOLLOW, so a symlink planted in the directory is refused instead of followed
+    (open(2): O_EXCL with O_CREAT fails on any existing name, a symlink included); rename(2)
+    replaces a link at `path` itself, never its target. A world-writable directory is refused
+    outright (UnsafeDirectory).
+    """
+    _check_directory(path.parent)
+    raw = data.encode() if isinstance(data, str) else data
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, flags, mode)
     try:
         os.fchmod(fd, mode)  # the umask (0027 in the units) must not hide it from the reader
-        os.write(fd, text.encode())
+        view = memoryview(raw)
+        while view:
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     except BaseException:
         os.close(fd)

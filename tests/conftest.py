@@ -38,3 +38,4 @@ def kmsg_writable() -> str | None:
 
 # Real journal files, shared by the journal witness tests and the last-boot ones.
 from journals import journal_dir  # noqa: E402, F401
+from sampling import run  # noqa: E402, F401

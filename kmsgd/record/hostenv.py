@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kmsgd import outputs
 from kmsgd.config import Config
 from kmsgd.ring.records import Kind, Payload
 
@@ -150,10 +151,7 @@ def _pstore(cfg: Config, emit: Emit, log: Any) -> None:
     if fresh:
         seen = (seen + [d.digest for d in fresh])[-256:]
         try:
-            tmp = seen_path + ".tmp"
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(seen, f)
-            os.replace(tmp, seen_path)
+            outputs.atomic_write(Path(seen_path), json.dumps(seen), mode=0o600)
         except OSError as err:
             log.warning("pstore_seen_not_saved", error=err.strerror, effect="may import again")
 
@@ -162,14 +160,12 @@ def _start_exporter(
     path: str, stats: Callable[[], tuple[int, int]], log: Any
 ) -> Callable[[], None]:
     """Refresh the node_exporter textfile every minute from a thread of its own."""
-    from kmsgd import outputs as export
-
     stop = threading.Event()
 
     def write(up: bool) -> None:
         ring_bytes, lost = stats()
         try:
-            export.write_textfile(path, export.Metrics(up, ring_bytes, lost))
+            outputs.write_textfile(path, outputs.Metrics(up, ring_bytes, lost))
         except FileNotFoundError:
             pass  # no node_exporter on this box
         except OSError as err:

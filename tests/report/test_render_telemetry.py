@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_telemetry_view import seed_003, seed_004
+from telemetry_boots import seed_003, seed_004
 
 from kmsgd.judge.changes import diff_inventory
 from kmsgd.judge.telemetry import summarize

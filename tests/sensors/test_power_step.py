@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from fakes import dual_amdgpu_box
-from test_sampler import Collector, samples
+from sampling import Collector, samples
 
 from kmsgd.ring.records import Kind
 from kmsgd.ring.samples import DeviceSample, PowerStep, sample_from_payload
