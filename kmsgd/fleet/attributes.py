@@ -1,0 +1,155 @@
+"""What a boot ran on, as a set of attributes the fleet can count: kernel, each command-line
+parameter, GPUs with their driver, VBIOS and firmware, BIOS, board, CPU, RAM, kmsgd.
+
+An attribute is a (kind, value) pair, e.g. ("cmdline", "iommu=pt") or ("gpu firmware",
+"smc 0x00553700"). A boot's attributes are a frozenset; boots of one box usually share one,
+so `Interner` hands out the same object for the same fields and counting can go per distinct
+set instead of per boot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import NamedTuple
+
+from kmsgd.fleet import entry as f
+
+
+class Attribute(NamedTuple):
+    """One thing a boot ran on. `kind` is a short lower-case noun, `value` what it was."""
+
+    kind: str
+    value: str
+
+    def label(self) -> str:
+        return f"{self.kind} {self.value}"
+
+
+Attributes = frozenset[Attribute]
+
+# Command-line parameters that name one box's disks or images: they are the box, not its
+# configuration, and the kernel release already stands for BOOT_IMAGE.
+IGNORED_PARAMS = frozenset(
+    {"BOOT_IMAGE", "initrd", "root", "resume", "resume_offset", "cryptdevice", "rd.luks.uuid"}
+)
+
+
+def split_cmdline(cmdline: str) -> list[str]:
+    """Parameters as the kernel splits them (lib/cmdline.c next_arg): whitespace separates,
+    double quotes group; dashes and underscores in a name are the same parameter
+    (Documentation/admin-guide/kernel-parameters.rst). `--` ends the kernel's part."""
+    params: list[str] = []
+    cur: list[str] = []
+    quoted = False
+    for ch in cmdline.replace("\0", " ") + " ":
+        if ch == '"':
+            quoted = not quoted
+        elif ch.isspace() and not quoted:
+            if cur:
+                params.append("".join(cur))
+                cur = []
+        else:
+            cur.append(ch)
+    out = []
+    for p in params:
+        if p == "--":
+            break
+        name, eq, value = p.partition("=")
+        name = name.replace("-", "_")
+        if name in IGNORED_PARAMS:
+            continue
+        out.append(f"{name}{eq}{value}")
+    return out
+
+
+def ram_label(raw: str) -> str:
+    """MemTotal in bytes -> "126 GiB" (whole GiB; the kernel's reserve makes it a bit under
+    the installed size, the same way on identical boxes)."""
+    try:
+        gib = int(raw) / 2**30
+    except ValueError:
+        return ""
+    return f"{gib:.0f} GiB" if gib >= 1 else f"{int(raw) >> 20} MiB"
+
+
+def _gpu_attributes(get: Callable[[str], str], count: int) -> list[Attribute]:
+    out = []
+    for i in range(min(count, f.GPU_MAX)):
+
+        def g(key: str, i: int = i) -> str:
+            return get(f.gpu_field(i, key))
+
+        pci_id, model = g("ID"), g("MODEL")
+        if pci_id or model:
+            out.append(Attribute("gpu", " ".join(x for x in (pci_id, model) if x)))
+        driver = " ".join(x for x in (g("DRIVER"), g("DRIVER_VERSION")) if x)
+        if driver:
+            out.append(Attribute("gpu driver", driver))
+        if g("VBIOS"):
+            out.append(Attribute("gpu vbios", g("VBIOS")))
+        for fw in g("FIRMWARE").split():
+            name, _, version = fw.partition("=")
+            out.append(Attribute("gpu firmware", f"{name} {version}".strip()))
+    return out
+
+
+def from_fields(get: Callable[[str], str]) -> Attributes:
+    """The attributes of one entry; `get(name)` gives a field's text ("" when absent)."""
+    attrs: list[Attribute] = []
+    for kind, name in (("kernel", f.KERNEL), ("cpu", f.CPU), ("board", f.BOARD)):
+        if get(name):
+            attrs.append(Attribute(kind, get(name)))
+    if get(f.SYSTEM):
+        attrs.append(Attribute("system", get(f.SYSTEM)))
+    bios = " ".join(x for x in (get(f.BIOS_VENDOR), get(f.BIOS_VERSION)) if x)
+    if bios:
+        date = get(f.BIOS_DATE)
+        attrs.append(Attribute("bios", f"{bios} ({date})" if date else bios))
+    if get(f.RAM_BYTES) and ram_label(get(f.RAM_BYTES)):
+        attrs.append(Attribute("ram", ram_label(get(f.RAM_BYTES))))
+    attrs += [Attribute("cmdline", p) for p in split_cmdline(get(f.CMDLINE))]
+    try:
+        count = int(get(f.GPU_COUNT) or 0)
+    except ValueError:
+        count = 0
+    attrs += _gpu_attributes(get, count)
+    if get(f.VERSION):
+        attrs.append(Attribute("kmsgd", get(f.VERSION)))
+    return frozenset(attrs)
+
+
+def attribute_field_names(gpus: int) -> tuple[str, ...]:
+    """The fields that decide a boot's attributes when it has `gpus` GPUs, in a fixed order."""
+    base = (
+        f.VERSION,
+        f.KERNEL,
+        f.CMDLINE,
+        f.CPU,
+        f.RAM_BYTES,
+        f.BIOS_VENDOR,
+        f.BIOS_VERSION,
+        f.BIOS_DATE,
+        f.BOARD,
+        f.SYSTEM,
+        f.GPU_COUNT,
+    )
+    return base + tuple(f.gpu_field(i, k) for i in range(min(gpus, f.GPU_MAX)) for k in f.GPU_KEYS)
+
+
+class Interner:
+    """Hands out one frozenset per distinct combination of attribute fields."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[object, ...], Attributes] = {}
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def get(self, key: tuple[object, ...], fields: Callable[[], Mapping[str, str]]) -> Attributes:
+        """The set for `key` (the raw values of `attribute_field_names`); `fields` gives
+        them as text, called only the first time a key is seen."""
+        found = self._seen.get(key)
+        if found is None:
+            text = fields()
+            found = self._seen[key] = from_fields(lambda n: text.get(n, ""))
+        return found

@@ -1,0 +1,118 @@
+"""Boxes and clusters from the window's post-mortems.
+
+A cluster is the bad ends with one fingerprint (one failure, the same on every box), and, when
+one primary tag spans several fingerprints, the bad ends with that tag as well (the same
+culprit seen through different lines or outcomes). Clusters are ranked by how many bad ends
+they hold, then by how recent they are.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from kmsgd.fleet.model import Box, Cluster, Fleet, LastBad
+from kmsgd.fleet.postmortem import PostMortem
+from kmsgd.fleet.shared import Baseline, shared
+from kmsgd.fleet.source import Scan
+from kmsgd.fleet.window import Window
+
+
+def boxes(post_mortems: Sequence[PostMortem]) -> tuple[Box, ...]:
+    """One row per box, most bad ends first. `post_mortems` in time order."""
+    by_box: dict[str, list[PostMortem]] = defaultdict(list)
+    for pm in post_mortems:
+        by_box[pm.box].append(pm)
+    rows = []
+    for key, pms in by_box.items():
+        last = pms[-1]
+        bad = [pm for pm in pms if pm.bad]
+        lb = max(bad, key=lambda p: p.when_us) if bad else None
+        version = next((a.value for a in last.attributes or () if a.kind == "kmsgd"), "")
+        rows.append(
+            Box(
+                box=key,
+                host=last.host,
+                boots=len(pms),
+                bad_ends=len(bad),
+                last_outcome=last.outcome,
+                last_fingerprint=last.fingerprint,
+                last_seen_us=last.realtime_us,
+                last_bad=None
+                if lb is None
+                else LastBad(lb.when_us, lb.outcome, lb.primary, lb.fingerprint),
+                kmsgd_version=version,
+            )
+        )
+    rows.sort(key=lambda b: (-b.bad_ends, -(b.last_bad.when_us if b.last_bad else 0), b.host))
+    return tuple(rows)
+
+
+def _cluster(kind: str, key: str, members: list[PostMortem], base: Baseline) -> Cluster:
+    hosts = Counter(pm.host for pm in members)
+    newest = max(members, key=lambda p: p.when_us)
+    found, note = shared(members, base)
+    return Cluster(
+        kind=kind,
+        key=key,
+        outcomes=tuple(Counter(pm.outcome for pm in members).most_common()),
+        primary=newest.primary if kind == "fingerprint" else key,
+        fingerprints=tuple(fp for fp, _ in Counter(pm.fingerprint for pm in members).most_common()),
+        headline=newest.message,
+        count=len(members),
+        boxes=tuple(sorted(hosts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        first_us=min(pm.when_us for pm in members),
+        last_us=newest.when_us,
+        with_attributes=sum(1 for pm in members if pm.attributes is not None),
+        shared=found,
+        note=note,
+    )
+
+
+def clusters(post_mortems: Sequence[PostMortem], base: Baseline) -> tuple[Cluster, ...]:
+    bad = [pm for pm in post_mortems if pm.bad]
+    by_fp: dict[str, list[PostMortem]] = defaultdict(list)
+    by_tag: dict[str, list[PostMortem]] = defaultdict(list)
+    for pm in bad:
+        by_fp[pm.fingerprint or f"({pm.outcome})"].append(pm)
+        if pm.primary:
+            by_tag[pm.primary].append(pm)
+    out = [_cluster("fingerprint", fp, members, base) for fp, members in by_fp.items()]
+    for tag, members in by_tag.items():
+        if len({pm.fingerprint for pm in members}) > 1:
+            out.append(_cluster("primary", tag, members, base))
+    out.sort(key=lambda c: (-c.count, -c.last_us, c.kind, c.key))
+    return tuple(out)
+
+
+def fleet(scan: Scan, window: Window) -> Fleet:
+    """The whole answer for one read of a journal directory."""
+    pms = scan.post_mortems
+    base = Baseline.of(pms)
+    notes = []
+    if not pms:
+        notes.append("no kmsgd post-mortems in this window")
+    older = sum(1 for pm in pms if pm.attributes is None)
+    if older:
+        notes.append(
+            f"{older} post-mortems from a kmsgd older than 0.2 carry no attributes: "
+            "they count as boots and bad ends, not in the shares"
+        )
+    if scan.unusable:
+        notes.append(
+            f"{scan.unusable} entries with kmsgd's MESSAGE_ID lacked an outcome or boot id"
+        )
+    return Fleet(
+        directory=scan.directory,
+        window=window,
+        files=scan.files,
+        entries=scan.entries,
+        duplicates=scan.duplicates,
+        post_mortems=len(pms),
+        bad_ends=sum(1 for pm in pms if pm.bad),
+        fleet_n=base.n,
+        boxes=boxes(pms),
+        clusters=clusters(pms, base),
+        skipped=tuple(scan.skipped),
+        notes=tuple(notes),
+    )

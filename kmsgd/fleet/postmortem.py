@@ -1,0 +1,115 @@
+"""One post-mortem as the fleet keeps it: who, when, how it ended, and what the boot ran on.
+
+Built from an entry's raw fields (bytes, as the journal gives them). Entries from a kmsgd
+older than the fleet (no KMSGD_VERSION) are kept with `attributes` None: they count as boots
+and bad ends, but say nothing about what the boot ran on.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kmsgd.fleet import entry as f
+from kmsgd.fleet.attributes import Attributes, Interner, attribute_field_names
+from kmsgd.types import Outcome
+
+# Ends that are not a box dying: a clean stop, a boot still running, or the recorder stopped
+# while the system stayed up (the end is unknown, not bad). Everything else is a bad end,
+# `unknown` included (no evidence of a clean end) and any outcome a newer kmsgd adds.
+NOT_BAD = frozenset(
+    {Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT, Outcome.STILL_RUNNING, Outcome.RECORDER_STOPPED}
+)
+
+Raw = Mapping[str, object]  # field -> bytes, or a list of bytes for a repeated field
+
+
+@dataclass(frozen=True, slots=True)
+class PostMortem:
+    """One judged boot of one box."""
+
+    realtime_us: int  # when the entry was written (the collector's __REALTIME_TIMESTAMP)
+    box: str  # machine id when the entry has one, else the host name
+    host: str  # the host name, for people
+    boot_id: str
+    outcome: str
+    primary: str  # "" when the post-mortem named no primary signature
+    fingerprint: str
+    end_us: int | None  # last sign of life of the judged boot, when known
+    message: str  # the entry's one-line MESSAGE; kept for bad ends only
+    attributes: Attributes | None  # None: an older kmsgd that wrote no attributes
+
+    @property
+    def bad(self) -> bool:
+        return self.outcome not in NOT_BAD
+
+    @property
+    def when_us(self) -> int:
+        """When the boot ended, as well as known: its last sign of life, else the entry time."""
+        return self.end_us if self.end_us is not None else self.realtime_us
+
+
+def _text(value: object) -> str:
+    if isinstance(value, list):  # a repeated field: the last one written wins
+        value = value[-1] if value else b""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return "" if value is None else str(value)
+
+
+class Builder:
+    """Turns raw entries into PostMortem values, sharing equal strings and attribute sets
+    (300k entries from 10k boxes hold only a few thousand distinct values of each)."""
+
+    def __init__(self) -> None:
+        self.interner = Interner()
+        self._strings: dict[object, str] = {}
+        self._names = [attribute_field_names(n) for n in range(f.GPU_MAX + 1)]
+
+    def _s(self, raw: Raw, name: str) -> str:
+        value = raw.get(name)
+        if isinstance(value, list):
+            value = value[-1] if value else None
+        found = self._strings.get(value)
+        if found is None:
+            found = self._strings[value] = sys.intern(_text(value))
+        return found
+
+    def attributes(self, raw: Raw) -> Attributes | None:
+        if f.VERSION not in raw:
+            return None
+        try:
+            gpus = min(max(int(_text(raw.get(f.GPU_COUNT)) or 0), 0), f.GPU_MAX)
+        except ValueError:
+            gpus = 0
+        key = tuple(map(raw.get, self._names[gpus]))
+        try:
+            hash(key)
+        except TypeError:  # a repeated field gives a list
+            key = tuple(_text(v) for v in key)
+        return self.interner.get(key, lambda: {n: _text(raw.get(n)) for n in self._names[gpus]})
+
+    def build(self, raw: Raw, realtime_us: int) -> PostMortem | None:
+        """None when the entry is no usable post-mortem (no outcome or boot id)."""
+        outcome = self._s(raw, f.OUTCOME)
+        boot_id = _text(raw.get(f.BOOT_ID))
+        if not outcome or not boot_id:
+            return None
+        host = self._s(raw, "_HOSTNAME") or self._s(raw, f.HOSTNAME)
+        box = self._s(raw, "_MACHINE_ID") or host
+        if not box:
+            return None
+        end = _text(raw.get(f.END_USEC))
+        return PostMortem(
+            realtime_us=realtime_us,
+            box=box,
+            host=host or box,
+            boot_id=boot_id,
+            outcome=outcome,
+            primary=self._s(raw, f.PRIMARY),
+            fingerprint=self._s(raw, f.FINGERPRINT),
+            end_us=int(end) if end.isdigit() else None,
+            message="" if outcome in NOT_BAD else _text(raw.get("MESSAGE")),
+            attributes=self.attributes(raw),
+        )

@@ -1,0 +1,146 @@
+"""Post-mortem entries from the journal files of a collector (systemd-journal-remote's output).
+
+The only fleet module that imports `systemd.journal` (systemd-python). Files are opened in
+batches, not as one directory: sd_journal keeps every file it reads open and mapped, and a
+collector for 10,000 boxes holds more files than sd_journal takes at once (JOURNAL_FILES_MAX,
+7168 in systemd 252) or than a default file-descriptor limit allows. A batch that cannot be
+opened or read (a truncated or corrupt file) is read again file by file, so one bad file
+costs only itself; it is named in `Scan.skipped`.
+
+Entries are matched on MESSAGE_ID (journal files index it, so foreign entries cost nothing)
+and read with one `_get_all` each: looking fields up one by one makes libsystemd decompress
+the large compressed KMSGD_REPORT_JSON again for every field it passes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from kmsgd.errors import BadInput
+from kmsgd.fleet import entry
+from kmsgd.fleet.postmortem import Builder, PostMortem
+
+BATCH_FILES = 256  # files per sd_journal handle: well under fd limits and JOURNAL_FILES_MAX
+
+
+@dataclass(slots=True)
+class Scan:
+    """What reading a journal directory found."""
+
+    directory: str
+    files: int = 0
+    entries: int = 0  # kmsgd entries in the window, duplicates included
+    duplicates: int = 0  # the same box and judged boot sent again (kept: the newest)
+    unusable: int = 0  # kmsgd's MESSAGE_ID but no outcome, boot id or host
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why)
+    post_mortems: list[PostMortem] = field(default_factory=list)
+
+
+def journal_files(directory: str) -> list[str]:
+    """Every journal file under `directory` (active `.journal` and archived `.journal~`),
+    sorted. Raises BadInput when the directory is missing or holds none."""
+    if not os.path.isdir(directory):
+        why = "no such directory" if not os.path.exists(directory) else "not a directory"
+        raise BadInput(
+            f"{directory}: {why}",
+            hint="give the directory systemd-journal-remote writes (--journal-dir)",
+        )
+    found = []
+    for base, _dirs, names in os.walk(directory):
+        found += [os.path.join(base, n) for n in names if n.endswith((".journal", ".journal~"))]
+    if not found:
+        raise BadInput(
+            f"{directory}: no journal files (*.journal) in it",
+            hint="is systemd-journal-remote writing there? see docs/fleet.md",
+        )
+    return sorted(found)
+
+
+def _binding() -> Any:
+    try:
+        from systemd import journal  # the C extension needs libsystemd
+    except ImportError:
+        raise BadInput(
+            "kmsgd fleet needs systemd-python (python3-systemd) to read journal files",
+            hint="apt-get install python3-systemd",
+        ) from None
+    return journal
+
+
+def _entries(
+    files: list[str], since_us: int, until_us: int
+) -> Iterator[tuple[dict[str, Any], int]]:
+    """(raw fields, realtime µs) of kmsgd entries in [since, until) of these files.
+    Raises OSError or ValueError when a file cannot be opened or read."""
+    journal = _binding()
+    reader = journal._Reader(0, None, files)  # flags 0: exactly these files
+    try:
+        reader.add_match(f"MESSAGE_ID={entry.MESSAGE_ID}")
+        if since_us > 0:
+            reader.seek_realtime(since_us)
+        while reader._next():
+            t = reader._get_realtime()
+            # A file's entries follow the collector's arrival order; a box that uploads late
+            # can put older times after newer ones, so each entry is checked, not just sought.
+            if since_us <= t < until_us:
+                yield reader._get_all(), t
+    finally:
+        reader.close()
+
+
+def _why(err: Exception) -> str:
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    return str(err) or type(err).__name__
+
+
+def _collect(
+    files: list[str], since_us: int, until_us: int, builder: Builder, out: list[PostMortem | None]
+) -> None:
+    """Append the entries of `files` to `out` (None for an unusable one) as they are read, so
+    that what came before an error is still there when it raises."""
+    for raw, t in _entries(files, since_us, until_us):
+        out.append(builder.build(raw, t))
+
+
+def read(directory: str, since_us: int, until_us: int) -> Scan:
+    """The post-mortems in the window, one per (box, judged boot): a boot judged twice (the
+    service and an operator's `last-boot --format export`) counts once, the newest entry."""
+    files = journal_files(directory)
+    scan = Scan(directory=directory, files=len(files))
+    builder = Builder()
+    kept: dict[tuple[str, str], PostMortem] = {}
+    for start in range(0, len(files), BATCH_FILES):
+        batch = files[start : start + BATCH_FILES]
+        got: list[PostMortem | None] = []
+        try:
+            _collect(batch, since_us, until_us, builder, got)
+        except (OSError, ValueError):
+            # One file spoilt the batch: read its files one by one, keeping what each gave
+            # before it failed (a truncated file's first entries are good).
+            got = []
+            for path in batch:
+                one: list[PostMortem | None] = []
+                try:
+                    _collect([path], since_us, until_us, builder, one)
+                except (OSError, ValueError) as err:
+                    kept_note = f" after {len(one)} entries, which are kept" if one else ""
+                    scan.skipped.append((path, _why(err) + kept_note))
+                got += one
+        for pm in got:
+            scan.entries += 1
+            if pm is None:
+                scan.unusable += 1
+                continue
+            key = (pm.box, pm.boot_id)
+            old = kept.get(key)
+            if old is not None:
+                scan.duplicates += 1
+                if old.realtime_us > pm.realtime_us:
+                    continue
+            kept[key] = pm
+    scan.post_mortems = sorted(kept.values(), key=lambda p: (p.realtime_us, p.box))
+    return scan
