@@ -42,6 +42,25 @@ class MatchInput:
 
 
 @dataclass(frozen=True, slots=True)
+class Trigger:
+    """An entry's incident trigger (docs/operator-guide.md, *Incidents*): a kernel line of this
+    signature starts an incident of class `cls` (rate-limited per class).
+
+    `narrow`: a further regex the line must match (an uncorrected MCE, not any MCE line);
+    `burst`/`window_s`: only `burst` hits within `window_s` trigger (a VM fault storm, not
+    one fault); `codes`: for a family (Xid), the codes that trigger and their class. The
+    recorder's own copy of this data is kmsgd/record/triggers.py, kept equal by
+    tests/record/test_triggers.py.
+    """
+
+    cls: str
+    narrow: str = ""
+    burst: int = 1
+    window_s: float = 0.0
+    codes: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Signature:
     tag: str
     pattern: re.Pattern[str]
@@ -55,6 +74,7 @@ class Signature:
     idents: tuple[str, ...] = ()  # userspace programs it applies to; () = kernel lines only
     check: Check | None = None
     routine: bool = False  # a warning that workloads produce daily: never blamed first
+    trigger: Trigger | None = None  # starts an incident in the recorder (kernel lines only)
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""

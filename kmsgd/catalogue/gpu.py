@@ -7,8 +7,8 @@ NVIDIA prints Xids as `NVRM: Xid (PCI:0000:3d:00): 79, pid=…, GPU has fallen o
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
-from kmsgd.catalogue.xid import xid_meaning
+from kmsgd.catalogue.base import DeviceKind, Severity, Signature, Trigger, sig
+from kmsgd.catalogue.xid import XID_TRIGGERS, xid_meaning
 
 _PCI = DeviceKind.PCI
 AMDGPU = "gpu.amdgpu"
@@ -30,6 +30,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "(iommu=pt), a second GPU driver on the box, then amdgpu firmware/kernel versions.",
         30,
         device_kind=_PCI,
+        trigger=Trigger("gpu_hang"),
     ),
     # amdgpu_mes.c, mes_v11_0.c: "MES failed to respond to msg=%s",
     # "MES might be in unrecoverable state"
@@ -44,6 +45,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "Usually follows an SMU or PCIe problem; check those first, then MES firmware version.",
         32,
         device_kind=_PCI,
+        trigger=Trigger("gpu_hang"),
     ),
     sig(
         "amdgpu_vm_fault",
@@ -61,6 +63,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "update ROCm/the application; repeated faults before a hang point at that process.",
         34,
         device_kind=_PCI,
+        trigger=Trigger("gpu_hang", burst=10, window_s=10.0),
     ),
     # amdgpu_amdkfd.c / kfd_device.c: "Failed to quiesce KFD", "Failed to evict queue"
     sig(
@@ -75,6 +78,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "SMU/MES lines.",
         36,
         device_kind=_PCI,
+        trigger=Trigger("gpu_hang"),
     ),
     # amdgpu_job.c amdgpu_job_timedout: "ring %s timeout, signaled seq=%u, emitted seq=%u"
     sig(
@@ -89,6 +93,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         38,
         device_kind=_PCI,
         check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+        trigger=Trigger("gpu_hang"),
     ),
     sig(
         "amdgpu_gpu_reset",
@@ -103,6 +108,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         40,
         device_kind=_PCI,
         check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+        trigger=Trigger("gpu_hang"),
     ),
     sig(
         "amdgpu_init_failure",
@@ -144,6 +150,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "releases, then check PCIe and power.",
         30,
         device_kind=_PCI,
+        trigger=Trigger("gpu_hang"),
     ),
     sig(
         "gpu_fell_off_bus",
@@ -157,6 +164,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         31,
         device_kind=_PCI,
         check=lambda m, i: "Xid" not in i.text,
+        trigger=Trigger("gpu_lost"),
     ),
     sig(
         "nvidia_xid",
@@ -168,6 +176,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "See the Xid's own next step.",
         33,
         device_kind=_PCI,
+        trigger=Trigger("gpu_hang", codes=XID_TRIGGERS),
     ),
 )
 

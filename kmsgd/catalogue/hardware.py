@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature, Trigger, sig
 
 S = Severity
 _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, DeviceKind.FS
@@ -31,6 +31,9 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Decode with rasdaemon/mcelog: bank and address name the CPU, cache or DIMM.",
         10,
         check=lambda m, i: not ("events logged" in i.text and _early(m, i)),
+        trigger=Trigger(
+            "mce", narrow=r"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"
+        ),
     ),
     sig(
         "mce_logged_at_boot",
@@ -69,6 +72,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "(pcie_aspm=off) if it coincides with link power changes.",
         16,
         device_kind=_PCI,
+        trigger=Trigger("pcie"),
     ),
     sig(
         "aer_nonfatal",
@@ -108,6 +112,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         20,
         device_kind=_PCI,
         check=lambda m, i: not re.search(r"\beth\d|\ben\w+: |\bwl", i.text),
+        trigger=Trigger("pcie"),
     ),
     sig(
         "iommu_fault",
@@ -147,6 +152,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Check fans, heatsinks, airflow and room temperature before powering on again.",
         14,
         device_kind=_PCI,
+        trigger=Trigger("thermal"),
     ),
 )
 
@@ -164,6 +170,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "(nvme_core.default_ps_max_latency_us=0).",
         50,
         device_kind=_DISK,
+        trigger=Trigger("storage"),
     ),
     sig(
         "nvme_reset",

@@ -6,7 +6,7 @@ documents the evidence it keys on.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Severity, Signature, Trigger, sig
 
 S = Severity
 _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, DeviceKind.FS
@@ -36,6 +36,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "hardware are suspects when no driver shows.",
         70,
         device_kind=_CPU,
+        trigger=Trigger("cpu_lockup"),
     ),
     # kernel/watchdog.c: "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
     sig(
@@ -48,6 +49,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "The task and backtrace that follow name the code that spun; usually a driver bug.",
         72,
         device_kind=_CPU,
+        trigger=Trigger("cpu_lockup"),
     ),
     # kernel/rcu/tree_stall.h: "INFO: %s detected stalls on CPUs/tasks:", "self-detected stall"
     sig(
@@ -61,6 +63,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "Read the stack dumps that follow; a stall next to GPU or storage errors is their effect.",
         74,
         device_kind=_CPU,
+        trigger=Trigger("cpu_lockup"),
     ),
     # kernel/hung_task.c: "INFO: task %s:%d blocked for more than %ld seconds."
     sig(
@@ -72,6 +75,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "A task waited > 120 s in uninterruptible sleep (D state), usually on I/O or a lock.",
         "The blocked task's stack names the wait: storage, NFS, a GPU ioctl; fix that.",
         76,
+        trigger=Trigger("hung_task"),
     ),
     sig(
         "general_protection_fault",
@@ -173,6 +177,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         "Find who held memory (GPU-pinned memory is invisible in RSS on unified-memory "
         "machines); limit services (MemoryMax=) or model sizes.",
         60,
+        trigger=Trigger("oom"),
     ),
     sig(
         "oomd_kill",

@@ -50,6 +50,20 @@ XID: dict[int, tuple[str, str, Severity]] = {
 }
 
 
+# Xids that start an incident (kmsgd/record/triggers.py keeps a copy): a hung channel or
+# engine (8, 109), a halted or silent firmware (62, 119, 120), a recovery that needs a reset
+# (154), and the GPU gone from the bus (79).
+XID_TRIGGERS: tuple[tuple[int, str], ...] = (
+    (8, "gpu_hang"),
+    (62, "gpu_hang"),
+    (79, "gpu_lost"),
+    (109, "gpu_hang"),
+    (119, "gpu_hang"),
+    (120, "gpu_hang"),
+    (154, "gpu_hang"),
+)
+
+
 def xid_meaning(code: int) -> tuple[str, str, Severity]:
     """(meaning, next step, severity) for an Xid code; unknown codes are still reported."""
     return XID.get(

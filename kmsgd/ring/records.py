@@ -28,6 +28,7 @@ class Kind(enum.StrEnum):
     PSTORE = "pstore"
     SYSCTL = "sysctl"
     EVENT = "event"
+    INCIDENT = "incident"  # incident mode: start, snapshots, end (docs/ring-format.md)
 
 
 KIND_CODES: dict[Kind, int] = {kind: code for code, kind in enumerate(Kind, start=1)}

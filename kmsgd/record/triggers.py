@@ -1,0 +1,253 @@
+"""Which kernel records start an incident: the recorder's own small trigger table.
+
+Why a copy and not the catalogue: the catalogue (kmsgd.catalogue) is the post-mortem's, with
+every signature, its checks and its prose; the daemon may not import it
+(tests/test_code_rules.py: the recorder runs for months on locked memory and carries no
+post-mortem code). The triggers are a property of the catalogue entries (`Signature.trigger`,
+kmsgd/catalogue/base.py), so adding one there is data; this table repeats the few patterns
+the recorder needs, as bytes regexes over the raw record, and tests/record/test_triggers.py
+fails the moment the two disagree (tags, classes, bursts, Xid codes, and every catalogue
+example line of a trigger tag must give the same answer here).
+
+Only kernel-facility records count: the facility is the high bits of the `<prio>` field of
+`FAC_LEVEL,seq,ts,-;text` (Documentation/ABI/testing/dev-kmsg), 0 for the kernel; a
+userspace write to /dev/kmsg is at least LOG_USER (1) and cannot forge facility 0
+(kernel/printk/printk.c devkmsg_write).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class KernelTrigger:
+    tag: str
+    cls: str  # the incident class: one incident per class per rate-limit window
+    keywords: tuple[bytes, ...]  # one must occur as a whole word (the catalogue's keywords)
+    pattern: re.Pattern[bytes]
+    needs: tuple[bytes, ...] = ()  # one of these must be in the line (the catalogue's check)
+    unless: re.Pattern[bytes] | None = None  # a line that also matches this is not one
+    narrow: re.Pattern[bytes] | None = None  # the line must match this too
+    burst: int = 1  # this many hits ...
+    window_s: float = 0.0  # ... within this many seconds trigger
+
+
+def _t(tag: str, cls: str, words: tuple[str, ...], regex: str, **extra: object) -> KernelTrigger:
+    return KernelTrigger(
+        tag,
+        cls,
+        tuple(w.encode() for w in words),
+        re.compile(regex.encode()),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+_AMD = (b"amdgpu", b"[drm")
+# Xid codes that start an incident, as kmsgd/catalogue/xid.py XID_TRIGGERS
+XID_CLASSES: dict[int, str] = {
+    8: "gpu_hang",
+    62: "gpu_hang",
+    79: "gpu_lost",
+    109: "gpu_hang",
+    119: "gpu_hang",
+    120: "gpu_hang",
+    154: "gpu_hang",
+}
+_XID = re.compile(rb"NVRM: Xid \((?:PCI:)?[0-9a-fA-F:.]+\): (\d+)\b")
+
+TABLE: tuple[KernelTrigger, ...] = (
+    _t(
+        "amdgpu_smu_timeout",
+        "gpu_hang",
+        ("SMU", "failed"),
+        r"SMU: (?:No response|I'm not done with your (?:previous|current) command|response:0x)"
+        r"|Failed to export SMU metrics table|SMU (?:is )?(?:not responding|hang)"
+        r"|smu_cmn_send_smc_msg\S* failed",
+    ),
+    _t(
+        "amdgpu_mes_timeout",
+        "gpu_hang",
+        ("MES", "failed"),
+        r"MES failed to respond to msg|MES might be in unrecoverable state"
+        r"|failed to (?:unmap legacy queue|remove hardware queue|add hardware queue)",
+    ),
+    _t(
+        "amdgpu_vm_fault",
+        "gpu_hang",
+        (
+            "fault",
+            "VM_L2_PROTECTION_FAULT_STATUS",
+            "GCVM_L2_PROTECTION_FAULT_STATUS",
+            "MMVM_L2_PROTECTION_FAULT_STATUS",
+        ),
+        r"\[(?:gfx|mm)hub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT_STATUS",
+        burst=10,
+        window_s=10.0,
+    ),
+    _t(
+        "amdgpu_kfd_error",
+        "gpu_hang",
+        ("KFD", "Failed", "failed", "error"),
+        r"Failed to (?:quiesce KFD|evict (?:queue|process)|suspend process|restore process)"
+        r"|kfd kfd: amdgpu: .*(?:fail|error)|amdgpu: Failed to (?:resume|evict) KFD",
+    ),
+    _t(
+        "amdgpu_ring_timeout",
+        "gpu_hang",
+        ("timeout",),
+        r"ring \S+ timeout(?:, signaled seq|\b)",
+        needs=_AMD,
+    ),
+    _t(
+        "amdgpu_gpu_reset",
+        "gpu_hang",
+        ("reset", "recovery"),
+        r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded|failed)"
+        r"|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed",
+        needs=_AMD,
+    ),
+    _t(
+        "nvidia_gsp_timeout",
+        "gpu_hang",
+        ("GSP", "_kgspLogXid119"),
+        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119",
+    ),
+    _t(
+        "gpu_fell_off_bus",
+        "gpu_lost",
+        ("fallen",),
+        r"GPU has fallen off the bus|fallen off the bus",
+        unless=re.compile(rb"Xid"),
+    ),
+    _t(
+        "hard_lockup",
+        "cpu_lockup",
+        ("LOCKUP",),
+        r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP",
+    ),
+    _t("soft_lockup", "cpu_lockup", ("lockup",), r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for"),
+    _t(
+        "rcu_stall",
+        "cpu_lockup",
+        ("stall", "stalls"),
+        r"rcu: INFO: \S+ (?:detected stalls? on CPUs|self-detected stall on CPU)"
+        r"|rcu_\w+ detected stalls on CPUs",
+    ),
+    _t("hung_task", "hung_task", ("blocked",), r"INFO: task \S+ blocked for more than \d+ seconds"),
+    _t(
+        "oom_kill",
+        "oom",
+        ("Killed",),
+        r"(?:Memory cgroup )?[Oo]ut of memory: Killed process \d+ \((?P<comm>[^)]*)\)",
+    ),
+    # uncorrected only: arch/x86/kernel/cpu/mce/core.c __print_mce says "Machine Check
+    # Exception" while MCIP is set; mce_panic says "Fatal machine check"
+    _t(
+        "mce",
+        "mce",
+        ("Hardware", "Machine", "machine"),
+        r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
+        r"RIP|TSC|Run the above)|Machine check events logged|Fatal [Mm]achine check",
+        narrow=re.compile(rb"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"),
+    ),
+    _t(
+        "aer_fatal",
+        "pcie",
+        ("Fatal",),
+        r"(?:PCIe Bus Error: severity=)?Uncorrect(?:ed|able) \(Fatal\)",
+    ),
+    _t(
+        "pcie_link_down",
+        "pcie",
+        ("Down", "down", "DPC"),
+        r"Slot\([^)]*\): Link Down|pciehp.*Link Down|DPC: containment event"
+        r"|Link Down\b|link down\b.*(?:pcie|PCIe)",
+        unless=re.compile(rb"\beth\d|\ben\w+: |\bwl"),
+    ),
+    _t(
+        "thermal_critical",
+        "thermal",
+        ("critical", "Critical", "CTF", "THERMTRIP", "shutdown"),
+        r"critical temperature reached|[Cc]ritical temperature"
+        r"|over temperature range\((?:SW|HW) CTF\)|THERMTRIP|thermal shutdown",
+    ),
+    _t(
+        "nvme_timeout",
+        "storage",
+        ("timeout", "down"),
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?QID \d+ timeout|I/O \d+ QID \d+ timeout"
+        r"|controller is down; will reset",
+    ),
+)
+
+# The prefilter, as the catalogue's (kmsgd/catalogue/table.py): split on punctuation but "_"
+# and look for a keyword; ~1 µs a line, where trying the patterns costs ~14 µs.
+_PUNCT = bytes(c for c in range(33, 127) if chr(c) in string.punctuation and chr(c) != "_")
+_SPLIT = bytes.maketrans(_PUNCT, b" " * len(_PUNCT))
+_BY_WORD: dict[bytes, tuple[KernelTrigger, ...]] = {}
+for _trig in TABLE:
+    for _w in _trig.keywords:
+        _BY_WORD[_w] = (*_BY_WORD.get(_w, ()), _trig)
+_XID_WORD = b"Xid"
+KEYWORDS = frozenset([*_BY_WORD, _XID_WORD])
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    tag: str
+    cls: str
+    text: str  # the record's message (escaped as the kernel wrote it)
+    burst: int = 1
+    window_s: float = 0.0
+
+
+def message_of(raw: bytes) -> tuple[int, bytes] | None:
+    """(facility, message) of a raw /dev/kmsg record, or None when the header is garbage."""
+    head, sep, rest = raw.partition(b";")
+    if not sep:
+        return None
+    comma = head.find(b",")
+    try:
+        prio = int(head[:comma] if comma >= 0 else head)
+    except ValueError:
+        return None
+    return prio >> 3, rest.split(b"\n", 1)[0]
+
+
+def match(raw: bytes) -> Hit | None:
+    """The trigger a raw record is, if any; kernel facility only. Pure."""
+    got = message_of(raw)
+    if got is None or got[0] != 0:
+        return None
+    return match_message(got[1])
+
+
+def match_message(msg: bytes) -> Hit | None:
+    """The trigger a kernel message (the text after `;`) is, if any."""
+    words = KEYWORDS.intersection(msg.translate(_SPLIT).split())
+    if not words:
+        return None
+    if _XID_WORD in words:
+        xid = _XID.search(msg)
+        if xid is not None:
+            code = int(xid.group(1))
+            cls = XID_CLASSES.get(code)
+            if cls is None:
+                return None
+            return Hit(f"nvidia_xid_{code}", cls, msg.decode("ascii", "replace"))
+    tried: set[str] = set()
+    for t in TABLE if len(words) > 2 else (t for w in words for t in _BY_WORD.get(w, ())):
+        if t.tag in tried or t.pattern.search(msg) is None:
+            continue
+        tried.add(t.tag)
+        if t.needs and not any(n in msg for n in t.needs):
+            continue
+        if t.unless is not None and t.unless.search(msg):
+            continue
+        if t.narrow is not None and t.narrow.search(msg) is None:
+            continue
+        return Hit(t.tag, t.cls, msg.decode("ascii", "replace"), t.burst, t.window_s)
+    return None
