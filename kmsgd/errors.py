@@ -1,4 +1,5 @@
-"""The few exceptions kmsgd raises on purpose. The CLI turns each into one line and exit 2."""
+"""The few exceptions kmsgd raises on purpose. The CLI turns each into one line and exit 2
+(NothingToJudge: exit 3)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,21 @@ class BadInput(KmsgdError):
     """Input that cannot be used at all: an empty or binary log, an unknown option value."""
 
 
+class NothingToJudge(BadInput):
+    """No ended boot to judge: an empty ring, or one that holds only the running boot (the
+    first boot after installing). Not a usage error: `kmsgd last-boot` exits 3."""
+
+
 class RingCorrupt(KmsgdError):
     """A file that is not a kmsgd ring, or whose header cannot be trusted."""
 
-    def __init__(self, path: str, offset: int, why: str) -> None:
+    def __init__(self, path: str, offset: int, why: str, *, replaceable: bool = True) -> None:
         super().__init__(f"{path}: not a usable kmsgd ring ({why} at byte {offset})")
         self.path = path
         self.offset = offset
+        self.why = f"{why} at byte {offset}"
+        # False where the path itself is wrong (a symlink, a device): never moved aside.
+        self.replaceable = replaceable
 
 
 class RingBusy(KmsgdError):

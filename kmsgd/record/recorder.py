@@ -295,14 +295,9 @@ def _ts_usec(raw: bytes) -> int | None:
 
 def _stored_kernel_seq(ring_path: str, boot_id: str) -> int:
     """Highest kernel seq the ring already holds for this boot (-1 if none): after a restart
-    of the daemon we continue from there instead of storing the kernel buffer twice."""
-    best = -1
+    of the daemon we continue from there instead of storing the kernel buffer twice. Found
+    from the newest frames of this boot, never from a header hint: a ring lapped within the
+    boot has overwritten the boot's start (tests/record/test_restart.py)."""
     with RingReader(ring_path) as reader:
-        start = reader.boot_start(boot_id)
-        if start is None:
-            return best
-        want = bytes.fromhex(boot_id)
-        for f in reader.frames(start):
-            if f.boot_id == want and f.kind is Kind.KERNEL:
-                best = max(best, peek(f.payload)[0])
-    return best
+        last = reader.last_frame_of(boot_id, Kind.KERNEL)
+    return peek(last.payload)[0] if last is not None else -1

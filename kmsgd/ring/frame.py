@@ -62,6 +62,20 @@ def encode_payload(kind: Kind, data: bytes | Payload) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
+def cap_payload(kind: Kind, payload: bytes, limit: int) -> bytes:
+    """`payload` cut to at most `limit` bytes, saying so. A kernel record keeps its prefix and
+    the start of its text; JSON cannot be cut, so any other kind becomes a note of its kind
+    and size (readers skip a payload with an `error`, as they skip a damaged one)."""
+    if len(payload) <= limit:
+        return payload
+    if kind is Kind.KERNEL:
+        mark = b" [kmsgd: record cut to fit the ring, %d bytes dropped]\n"
+        keep = max(0, limit - len(mark % len(payload)))
+        return payload[:keep].rstrip(b"\n") + mark % (len(payload) - keep)
+    note = {"error": "record too large for the ring", "kind": kind.value, "bytes": len(payload)}
+    return encode_payload(kind, note)
+
+
 def encode(serial: int, boot_id: bytes, wall_us: int, kind: Kind, payload: bytes) -> bytes:
     """One complete frame, padded."""
     head = HEADER.pack(MAGIC, len(payload), serial, boot_id, wall_us, KIND_CODES[kind], 0)

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from kmsgd.errors import BadInput, RingCorrupt, SourceUnavailable
+from kmsgd.errors import BadInput, NothingToJudge, RingCorrupt, SourceUnavailable
 from kmsgd.ring import frame as fr
 from kmsgd.ring import layout as ring
 from kmsgd.ring.records import KIND_CODES, KINDS_BY_CODE, Entry, Kind, Lost, Stop
@@ -63,6 +63,7 @@ class RingReader:
         self.header, _ = ring.read_header(path, self.map, self.size)
         self.head = ring.find_head(self.map, self.header, self.size)
         self.torn_bytes = ring.torn_tail_bytes(self.map, self.head, self.size)
+        self._starts: list[fr.RawFrame] | None = None
 
     def close(self) -> None:
         self.map.close()
@@ -126,25 +127,36 @@ class RingReader:
         return list(out.values())
 
     def boot_ids(self) -> list[str]:
-        """The boots in the ring, oldest first, from the header's verified boot hints (no walk).
-        The oldest boot, whose start the ring has overwritten, comes from the oldest frame."""
-        if self.head is None:
-            return []
-        starts = []
-        for hint in self.header.boots:
-            f = fr.decode_at(self.map, hint.offset, self.size)
-            if f is not None and f.serial == hint.serial and f.boot_id == hint.boot_id:
-                starts.append((f.serial, f.boot_id.hex()))
-        oldest = ring.oldest_frame(self.map, self.head, self.size)
-        if oldest is not None:
-            starts.append((oldest.serial, oldest.boot_id.hex()))
-        if not starts:
-            return [row.boot_id for row in self.boots()]
-        ordered = [boot for _, boot in sorted(starts)]
-        ids = list(dict.fromkeys(ordered))  # a daemon restart writes a second boot record
-        if self.head.boot_id.hex() not in ids:  # the newest boot's hint was never written
-            ids.append(self.head.boot_id.hex())
+        """The boots in the ring, oldest first, found from the frames themselves (no walk, no
+        header hint: a hint may never have reached the disk, or been pushed out by restarts).
+
+        `boots()` lists the same boots (tests/ring/test_boot_list.py keeps them in step)."""
+        ids = [f.boot_id.hex() for f in self._boot_starts()]
+        if self.head is not None and self.head.boot_id.hex() not in ids:
+            ids.append(self.head.boot_id.hex())  # the newest boot's `boot` frame was torn
         return ids
+
+    def _boot_starts(self) -> list[fr.RawFrame]:
+        """The first frame still in the ring of each boot, by serial: its oldest `boot` frame
+        (a boot and every restart within it write one), or the oldest frame of the ring for the
+        boot whose start the ring has overwritten (it is always the oldest boot)."""
+        if self._starts is not None:
+            return self._starts
+        self._starts = []
+        if self.head is None:
+            return self._starts
+        oldest = ring.oldest_frame(self.map, self.head, self.size)
+        if oldest is None:
+            return self._starts
+        first: dict[bytes, fr.RawFrame] = {oldest.boot_id: oldest}
+        for f in ring.boot_frames(self.map, self.size):
+            # Outside [oldest, head]: remains of a cut write, or of an earlier lap in a hole.
+            if oldest.serial <= f.serial <= self.head.serial:
+                known = first.get(f.boot_id)
+                if known is None or f.serial < known.serial:
+                    first[f.boot_id] = f
+        self._starts = sorted(first.values(), key=lambda f: f.serial)
+        return self._starts
 
     def summary_of(self, boot_id: str) -> BootSummary | None:
         """One boot's summary (as in boots()), skimming only that boot."""
@@ -167,14 +179,35 @@ class RingReader:
         return s
 
     def boot_start(self, boot_id: str) -> fr.RawFrame | None:
-        """The first frame of a boot from the header's hints, verified; None if unknown."""
+        """The first frame of a boot still in the ring; None if it has none we can find."""
         want = bytes.fromhex(boot_id)
-        for hint in self.header.boots:
-            if hint.boot_id != want:
-                continue
-            found = fr.decode_at(self.map, hint.offset, self.size)
-            if found is not None and found.serial == hint.serial and found.boot_id == want:
-                return found
+        return next((f for f in self._boot_starts() if f.boot_id == want), None)
+
+    def last_frame_of(self, boot_id: str, kind: Kind) -> fr.RawFrame | None:
+        """The newest frame of `kind` in the boot the head belongs to (the running boot, for a
+        restarted recorder); None if it has none. Searches back from the head in growing
+        windows down to the boot's first frame: bounded by the boot, not the ring, and blind
+        to the header's hints (a ring lapped within one boot has overwritten its start)."""
+        want = bytes.fromhex(boot_id)
+        head, start = self.head, self.boot_start(boot_id)
+        if head is None or head.boot_id != want:
+            return None
+        low = start.serial if start is not None else 0
+        end, window, left = head.offset + head.size, 64 * 1024, self.size - ring.DATA_START
+        while left > 0:
+            if end <= ring.DATA_START:
+                end = self.size  # wrapped: the lap before lies at the end of the file
+            lo = max(ring.DATA_START, end - window, end - left)
+            best = None
+            for f in ring.frames_from(self.map, lo, end, self.size):
+                # Other serials: a cut write's remains past the head, or an earlier lap's.
+                ours = f.kind is kind and f.boot_id == want and low <= f.serial <= head.serial
+                if ours and (best is None or f.serial > best.serial):
+                    best = f
+            if best is not None or (start is not None and lo <= start.offset < end):
+                return best
+            left -= end - lo
+            end, window = lo, window * 2
         return None
 
     def entries(self, boot_id: str) -> Iterator[Entry]:
@@ -249,11 +282,11 @@ def pick_boot(ids: Sequence[str], spec: str | None, current: str | None) -> int:
     newest boot that is not the running one (the "last boot" after a reboot)."""
     rows = ids
     if not rows:
-        raise BadInput("the ring holds no boots yet", hint="is kmsgd running?")
+        raise NothingToJudge("the ring holds no boots yet", hint="is kmsgd running?")
     if spec is None:
         ended = [i for i, r in enumerate(rows) if r != current]
         if not ended:
-            raise BadInput("the ring holds only the running boot: no earlier boot to judge")
+            raise NothingToJudge("the ring holds only the running boot: no earlier boot to judge")
         return ended[-1]
     if len(spec) < 8 and spec.lstrip("+-").isdigit():
         n = int(spec)

@@ -12,6 +12,7 @@ import fcntl
 import mmap
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -36,6 +37,14 @@ class FileIO(Protocol):
     def pread(self, fd: int, length: int, offset: int, /) -> bytes: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """An unusable ring file moved aside at open: where it went, and what was wrong."""
+
+    moved_to: str
+    why: str
+
+
 @dataclass
 class _Run:
     """Frames placed contiguously from `offset`, not yet durable."""
@@ -45,33 +54,24 @@ class _Run:
 
 
 class RingWriter:
-    def __init__(self, path: str, *, size: int, io: FileIO = os) -> None:
+    def __init__(
+        self, path: str, *, size: int, io: FileIO = os, replace_corrupt: bool = False
+    ) -> None:
+        """Open (or create) the ring and recover its head. An unusable file raises RingCorrupt;
+        with `replace_corrupt` (the daemon) it is moved aside for forensics instead and a new
+        ring started, `replaced` saying where it went and why."""
         self.path = path
         self.io = io  # a seam for the power-cut tests (tests/crash), which record every call
-        self.fd = _open_locked(path)
-        st = os.fstat(self.fd)
-        self.created = st.st_size == 0 or _never_finished(self.fd)
-        if self.created:
-            try:
-                os.ftruncate(self.fd, 0)
-                _create(self.fd, path, size)
-            except OSError:
-                os.ftruncate(self.fd, 0)  # give the space back; the next start tries again
-                os.close(self.fd)
+        self.replaced: Replaced | None = None
+        try:
+            head, stale = self._open(size)
+        except RingCorrupt as err:
+            if not replace_corrupt or not err.replaceable:
                 raise
-            st = os.fstat(self.fd)
-        self.size = st.st_size
-        # Mapped for recovery only: a mapping kept open would be locked by mlockall and
-        # counted in our RSS, all 64 MiB of it.
-        with mmap.mmap(self.fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ) as view:
-            self.header, self.slot = ring.read_header(path, view, self.size)
-            head = ring.find_head(view, self.header, self.size)
-            self.torn_bytes = ring.torn_tail_bytes(view, head, self.size)
-            # Frames newer than the head were written by a writer that lost power before it
-            # synced them, and some reached the disk out of order, past a hole. Left there, a
-            # reader could take one for the oldest frame of the ring, or for a successor, and
-            # walk past the real history (tests/test_powercut.py found it). Unmake them.
-            stale = ring.frames_above(view, head.serial, self.size) if head else []
+            # Refusing it made the daemon exit 2 and restart every 3 s forever, recording
+            # nothing (tests/record/test_corrupt_ring.py). Keep the bytes, record anew.
+            self.replaced = Replaced(_move_aside(path), err.why)
+            head, stale = self._open(size)
         if head is None:
             self.pos, self.serial = ring.DATA_START, 0
         else:
@@ -88,8 +88,53 @@ class RingWriter:
         self._new_boots: list[ring.BootHint] = []
         self.pending_bytes = 0
 
+    def _open(self, size: int) -> tuple[fr.RawFrame | None, list[int]]:
+        """Open, lock and recover the file: its head and the stale frames above it."""
+        path = self.path
+        self.fd = _open_locked(path)
+        st = os.fstat(self.fd)
+        self.created = st.st_size == 0 or _never_finished(self.fd)
+        if self.created:
+            try:
+                os.ftruncate(self.fd, 0)
+                _create(self.fd, path, size)
+            except OSError:
+                os.ftruncate(self.fd, 0)  # give the space back; the next start tries again
+                os.close(self.fd)
+                raise
+            st = os.fstat(self.fd)
+        self.size = st.st_size
+        # A frame must fit the data area with room to spare, and a reader refuses a payload
+        # over MAX_PAYLOAD: a larger record is cut (frame.cap_payload), never written whole
+        # (a 2 MiB record on a 1 MiB ring grew the file and made it unreadable).
+        self.max_payload = min(fr.MAX_PAYLOAD, (self.size - ring.DATA_START) // 4 - fr.HEADER_SIZE)
+        self.cut_records = 0
+        # Mapped for recovery only: a mapping kept open would be locked by mlockall and
+        # counted in our RSS, all 64 MiB of it.
+        try:
+            return self._recover()
+        except BaseException:
+            os.close(self.fd)  # not a ring: release the file and its lock
+            raise
+
+    def _recover(self) -> tuple[fr.RawFrame | None, list[int]]:
+        path = self.path
+        with mmap.mmap(self.fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ) as view:
+            self.header, self.slot = ring.read_header(path, view, self.size)
+            head = ring.find_head(view, self.header, self.size)
+            self.torn_bytes = ring.torn_tail_bytes(view, head, self.size)
+            # Frames newer than the head were written by a writer that lost power before it
+            # synced them, and some reached the disk out of order, past a hole. Left there, a
+            # reader could take one for the oldest frame of the ring, or for a successor, and
+            # walk past the real history (tests/test_powercut.py found it). Unmake them.
+            stale = ring.frames_above(view, head.serial, self.size) if head else []
+        return head, stale
+
     def add(self, kind: Kind, boot_id: bytes, wall_us: int, payload: bytes) -> int:
         """Place one frame after the previous one; return its serial. Nothing is written yet."""
+        if len(payload) > self.max_payload:
+            payload = fr.cap_payload(kind, payload, self.max_payload)
+            self.cut_records += 1
         self.serial += 1
         data = fr.encode(self.serial, boot_id, wall_us, kind, payload)
         if self.pos + len(data) + ring.TAIL_GUARD > self.size:
@@ -124,20 +169,29 @@ class RingWriter:
         return self._durable[1]
 
     def write_header(self) -> None:
-        """Persist the hints (head, boot starts) in the older slot. Raises OSError."""
-        boots = [h for h in self.header.boots if self._hint_holds(h)] + self._new_boots
-        boots = boots[-ring.MAX_BOOT_HINTS :]
-        self.header = ring.Header(
+        """Persist the hints (head, boot starts) in the older slot. Raises OSError.
+
+        The slot and generation change only once the write is durable: a retry after a
+        failed (perhaps torn) write goes to the same slot, never over the last good one
+        (tests/ring/test_ring.py)."""
+        boots: dict[bytes, ring.BootHint] = {}
+        for h in [*self.header.boots, *self._new_boots]:
+            # A restart within a boot writes a `boot` frame too: keep the boot's first one, so
+            # restarts do not push other boots out of the list.
+            if h.boot_id not in boots and (h in self._new_boots or self._hint_holds(h)):
+                boots[h.boot_id] = h
+        header = ring.Header(
             self.header.generation + 1,
             self.size,
             self.header.ring_id,
             self._durable[0],
             self._durable[1],
-            tuple(boots),
+            tuple(list(boots.values())[-ring.MAX_BOOT_HINTS :]),
         )
-        self.slot ^= 1
-        _pwrite_all(self.fd, self.header.pack(), self.slot * ring.SLOT_SIZE, self.io)
+        slot = self.slot ^ 1
+        _pwrite_all(self.fd, header.pack(), slot * ring.SLOT_SIZE, self.io)
         self.io.fdatasync(self.fd)
+        self.header, self.slot = header, slot
         self._new_boots.clear()
 
     def _hint_holds(self, hint: ring.BootHint) -> bool:
@@ -162,6 +216,26 @@ def _pwrite_all(fd: int, data: bytes, offset: int, io: FileIO = os) -> None:
         view, offset = view[done:], offset + done
 
 
+def _move_aside(path: str) -> str:
+    """Rename an unusable ring to `<path>.corrupt-<UTC time>` beside it (never over another)."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside, n = f"{path}.corrupt-{stamp}", 0
+    while os.path.lexists(aside):
+        n += 1
+        aside = f"{path}.corrupt-{stamp}.{n}"
+    os.rename(path, aside)
+    _sync_dir(path)
+    return aside
+
+
+def _sync_dir(path: str) -> None:
+    dirfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(dirfd)
+    finally:
+        os.close(dirfd)
+
+
 def _open_locked(path: str) -> int:
     # O_NOFOLLOW: a ring path planted as a symlink by someone else is refused, not followed.
     flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
@@ -171,11 +245,11 @@ def _open_locked(path: str) -> int:
         fd = os.open(path, flags, FILE_MODE)
     except OSError as err:
         if err.errno == errno.ELOOP:
-            raise RingCorrupt(path, 0, "path is a symbolic link") from None
+            raise RingCorrupt(path, 0, "path is a symbolic link", replaceable=False) from None
         raise SourceUnavailable(f"{path}: cannot open ring ({err.strerror})") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise RingCorrupt(path, 0, "not a regular file")
+        raise RingCorrupt(path, 0, "not a regular file", replaceable=False)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -200,8 +274,4 @@ def _create(fd: int, path: str, size: int) -> None:
     header = ring.Header(1, size, ring.new_ring_id(), 0, 0, ())
     _pwrite_all(fd, header.pack(), 0)
     os.fsync(fd)
-    dirfd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dirfd)
-    finally:
-        os.close(dirfd)
+    _sync_dir(path)

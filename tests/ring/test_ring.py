@@ -266,3 +266,113 @@ def test_typed_payloads_survive_and_unknown_fields_are_tolerated(tmp_path: Path)
     assert entries[0].data == boot
     assert isinstance(entries[1].data, Boot) and entries[1].data.version == "9"
     assert entries[2].data == {"power_w": 12.5}
+
+
+class _FailingHeaderIO:
+    """Tears the next header write (half of it reaches the disk) and raises EIO, once."""
+
+    def __init__(self) -> None:
+        self.fail_next = False
+        self.header_writes: list[int] = []
+
+    def pwrite(self, fd: int, data: bytes | memoryview, offset: int, /) -> int:
+        if offset < ring.DATA_START:
+            self.header_writes.append(offset)
+            if self.fail_next:
+                self.fail_next = False
+                os.pwrite(fd, bytes(data)[: len(data) // 2].ljust(len(data), b"\xff"), offset)
+                raise OSError(5, "Input/output error")
+        return os.pwrite(fd, data, offset)
+
+    def fdatasync(self, fd: int, /) -> None:
+        os.fdatasync(fd)
+
+    def pread(self, fd: int, length: int, offset: int, /) -> bytes:
+        return os.pread(fd, length, offset)
+
+
+def test_a_failed_header_write_is_retried_in_the_same_slot(tmp_path: Path) -> None:
+    # write_header used to switch slot and generation before the write: the retry after an
+    # EIO then overwrote the last good slot, and one more torn write left no valid header.
+    path = tmp_path / "ring"
+    io = _FailingHeaderIO()
+    w = RingWriter(str(path), size=SMALL, io=io)
+    boot = uuid.uuid4().bytes
+    write_boot(w, boot, 10)
+    good_slot, good_gen = w.slot, w.header.generation
+    io.fail_next = True
+    with pytest.raises(OSError):
+        w.write_header()
+    assert (w.slot, w.header.generation) == (good_slot, good_gen)
+    torn = io.header_writes[-1]
+    w.write_header()  # the retry
+    assert io.header_writes[-1] == torn != good_slot * ring.SLOT_SIZE
+    w.close()
+    with RingReader(str(path)) as r:
+        assert r.header.generation == good_gen + 1
+        assert [row.boot_id for row in r.boots()] == [boot.hex()]
+
+
+@pytest.mark.parametrize("kind", [Kind.KERNEL, Kind.SAMPLE, Kind.PSTORE])
+def test_a_record_larger_than_the_ring_allows_is_cut(tmp_path: Path, kind: Kind) -> None:
+    # A 2 MiB record on a 1 MiB ring grew the file, and every reader then refused the ring.
+    path = tmp_path / "ring"
+    size = 1 << 20
+    w = RingWriter(str(path), size=size)
+    boot = uuid.uuid4().bytes
+    write_boot(w, boot, 3)
+    big = (
+        kline(7, "y" * (2 << 20)) if kind is Kind.KERNEL else b'{"text":"%s"}' % (b"z" * (2 << 20))
+    )
+    w.add(kind, boot, 5, big)
+    w.add(Kind.KERNEL, boot, 6, kline(8))
+    w.commit()
+    w.write_header()
+    assert w.cut_records == 1
+    w.close()
+    assert path.stat().st_size == size
+    frames = read_all(path)
+    assert frames[-1].payload == kline(8)
+    cut = fr.to_entry(frames[-2])
+    assert len(frames[-2].payload) <= w.max_payload
+    if kind is Kind.KERNEL:
+        assert isinstance(cut.data, KernelRecord) and cut.data.seq == 7
+        assert "record cut to fit the ring" in cut.data.message
+    else:
+        assert isinstance(cut.data, dict) and cut.data["bytes"] == len(big)
+        assert cut.data["error"] == "record too large for the ring"
+
+
+@pytest.mark.parametrize("damage", ["garbage header", "grown file", "small garbage file"])
+def test_an_unusable_ring_is_moved_aside_when_asked(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    write_boot(w, uuid.uuid4().bytes, 3)
+    w.close()
+    if damage == "garbage header":
+        with open(path, "r+b") as f:
+            f.write(os.urandom(ring.DATA_START))
+    elif damage == "grown file":
+        with open(path, "ab") as f:
+            f.write(bytes(4096))
+    else:
+        path.write_bytes(b"not a ring\n" * 10)
+    before = path.read_bytes()
+    with pytest.raises(RingCorrupt):
+        RingWriter(str(path), size=SMALL)  # refused unless asked
+    w = RingWriter(str(path), size=SMALL, replace_corrupt=True)
+    assert w.replaced is not None and w.created
+    write_boot(w, uuid.uuid4().bytes, 3)
+    w.close()
+    assert Path(w.replaced.moved_to).read_bytes() == before  # kept for forensics
+    assert w.replaced.moved_to.startswith(f"{path}.corrupt-")
+    assert len(read_all(path)) == 4
+
+
+def test_a_symlink_is_never_moved_aside(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere"
+    target.write_bytes(b"x" * 100)
+    (tmp_path / "ring").symlink_to(target)
+    with pytest.raises(RingCorrupt, match="symbolic link"):
+        RingWriter(str(tmp_path / "ring"), size=SMALL, replace_corrupt=True)
+    assert (tmp_path / "ring").is_symlink() and target.read_bytes() == b"x" * 100
