@@ -28,6 +28,7 @@ class LogFormat(enum.StrEnum):
     JOURNAL_MONO = "journal-mono"  # journalctl short-monotonic
     JSON = "json"  # journalctl -o json
     EXPORT = "export"  # journalctl -o export (KEY=value blocks)
+    LOOSE = "loose"  # a kernel or journal line behind a prefix no format names (salvage.py)
     TEXT = "text"  # not a log line: kept as text
 
     @property
@@ -44,7 +45,7 @@ class LogFormat(enum.StrEnum):
     @property
     def has_year(self) -> bool:
         """Journal short and dmesg -H stamps carry no year; kmsgd counts from 2000."""
-        return self not in (LogFormat.JOURNAL, LogFormat.DMESG_DELTA)
+        return self not in (LogFormat.JOURNAL, LogFormat.DMESG_DELTA, LogFormat.LOOSE)
 
 
 class Origin(enum.StrEnum):

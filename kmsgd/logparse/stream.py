@@ -10,15 +10,17 @@ Methods append to an output list instead of yielding: this is the hot loop of `a
 from __future__ import annotations
 
 import functools
+import html
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kmsgd.logparse import clean, formats
+from kmsgd.logparse import clean, formats, salvage
 from kmsgd.logparse.formats import Fields
 from kmsgd.logparse.journal_json import ExportBlock, parse_json, starts_export
 from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin
 
 RESTART_SLACK_US = 5_000_000  # printk stamps may step back a little across CPUs, not seconds
+PAGER_WIDTH = 79  # a line this long ending in ">" was cut by the pager
 WRAP_MIN = 70  # a line this long followed by an unstamped line was probably wrapped
 _KMSG_KV = re.compile(r" (SUBSYSTEM|DEVICE)=(.*)")
 _LINUX_VERSION = re.compile(r"Linux version \d")
@@ -29,6 +31,9 @@ _GLUE = {
     LogFormat.JOURNAL_ISO: re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S* \S+ \S+?:"),
 }
 _GLUE_DMESG = _GLUE[LogFormat.DMESG]
+# systemd's console status column (src/core/unit.c, status_printf): "[  OK  ]", "[FAILED]",
+# "[ *** ]" (a job still running), "[DEPEND]", "[ TIME ]", "[ INFO ]", "[ WARN ]"
+_STATUS = re.compile(r"\[(?:  OK  |FAILED|DEPEND| TIME | INFO | WARN |\s*\*+\s*)\]")
 _FAST = re.compile(r"\[\s*(\d+)\.(\d{6})\] (.*)")
 # Line's fields after ts_usec when a plain dmesg line has none of them
 _NO_MORE: tuple[object, ...] = (None,) * 7 + ("", "")
@@ -81,7 +86,7 @@ class LogStream:
             glued = "[" in msg and _GLUE_DMESG.search(msg) is not None
             restart = last is not None and ts + RESTART_SLACK_US < last
             banner = msg[:8] == "Linux ve" and self._since_mark
-            if not (glued or restart or banner):
+            if not (glued or restart or banner or ts == last):
                 self._last_ts = ts
                 self._fast_count += 1
                 if self._pending is not None:
@@ -146,6 +151,8 @@ class LogStream:
 
     def _line(self, lineno: int, text: str, out: list[Event]) -> None:
         line = text.rstrip()
+        if "&" in line and ";" in line:  # copied from an HTML page: &lt; &gt; &amp;
+            line = html.unescape(line)
         stripped = line.lstrip()
         if not stripped:
             if self._pending is not None:  # a blank line ends any wrapped line
@@ -159,10 +166,25 @@ class LogStream:
                 stripped = cleaned
                 fields = self._parse(stripped)
         if fields is None:
-            self._unparsed(lineno, stripped, out)
+            fields, stripped = self._salvage(stripped)
+            if not stripped:  # nothing but markup (a fence, `<details>`)
+                return
+        if fields is None:
+            self._unparsed(lineno, stripped, out, indented=line[:1] in " \t")
+            return
+        if len(stripped) >= PAGER_WIDTH and stripped[-1] == ">" and stripped[-2] != " ":
+            # less -S marks a line it cut at the screen edge with ">" (journalctl's pager)
+            stripped = stripped[:-1]
+            fields = fields._replace(message=fields.message[:-1])
+        msg = fields.message
+        if "[" in msg and (st := _STATUS.search(msg)) is not None:
+            # systemd's console status line printed into the middle of a kernel line
+            cut = len(stripped) - len(msg) + st.start()
+            fields = fields._replace(message=msg[: st.start()])
+            self._emit(lineno, stripped[:cut], fields, out)
+            self._emit(lineno, stripped[cut:], None, out)
             return
         glue = _GLUE.get(fields.fmt)
-        msg = fields.message
         if glue is not None and len(msg) > 10 and _GLUE_HINT[fields.fmt] in msg:
             m = glue.search(msg, 1)
             if m is not None and stripped.endswith(msg):
@@ -176,7 +198,26 @@ class LogStream:
                     return
         self._emit(lineno, stripped, fields, out)
 
-    def _unparsed(self, lineno: int, text: str, out: list[Event]) -> None:
+    def _salvage(self, text: str) -> tuple[Fields | None, str]:
+        """The tolerant path (salvage.py): markup removed, then the known formats again,
+        then the message found behind any prefix. Returns (fields or None, cleaned text)."""
+        cleaned = salvage.clean_markup(text)
+        if not cleaned:
+            return None, ""
+        if cleaned != text:
+            fields = self._parse(cleaned)
+            if fields is not None:
+                return fields, cleaned
+        if clean.is_command(cleaned) or clean.boot_separator(cleaned)[0]:
+            return None, cleaned
+        return salvage.salvage(cleaned), cleaned
+
+    def _unparsed(
+        self, lineno: int, text: str, out: list[Event], *, indented: bool = False
+    ) -> None:
+        if text[:1] == "[" and _STATUS.match(text) is not None:  # "[  OK  ] Started …"
+            self._emit(lineno, text, None, out, origin=Origin.TEXT)
+            return
         is_sep, boot_id = clean.boot_separator(text)
         if is_sep:
             self._mark(lineno, "separator", boot_id, out)
@@ -192,7 +233,7 @@ class LogStream:
             return
         pending = self._pending
         wrapped = pending is not None and len(pending.raw) >= WRAP_MIN
-        if pending is not None and wrapped and pending.origin is not Origin.TEXT:
+        if pending is not None and wrapped and not indented and pending.origin is not Origin.TEXT:
             # a wrapped continuation of the line before: join, keep the first line number
             glue = "" if len(pending.raw) in (80, 100, 120, 132, 160, 200) else " "
             self._pending = pending._replace(
@@ -276,6 +317,18 @@ class LogStream:
             )
             if fields.host and fmt is LogFormat.JOURNAL_MONO:
                 self._host = fields.host
+            pending = self._pending
+            if (
+                pending is not None
+                and pending.ts_usec is not None
+                and pending.ts_usec == line.ts_usec
+                and pending.origin is line.origin
+                and line.message.startswith(pending.message)
+            ):
+                # two consoles (serial + VT, or console + dmesg) print each record twice;
+                # glued mid-line, the first copy is cut short: keep the longer copy once
+                self._pending = line
+                return
         if self._pending is not None:
             out.append(self._pending)
         self._pending = line

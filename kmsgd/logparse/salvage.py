@@ -1,0 +1,202 @@
+"""The tolerant path: a line no known format parses may still be a kernel line a person reads.
+
+Known formats (formats.py) are the fast path, not a gate. What people paste into tickets
+wraps the message in things no format names: markup (ANSI colours, HTML `<details>`,
+backticks, `> ` quotes, diff `+`), collector and hypervisor prefixes
+(`192.168.1.5: kern: warning: [2026-04-22T21:27:51.29Z]: …`, `[guest0/uart0] [ 1.8] …`),
+syslog and journal stamps with the host cut off or the month localised
+(`Feb  2 08:03:20 kernel: …`, `avril 16 21:08:50 systemd-oomd[93234]: …`), consoles whose
+stamps are blank (`[      ] …`), bare message bodies (`dmesg -t`, FreeBSD's drm-kmod).
+`clean_markup` removes the markup; `salvage` finds the message behind any prefix and says
+whether it is kernel wording. Pure string functions.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from kmsgd.logparse.formats import MONTHS, Fields, iso_us, usec, wall_from_parts
+from kmsgd.logparse.model import LogFormat
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_TAG = r"</?(?:details|summary|code|pre|p|br|div|span|b|i|tt|kbd|samp|blockquote|sub|sup)\b[^>]*>"
+_HTML_HEAD = re.compile(rf"(?:\s*{_TAG})+\s*", re.IGNORECASE)
+_HTML_TAIL = re.compile(rf"\s*(?:{_TAG}\s*)+$", re.IGNORECASE)
+# quote marks (also after a diff's +/-), table pipes, list bullets, line-number gutters
+_LEAD = re.compile(
+    r"(?:[+\-](?=\s*>)|\s*>+\s?|\s*\|\s?|\s*[*•]\s+(?=\S)|\s*\d{1,7}(?:[:|\t]\s?|\.\s|\s+(?=[\[<])))+"
+)
+_FENCE = re.compile(r"`{3,}\w*|~{3,}\w*")
+
+# a printk stamp anywhere in a line's first 200 characters, or a blank console one
+_STAMP = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\]\s?")
+_BLANK_STAMP = re.compile(r"\[\s+\]\s?")
+# a wall-clock time (with its date before it, in any language) ending a prefix
+_TIME = re.compile(
+    r"(?P<time>\d{1,2}:\d{2}:\d{2})(?:[.,](?P<frac>\d{1,9}))?"
+    r"(?:\s*(?:Z|UTC|[+-]\d\d:?\d\d))?\]?:?\s+"
+)
+_ISO_DATE = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ]$")
+_MONTH_DAY = re.compile(
+    r"([^\W\d_]{3,9})\.?\s+(\d{1,2})\.?\s*$|(\d{1,2})\.?\s+([^\W\d_]{3,9})\.?\s*$"
+)
+# after the time: "[host] kernel: text", "[host] ident[pid]: text"
+_WHO = re.compile(r"(?:([^\s:\[\]]+)\s+)?([^\s\[\]:]+)(?:\[(\d+)\])?:(?:\s+|$)")
+_KERNEL_WORD = re.compile(
+    r"(?:^|\s)kern(?:el)?(?:\[\d+\])?\s*[:.]\s*"
+    r"(?:(?:emerg|alert|crit|err|error|warn|warning|notice|info|debug)\s*:\s*)?"
+)
+_PRIO = re.compile(r"<([0-7])>\s?")
+# Kernel wording at the start of a message: drivers and subsystems that print with a prefix
+# (dev_printk's "driver 0000:03:00.0: ", pr_fmt's "subsys: "), the oops/panic/lockup/stall
+# reports (lib/bug.c, kernel/panic.c, kernel/watchdog.c, kernel/rcu/tree_stall.h,
+# arch/x86/mm/fault.c, mm/oom_kill.c) and their register and trace dumps.
+_KERNELISH = re.compile(
+    r"(?:\[drm|drm|NVRM|nvidia|nvidia-modeset|amdgpu|radeon|i915|nouveau|xe\b|kfd|drmn\d|"
+    r"BUG|WARNING|INFO: |Oops|Kernel panic|Call [Tt]race|RIP: |RSP: |Code: |Modules linked in|"
+    r"Hardware name|CPU:? ?\d|Workqueue: |Internal error|Unable to handle|NMI|rcu|INFO: rcu|"
+    r"mce: |\[Hardware Error\]|EDAC|Out of memory|Memory cgroup|oom|Killed process|"
+    r"EXT[234]-fs|XFS|BTRFS|ZFS|SPL|pcieport|AER|DMAR|AMD-Vi|iommu|nvme|ata\d|sd \d|scsi|"
+    r"blk_update_request|I/O error|Buffer I/O|usb \d|pci |PCI|ACPI|x86|watchdog|Tainted|"
+    r"Mem-Info|sysrq|SysRq|Kernel Offset|---\[ end|ret_from_fork|kthread|Task dump|"
+    r"swapper|pc : |lr : |sp : |x\d+ ?: |R\d\d: |R[ABCD]X: |RBP: |RSI: |RDI: |FS: |CS: |CR2: |"
+    r"<TASK>|</TASK>|<IRQ>|</IRQ>|\? [\w.]+\+0x|\[<[0-9a-f]+>\]|thermal|Linux version|"
+    r"Command line: |VFS: |List of all|audit: |device_attach: |systemd\[1\]|"
+    r"[\w.-]+ (?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]: |"
+    r"[\w-]+ [\w-]+: \w+ (?:error|fault|timeout)|"
+    r"[a-z_][\w.-]*\+0x[0-9a-f]+/0x[0-9a-f]+)"
+)
+# localised month abbreviations (glibc's abmon of the languages seen in tickets), by their
+# first three letters (four where two months share three)
+_LOCAL_MONTHS = {
+    **{m.lower(): n for m, n in MONTHS.items()},
+    "mär": 3, "mai": 5, "okt": 10, "dez": 12,  # de
+    "jan": 1, "fév": 2, "fev": 2, "mar": 3, "avr": 4, "juin": 6, "juil": 7, "aoû": 8,
+    "aou": 8, "déc": 12,  # fr, pt
+    "ene": 1, "abr": 4, "ago": 8, "dic": 12,  # es
+    "gen": 1, "mag": 5, "giu": 6, "lug": 7, "set": 9, "ott": 10,  # it
+    "mrt": 3, "mei": 5,  # nl
+    "out": 10,  # pt
+    "sty": 1, "lut": 2, "kwi": 4, "maj": 5, "cze": 6, "lip": 7, "sie": 8, "wrz": 9,
+    "paź": 10, "lis": 11, "gru": 12,  # pl
+    "янв": 1, "фев": 2, "мар": 3, "апр": 4, "мая": 5, "май": 5, "июн": 6, "июл": 7,
+    "авг": 8, "сен": 9, "окт": 10, "ноя": 11, "дек": 12,  # ru
+}  # fmt: skip
+
+
+def clean_markup(line: str) -> str:
+    """The line without the markup a paste wraps around it (ANSI escapes, HTML tags and
+    entities, backticks and fences, quote marks, table pipes, line numbers)."""
+    text = line
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "<" in text:
+        text = _HTML_TAIL.sub("", _HTML_HEAD.sub("", text, count=1))
+    if "&" in text and ";" in text:
+        text = html.unescape(text)
+    text = text.strip()
+    if "`" in text or "~~~" in text:
+        text = _FENCE.sub("", text).strip().strip("`").strip()
+    m = _LEAD.match(text)
+    if m is not None and m.end():
+        text = text[m.end() :].strip()
+    return text
+
+
+def kernelish(text: str) -> bool:
+    """Whether a message without any stamp or prefix reads as kernel wording."""
+    return _KERNELISH.match(text) is not None
+
+
+def _month(word: str) -> int | None:
+    w = word.lower().rstrip(".")
+    return _LOCAL_MONTHS.get(w[:4]) or _LOCAL_MONTHS.get(w[:3])
+
+
+def _wall(prefix: str, hms: str, frac: str | None) -> tuple[int | None, tuple[int, int] | None]:
+    """Wall µs (and month/day when yearless) from the date words before a time."""
+    hms = hms.zfill(8)
+    iso = _ISO_DATE.search(prefix)
+    if iso is not None:
+        return iso_us(f"{iso[1]}-{iso[2]}-{iso[3]}", hms, frac, None), None
+    md = _MONTH_DAY.search(prefix)
+    if md is None:
+        return None, None
+    word, day = (md[1], md[2]) if md[1] else (md[4], md[3])
+    month = _month(word)
+    if month is None:
+        return None, None
+    return wall_from_parts(2000, month, int(day), hms, frac), (month, int(day))
+
+
+def salvage(text: str) -> Fields | None:
+    """Fields of a line no known format took, read behind whatever prefix it has; None
+    when it holds no kernel or journal message (prose, a shell line, a bare dump line)."""
+    head = text[:200]
+    m = _STAMP.search(head)
+    if m is not None and (m.start() == 0 or not _looks_like_message(head[: m.start()])):
+        prio, sec, frac = m.groups()
+        msg = text[m.end() :]
+        level = int(prio) & 7 if prio else None
+        return Fields(LogFormat.LOOSE, msg, usec(sec, frac), None, level, 0 if prio else None)
+    if head[:1] == "[":
+        b = _BLANK_STAMP.match(head)
+        if b is not None:
+            return Fields(LogFormat.LOOSE, text[b.end() :])
+    t = _TIME.search(head)
+    if t is not None and t.start() <= 60:
+        wall, md = _wall(head[: t.start()], t["time"], t["frac"])
+        rest = text[t.end() :]
+        return _after_stamp(rest, wall, md)
+    k = _KERNEL_WORD.search(head)
+    if k is not None and k.start() <= 80:
+        return Fields(LogFormat.LOOSE, text[k.end() :], facility=0)
+    p = _PRIO.match(head)
+    if p is not None:
+        level = int(p.group(1))
+        return Fields(LogFormat.LOOSE, text[p.end() :], level=level)
+    if kernelish(text):
+        return Fields(LogFormat.LOOSE, text)
+    return None
+
+
+def _looks_like_message(prefix: str) -> bool:
+    """A stamp after kernel wording is part of the message (a glued second line is split
+    elsewhere); after a host, a date or a console name it ends a prefix."""
+    return kernelish(prefix.lstrip("[")) and not prefix.rstrip().endswith(("kernel:", "]"))
+
+
+def _after_stamp(rest: str, wall: int | None, md: tuple[int, int] | None) -> Fields | None:
+    s = _STAMP.match(rest)
+    if s is not None:  # rsyslog's "kernel: [ 12.3]" with the host cut off
+        ts = usec(s[2], s[3])
+        return Fields(LogFormat.LOOSE, rest[s.end() :], ts, wall, facility=0, month_day=md)
+    k = _KERNEL_WORD.match(rest)
+    if k is None:
+        w = _WHO.match(rest)
+        if w is not None and w[2].lower() in ("kernel", "kern"):
+            k = w
+        elif w is not None and w[3]:  # "ident[pid]: text": another program's line
+            host, ident, pid = w[1] or "", w[2], w[3]
+            msg = f"{ident}[{pid}]: {rest[w.end() :]}"
+            return Fields(
+                LogFormat.LOOSE,
+                msg,
+                None,
+                wall,
+                facility=3,
+                host=host,
+                ident=ident,
+                pid=pid,
+                month_day=md,
+            )
+    if k is not None:
+        msg = rest[k.end() :]
+        s = _STAMP.match(msg)
+        ts = usec(s[2], s[3]) if s is not None else None
+        msg = msg[s.end() :] if s is not None else msg
+        return Fields(LogFormat.LOOSE, msg, ts, wall, facility=0, month_day=md)
+    if not kernelish(rest):  # a time in prose, or another program's line without a pid
+        return None
+    return Fields(LogFormat.LOOSE, rest, None, wall, month_day=md)
