@@ -161,9 +161,9 @@ def sysctl_cmd(action: str, proc_root: str, fs_root: str) -> None:
     """Compare the forensic sysctls with what kmsgd wants (check), or set them (apply)."""
     from pathlib import Path
 
-    from kmsgd.record import sysctl
+    from kmsgd.record import sysctl, sysctl_conf
 
-    want = sysctl.resolve_desired(Path(fs_root))
+    want = sysctl_conf.resolve_desired(Path(fs_root))
     if action == "check":
         lines, status = sysctl.check_report(sysctl.check(Path(proc_root), want))
     else:

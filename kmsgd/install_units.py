@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kmsgd.errors import KmsgdError
 from kmsgd.outputs import atomic_write
-from kmsgd.record import sysctl
+from kmsgd.record import sysctl, sysctl_conf
 
 UNITS = ("kmsgd.service", "kmsgd-report.service")
 UNIT_DIR = "etc/systemd/system"
@@ -89,7 +89,7 @@ def plan(exe: str, units_dir: Path) -> list[InstallFile]:
         InstallFile(f"{UNIT_DIR}/{name}", rewrite_exec((units_dir / name).read_text(), exe))
         for name in UNITS
     ]
-    files.append(InstallFile(f"{SYSCTL_DIR}/{sysctl.CONF_NAME}", sysctl.render_conf()))
+    files.append(InstallFile(f"{SYSCTL_DIR}/{sysctl.CONF_NAME}", sysctl_conf.render_conf()))
     return files
 
 

@@ -113,18 +113,43 @@ def prepare(
             stops.append(sampler.stop)
         except Exception as err:
             log.error("source_failed", source="sensors", error=repr(err))
-    if cfg.textfile:
-        stops.append(_start_exporter(cfg.textfile, stats, log))
+    if cfg.sensors:
+        _say_nvidia(cfg, log)
+    if cfg.recorder_textfile:
+        stops.append(_start_exporter(cfg.recorder_textfile, stats, log))
     return stops
 
 
-def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
-    """Set the forensic sysctls (admin overrides win) and record old and new values."""
-    from kmsgd.record import sysctl
+def _say_nvidia(cfg: Config, log: Any) -> None:
+    """An NVIDIA GPU that NVML cannot read gets no power or temperature samples (the
+    proprietary driver registers no hwmon device): say so once, at start."""
+    from kmsgd.sensors.nvml import nvidia_warning
 
+    try:
+        warning = nvidia_warning(cfg.sys_root)
+    except Exception as err:  # a broken NVML must not keep the recorder down
+        warning = f"NVML check failed: {err!r}"
+    if warning:
+        log.warning(
+            "nvidia_without_nvml",
+            problem=warning,
+            fix="apt install python3-pynvml, or pip install 'kmsgd[nvidia]'; "
+            "the NVIDIA driver provides libnvidia-ml.so.1",
+        )
+
+
+def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
+    """Set the forensic sysctls (admin overrides win) and record old and new values; with
+    `apply_sysctl` off (the service sets them in a privileged step of its own), record the
+    values this boot runs with, so the report can still say what they were."""
+    from kmsgd.record import sysctl, sysctl_conf
+
+    desired = sysctl_conf.resolve_desired(Path(cfg.fs_root))
     if not cfg.apply_sysctl:
+        states = sysctl.check(Path(cfg.proc_root), desired)
+        emit(Kind.SYSCTL, {"changes": sysctl.to_payload(sysctl.observed(states))}, True)
         return
-    changes = sysctl.apply(Path(cfg.proc_root), sysctl.resolve_desired(Path(cfg.fs_root)))
+    changes = sysctl.apply(Path(cfg.proc_root), desired)
     emit(Kind.SYSCTL, {"changes": sysctl.to_payload(changes)}, True)
     lines, status = sysctl.apply_report(changes)
     (log.warning if status else log.info)("sysctls_applied", report="; ".join(lines))
@@ -162,14 +187,31 @@ def _start_exporter(
     """Refresh the node_exporter textfile every minute from a thread of its own."""
     stop = threading.Event()
 
+    said: set[str] = set()
+
     def write(up: bool) -> None:
         ring_bytes, lost = stats()
         try:
-            outputs.write_textfile(path, outputs.Metrics(up, ring_bytes, lost))
-        except FileNotFoundError:
-            pass  # no node_exporter on this box
+            text = outputs.render_textfile(outputs.Metrics(up, ring_bytes, lost))
+            outputs.write_textfile(path, text)
         except OSError as err:
-            log.warning("textfile_failed", path=path, error=err.strerror)
+            # Once per kind of failure, not once a minute. A missing directory is the usual
+            # case (node_exporter not installed, or reading another directory): say which
+            # directory node_exporter must read (docs/operator-guide.md, fleet monitoring).
+            kind = "missing" if isinstance(err, FileNotFoundError) else str(err.errno)
+            if kind in said:
+                return
+            said.add(kind)
+            if kind == "missing":
+                log.warning(
+                    "textfile_dir_missing",
+                    path=os.path.dirname(path),
+                    fix="install prometheus-node-exporter (it reads this directory), or set "
+                    "textfile_dir in /etc/kmsgd/kmsgd.toml to the directory yours reads "
+                    '(textfile_dir = "" turns the metrics off)',
+                )
+            else:
+                log.warning("textfile_failed", path=path, error=err.strerror or str(err))
 
     def loop() -> None:
         while not stop.wait(EXPORT_EVERY_S):

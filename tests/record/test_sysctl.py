@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kmsgd.record import sysctl
+from kmsgd.record import sysctl, sysctl_conf
 from kmsgd.record.sysctl import DESIRED, Desired, Failure
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,12 +30,14 @@ def all_wanted() -> dict[str, str]:
 
 def test_shipped_conf_is_rendered_from_the_table() -> None:
     shipped = (REPO / "sysctl.d" / sysctl.CONF_NAME).read_text()
-    assert shipped == sysctl.render_conf(), "regenerate: python -c 'kmsgd.sysctl.render_conf()'"
+    assert shipped == sysctl_conf.render_conf(), (
+        "regenerate: python -c 'kmsgd.record.sysctl_conf.render_conf()'"
+    )
 
 
 def test_shipped_conf_sets_exactly_the_desired_values() -> None:
     # Parsed the way systemd-sysctl reads it, independent of render_conf's own code.
-    parsed = sysctl.parse_sysctl_conf((REPO / "sysctl.d" / sysctl.CONF_NAME).read_text())
+    parsed = sysctl_conf.parse_sysctl_conf((REPO / "sysctl.d" / sysctl.CONF_NAME).read_text())
     assert parsed == all_wanted()
     for line in (REPO / "sysctl.d" / sysctl.CONF_NAME).read_text().splitlines():
         if "=" in line and not line.startswith("#"):
@@ -237,7 +239,7 @@ def write(root: Path, rel: str, text: str) -> Path:
 
 
 def resolved(root: Path) -> dict[str, str]:
-    return {d.key: d.value for d in sysctl.resolve_desired(root)}
+    return {d.key: d.value for d in sysctl_conf.resolve_desired(root)}
 
 
 def test_resolve_without_any_file_keeps_ours(tmp_path: Path) -> None:
@@ -245,7 +247,7 @@ def test_resolve_without_any_file_keeps_ours(tmp_path: Path) -> None:
 
 
 def test_resolve_later_admin_file_wins(tmp_path: Path) -> None:
-    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl.render_conf())
+    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl_conf.render_conf())
     write(tmp_path, "etc/sysctl.d/90-fleet.conf", "kernel.panic = 10\n-kernel/sysrq=176\n")
     write(tmp_path, "etc/sysctl.d/10-early.conf", "kernel.panic_on_oops = 0\n")  # earlier: loses
     got = resolved(tmp_path)
@@ -255,7 +257,7 @@ def test_resolve_later_admin_file_wins(tmp_path: Path) -> None:
 
 
 def test_resolve_debian_sysctl_conf_link_read_once(tmp_path: Path) -> None:
-    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl.render_conf())
+    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl_conf.render_conf())
     write(tmp_path, "etc/sysctl.conf", "kernel.panic = 5\n")
     (tmp_path / "etc/sysctl.d").mkdir(parents=True)
     (tmp_path / "etc/sysctl.d/99-sysctl.conf").symlink_to("../sysctl.conf")
@@ -263,7 +265,7 @@ def test_resolve_debian_sysctl_conf_link_read_once(tmp_path: Path) -> None:
 
 
 def test_resolve_masked_file_sets_nothing(tmp_path: Path) -> None:
-    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl.render_conf())
+    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl_conf.render_conf())
     (tmp_path / "etc/sysctl.d").mkdir(parents=True)
     (tmp_path / "etc/sysctl.d/60-kmsgd.conf").symlink_to("/dev/null")
     write(tmp_path, "etc/sysctl.d/90-fleet.conf", "kernel.panic = 10\n")
@@ -271,6 +273,6 @@ def test_resolve_masked_file_sets_nothing(tmp_path: Path) -> None:
 
 
 def test_resolve_etc_copy_replaces_shipped_file(tmp_path: Path) -> None:
-    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl.render_conf())
+    write(tmp_path, "usr/lib/sysctl.d/60-kmsgd.conf", sysctl_conf.render_conf())
     write(tmp_path, "etc/sysctl.d/60-kmsgd.conf", "# trimmed by the admin\nkernel.panic = 60\n")
     assert resolved(tmp_path) == {"kernel.panic": "60"}
