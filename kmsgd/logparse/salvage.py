@@ -193,10 +193,10 @@ def _after_stamp(rest: str, wall: int | None, md: tuple[int, int] | None) -> Fie
             )
     if k is not None:
         msg = rest[k.end() :]
-        s = _STAMP.match(msg)
-        ts = usec(s[2], s[3]) if s is not None else None
-        msg = msg[s.end() :] if s is not None else msg
-        return Fields(LogFormat.LOOSE, msg, ts, wall, facility=0, month_day=md)
+        e = _STAMP.match(msg)
+        stamp = usec(e[2], e[3]) if e is not None else None
+        msg = msg[e.end() :] if e is not None else msg
+        return Fields(LogFormat.LOOSE, msg, stamp, wall, facility=0, month_day=md)
     if not kernelish(rest):  # a time in prose, or another program's line without a pid
         return None
     return Fields(LogFormat.LOOSE, rest, None, wall, month_day=md)

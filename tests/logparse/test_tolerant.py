@@ -164,7 +164,7 @@ def test_two_consoles_interleaved_mid_line() -> None:
 def test_reversed_journal_is_read_oldest_first() -> None:
     lines = [f"> feb 27 10:48:{s:02d} x kernel: line {s}" for s in range(30, 20, -1)]
     report, _ = analyze_report(io.BytesIO("\n".join(lines).encode()), name="paste")
-    assert report.source.reversed
+    assert report.source is not None and report.source.reversed
 
 
 def test_pager_truncated_line_loses_the_marker() -> None:
