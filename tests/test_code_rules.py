@@ -59,7 +59,9 @@ LAYERS: dict[str, set[str]] = {
     "catalogue": {"ring", "errors", "types"},
     "logparse": {"ring", "errors", "types"},
     "judge": {"ring", "catalogue", "logparse", "errors", "types"},
-    "report": {"judge", "catalogue", "logparse", "ring", "errors", "types", "outputs"},
+    "report": {"judge", "catalogue", "logparse", "ring", "errors", "types", "outputs", "fleet"},
+    # After the report: post-mortem entries of many boxes, read back from journal files.
+    "fleet": {"errors", "types"},
 }
 
 
@@ -79,6 +81,20 @@ def test_each_stage_imports_only_what_lies_below_it(package: str) -> None:
         if _stage(m) not in allowed | {None, "__version__"}
     )
     assert not wrong
+
+
+def test_the_report_takes_only_the_entry_contract_from_the_fleet() -> None:
+    """kmsgd.fleet.entry (field names, export format; standard library only) is the contract
+    between the report that writes entries and the fleet that reads them; nothing else of
+    the fleet is the report's business."""
+    used = {
+        m
+        for path in (PKG / "report").rglob("*.py")
+        for m in imports_of(path)
+        if _stage(m) == "fleet"
+    }
+    assert used <= {"kmsgd.fleet", "kmsgd.fleet.entry"}
+    assert not {m for m in imports_of(PKG / "fleet" / "entry.py") if m.startswith("kmsgd")}
 
 
 def test_every_stage_package_says_what_it_is_and_may_import() -> None:
@@ -123,7 +139,12 @@ def test_the_post_mortem_never_reaches_into_the_recorder() -> None:
         ("pyudev", {"kmsgd/sensors/udev.py"}),
         (
             "systemd",
-            {"kmsgd/judge/journal.py", "kmsgd/record/notify.py", "kmsgd/report/publish.py"},
+            {
+                "kmsgd/judge/journal.py",
+                "kmsgd/record/notify.py",
+                "kmsgd/report/publish.py",
+                "kmsgd/fleet/source.py",
+            },
         ),
         ("pynvml", {"kmsgd/sensors/nvml.py"}),
     ],

@@ -47,9 +47,12 @@ REPORT_JSON_CUT = "KMSGD_REPORT_JSON_CUT"  # what was left out to fit REPORT_JSO
 # Per GPU i (0..GPU_MAX-1): KMSGD_GPU<i>_<KEY>.
 GPU_KEYS = ("PCI", "ID", "SUBSYSTEM", "MODEL", "DRIVER", "DRIVER_VERSION", "VBIOS", "FIRMWARE")
 GPU_MAX = 16
-# The JSON report is capped so that every hop (journald, journal-upload, journal-remote, and
-# log shippers downstream) passes it whole; see docs/fleet.md for what is cut beyond it.
-REPORT_JSON_MAX = 256 * 1024
+# The JSON report's cap, in bytes. journald would take far more (768 MiB a field), but a reader
+# of the journal gets fields longer than its data threshold cut, and sd_journal's default is
+# 64 KiB for the whole `NAME=value` (python-systemd's Reader, journalctl without --all). Under
+# the cap the report travels whole; above it, `kmsgd.report.entry` leaves out the bulkiest
+# parts first and says which in REPORT_JSON_CUT (docs/fleet.md).
+REPORT_JSON_MAX = 64_000
 
 _FIELD = re.compile(r"^(?:__)?[A-Z_][A-Z0-9_]{0,63}$")
 

@@ -79,8 +79,9 @@ def _gpus(inv: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 def config_facts(inventory: Mapping[str, Any]) -> dict[str, Any]:
     """The configuration a report states even when nothing changed (seed 000: "IOMMU was in
-    Translated mode"): kernel, IOMMU mode, ASPM policy, and per GPU its driver, IOMMU domain
-    and power cap."""
+    Translated mode"): kernel, IOMMU mode, ASPM policy, per GPU its identity, driver, firmware,
+    IOMMU domain and power cap, and the host (BIOS, board, CPU, RAM): what a fleet groups
+    boxes by (docs/fleet.md)."""
     inv = _map(inventory)
     types = {str(k): v for k, v in _map(inv.get("iommu_group_types")).items()}
     return {
@@ -95,10 +96,23 @@ def config_facts(inventory: Mapping[str, Any]) -> dict[str, Any]:
                 "driver": g.get("driver", ""),
                 "iommu_group_type": g.get("iommu_group_type"),
                 "power_cap_w": g.get("power1.cap_w", g.get("power_limit_w")),
+                "pci_id": _pci_id(g),
+                "subsystem_id": str(g.get("subsystem_id") or ""),
+                "model": str(g.get("product") or ""),
+                "driver_version": str(g.get("driver_version") or ""),
+                "vbios": str(g.get("vbios") or ""),
+                "firmware": {str(k): str(v) for k, v in _map(g.get("firmware")).items()},
             }
             for dev, g in sorted(_gpus(inv).items())
         ],
+        "host": {str(k): v for k, v in _map(inv.get("host")).items()},
     }
+
+
+def _pci_id(gpu: Mapping[str, Any]) -> str:
+    """`1002:744c`, or "" when the inventory lacks either half."""
+    vendor, device = gpu.get("vendor_id"), gpu.get("device_id")
+    return f"{vendor}:{device}" if vendor and device else ""
 
 
 def _change(

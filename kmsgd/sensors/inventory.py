@@ -49,6 +49,7 @@ class Inventory:
     iommu_group_types: dict[str, int] = field(default_factory=dict)
     aspm_policy: str = ""
     sysctls: dict[str, str] = field(default_factory=dict)
+    host: dict[str, Any] = field(default_factory=dict)  # DMI, CPU model, RAM (`read_host`)
 
     def to_payload(self) -> dict[str, Any]:
         return {
@@ -60,6 +61,7 @@ class Inventory:
             "iommu_group_types": dict(self.iommu_group_types),
             "aspm_policy": self.aspm_policy,
             "sysctls": dict(self.sysctls),
+            "host": dict(self.host),
         }
 
     @classmethod
@@ -75,6 +77,7 @@ class Inventory:
             },
             aspm_policy=str(data.get("aspm_policy", "")),
             sysctls={str(k): str(v) for k, v in data.get("sysctls", {}).items()},
+            host=dict(data.get("host") or {}),
         )
 
     def same_as(self, other: Inventory) -> bool:
@@ -129,6 +132,88 @@ def _driver_version(sys_root: str, driver: str) -> str:
     return read_text(os.path.join(sys_root, "module", driver, "version")) or "" if driver else ""
 
 
+# /sys/class/dmi/id files any user may read (the serial numbers are root-only and not taken:
+# a fleet groups boxes by model and firmware, never by serial).
+DMI_FILES = (
+    "bios_vendor",
+    "bios_version",
+    "bios_date",
+    "board_vendor",
+    "board_name",
+    "board_version",
+    "sys_vendor",
+    "product_name",
+)
+
+
+def _cpu_model(proc_root: str) -> str:
+    """`model name` of the first CPU (x86); ARM kernels say `Hardware` or nothing."""
+    text = read_text(os.path.join(proc_root, "cpuinfo")) or ""
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep and key.strip() in ("model name", "Hardware", "cpu model"):
+            return " ".join(value.split())
+    return ""
+
+
+def _mem_total_bytes(proc_root: str) -> int | None:
+    text = read_text(os.path.join(proc_root, "meminfo")) or ""
+    for line in text.splitlines():
+        if line.startswith("MemTotal:"):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                return int(parts[1]) * 1024  # meminfo's "kB" are KiB
+    return None
+
+
+def read_host(sys_root: str, proc_root: str) -> dict[str, Any]:
+    """What the box is: DMI (BIOS, board, system), CPU model, RAM. Missing files: absent keys."""
+    host: dict[str, Any] = {}
+    for name in DMI_FILES:
+        value = read_text(os.path.join(sys_root, "class", "dmi", "id", name))
+        if value:
+            host[name] = " ".join(value.split())
+    cpu = _cpu_model(proc_root)
+    if cpu:
+        host["cpu_model"] = cpu
+    mem = _mem_total_bytes(proc_root)
+    if mem is not None:
+        host["mem_total_bytes"] = mem
+    return host
+
+
+def read_firmware(device_path: str) -> dict[str, str]:
+    """amdgpu's firmware versions (`fw_version/smc_fw_version` -> {"smc": "0x00553700"});
+    other drivers have no such directory and give {}."""
+    base = os.path.join(device_path, "fw_version")
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return {}
+    out = {}
+    for name in names:
+        value = read_text(os.path.join(base, name))
+        if value and name.endswith("_fw_version"):
+            out[name.removesuffix("_fw_version")] = value
+    return out
+
+
+def _pci_ids(sys_root: str, device: str) -> dict[str, str]:
+    """vendor_id/device_id/subsystem_id of a PCI device from sysfs (for NVML's GPUs, which
+    name only the address)."""
+    base = os.path.join(sys_root, "bus", "pci", "devices", device)
+    ids = {}
+    for key, files in (
+        ("vendor_id", ("vendor",)),
+        ("device_id", ("device",)),
+        ("subsystem_id", ("subsystem_vendor", "subsystem_device")),
+    ):
+        values = [read_int(os.path.join(base, f)) for f in files]
+        if all(v is not None for v in values):
+            ids[key] = ":".join(f"{v:04x}" for v in values if v is not None)
+    return ids
+
+
 def read_inventory(
     sys_root: str, proc_root: str, extra_gpus: list[dict[str, Any]] | None = None
 ) -> Inventory:
@@ -139,13 +224,18 @@ def read_inventory(
     for card in read_cards(sys_root):
         entry = read_card_info(card).to_payload()
         entry["driver_version"] = _driver_version(sys_root, card.driver)
+        firmware = read_firmware(card.device_path)
+        if firmware:
+            entry["firmware"] = firmware
         group_type = read_text(os.path.join(card.device_path, "iommu_group", "type"))
         if group_type:
             entry["iommu_group_type"] = group_type
         entry.update(caps_by_device.get(card.device, {}))
         gpus.append(entry)
     known = {g["device"] for g in gpus}
-    gpus.extend(g for g in extra_gpus or () if g.get("device") not in known)
+    for g in extra_gpus or ():
+        if g.get("device") not in known:
+            gpus.append({**_pci_ids(sys_root, str(g.get("device", ""))), **g})
     hwmon = tuple(
         {
             "hwmon": c.hwmon,
@@ -172,4 +262,5 @@ def read_inventory(
             read_text(os.path.join(sys_root, "module", "pcie_aspm", "parameters", "policy")) or ""
         ),
         sysctls=sysctls,
+        host=read_host(sys_root, proc_root),
     )
