@@ -36,6 +36,8 @@ class Config:
     power_hz: float = 10.0
     sample_hz: float = 1.0
     top_processes_s: float = 5.0
+    # `kmsgd fleet` on a collector: where systemd-journal-remote writes the boxes' journals
+    fleet_journal_dir: str = "/var/log/journal/remote"
     lock_memory: bool = True
     # node_exporter textfile with kmsgd_up and ring figures ("" disables it)
     textfile: str = "/var/lib/node_exporter/textfile_collector/kmsgd.prom"
