@@ -81,10 +81,14 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         trigger=Trigger("gpu_hang"),
     ),
     # amdgpu_job.c amdgpu_job_timedout: "ring %s timeout, signaled seq=%u, emitted seq=%u"
+    # (4.x–today; 6.x prints it through dev_err, older through DRM_ERROR with the
+    # "[drm:amdgpu_job_timedout [amdgpu]] *ERROR*" prefix, which also heads its "Process
+    # information" line, so a cut that lost the first line still shows the timeout)
     sig(
         "amdgpu_ring_timeout",
-        r"ring \S+ timeout(?:, signaled seq|\b)",
-        ("timeout",),
+        r"ring \S+ timeout(?:, signaled seq|\b)|\[drm:amdgpu_job_timedout \[amdgpu\]\]"
+        r"|\[drm ERROR :amdgpu_job_timedout\]",
+        ("timeout", "amdgpu_job_timedout"),
         Severity.CRITICAL,
         AMDGPU,
         "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",

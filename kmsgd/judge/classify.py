@@ -92,9 +92,21 @@ def _noise(ctx: Context) -> None:
             ctx.noise.add(tag)
 
 
+GPU_STAGE = 30  # every GPU driver signature sorts here, then by time (see _culprit)
+
+
 def _culprit(ctx: Context) -> TagStats | None:
+    """Across subsystems the catalogue rank decides (a machine check before the GPU, the GPU
+    before the storage, storage before the kernel's own reports). Within one GPU driver the
+    first signature leads: amdgpu and NVRM log each step of a failure as it happens, so what
+    follows a ring timeout (MES and SMU calls failing while the reset tears queues down, page
+    faults of the resumed context, a GSP timeout after an Xid) is its consequence."""
+
     def rank(t: TagStats) -> tuple[int, int]:
-        return (t.hit.signature.rank, t.first.pos)
+        sig = t.hit.signature
+        if sig.subsystem.startswith("gpu") and not sig.routine:
+            return (min(sig.rank, GPU_STAGE), t.first.pos)
+        return (sig.rank, t.first.pos)
 
     blamable = [t for t in ctx.final if t.hit.signature.rank < 100 and t.tag not in ctx.noise]
     serious = [t for t in blamable if not t.hit.signature.routine]
