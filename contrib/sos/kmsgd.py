@@ -9,7 +9,7 @@
 
 import tomllib
 
-from sos.report.plugins import IndependentPlugin, Plugin
+from sos.report.plugins import DebianPlugin, IndependentPlugin, Plugin, UbuntuPlugin
 
 try:
     from sos.report.plugins import PluginOpt
@@ -26,7 +26,9 @@ TEXTFILES = (
 )
 
 
-class Kmsgd(Plugin, IndependentPlugin):
+# IndependentPlugin: kmsgd runs on any Linux. DebianPlugin and UbuntuPlugin too, because sos 4.0's
+# Debian policy loads only plugins tagged for Debian.
+class Kmsgd(Plugin, IndependentPlugin, DebianPlugin, UbuntuPlugin):
     """kmsgd: how earlier boots ended (post-mortems), the recorder's health and settings"""
 
     short_desc = "kmsgd freeze-forensics recorder"
