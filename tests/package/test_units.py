@@ -14,7 +14,7 @@ from kmsgd import install_units
 from kmsgd.errors import KmsgdError
 from kmsgd.record import sysctl
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 UNITS = REPO / "units"
 HOST_UNITS = Path("/usr/lib/systemd/system")
 ANALYZE = shutil.which("systemd-analyze")
