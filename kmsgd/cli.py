@@ -194,7 +194,13 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
 @main.command("last-boot")
 @ring_option
 @click.option("--boot", default=None, metavar="ID|-N", help="default: the boot before this one")
-@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "md", "json", "export"]),
+    default="text",
+    help="export: the post-mortem journal entry in journal export format (systemd-journal-remote)",
+)
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
 @click.option("--journal/--no-journal", default=True, help="ask the systemd journal too")
 @click.option("--journal-dir", default=None, metavar="DIR", help="read journal files from DIR")
@@ -251,11 +257,52 @@ def last_boot(
             if save_dir is not None:
                 click.echo(line)
                 return
+    if fmt == "export":
+        from kmsgd.report.entry import export_entry
+
+        raw = export_entry(
+            report,
+            now_us=int(dt.datetime.now(dt.UTC).timestamp() * 1e6),
+            machine_id=opts.machine_id,
+            boot_id=opts.current_boot_id or "",
+        )
+        sys.stdout.buffer.write(raw)
+        sys.stdout.buffer.flush()
+        return
     out = render(report, fmt, color=fmt == "text" and sys.stdout.isatty() and not redact)
     if redact:
         from kmsgd.report.redact import Redactor
 
         out = Redactor((report.hostname,), keep={boot_id}).redact(out)
+    click.echo(out, nl=not out.endswith("\n"))
+
+
+@main.command()
+@click.option(
+    "--journal-dir",
+    default=None,
+    metavar="DIR",
+    help=f"the collector's journal files (default: {Config().fleet_journal_dir})",
+)
+@click.option("--since", default=None, metavar="TIME", help="default: 30 days before --until")
+@click.option("--until", default=None, metavar="TIME", help="default: now")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
+@click.option("--config", "config_file", default=None, metavar="FILE", help="settings file")
+def fleet(
+    journal_dir: str | None, since: str | None, until: str | None, fmt: str, config_file: str | None
+) -> None:
+    """Post-mortems of many boxes (systemd-journal-remote's files): which boxes died the same
+    way, and what they share that the fleet's other boots do not (docs/fleet.md).
+
+    TIME: 2025-11-01, '2025-11-01 12:00', -7d, '12h ago', yesterday, @EPOCH.
+    """
+    from kmsgd.config import DEFAULT_CONFIG, load
+    from kmsgd.fleet.command import fleet_report
+
+    cfg = load(config_file or DEFAULT_CONFIG, {})
+    out = fleet_report(
+        journal_dir=journal_dir or cfg.fleet_journal_dir, since=since, until=until, fmt=fmt
+    )
     click.echo(out, nl=not out.endswith("\n"))
 
 
