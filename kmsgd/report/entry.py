@@ -139,8 +139,9 @@ def entry_fields(report: Report, *, report_path: str = "") -> Fields:
         report_path=report_path,
     )
     out: Fields = list(base.items())
-    tod = report.time_of_death.extra if report.time_of_death else {}
-    end = tod.get("last_sign_of_life_wall_us")
+    doc = report.to_json_dict()
+    tod = doc.get("time_of_death")
+    end = tod.get("last_sign_of_life_wall_us") if isinstance(tod, Mapping) else None
     out += [
         (f.VERSION, __version__),
         (f.REASON, report.reason),
@@ -149,7 +150,7 @@ def entry_fields(report: Report, *, report_path: str = "") -> Fields:
     ]
     out = [(k, v) for k, v in out if v or k in base]
     out += attribute_fields(_config(report))
-    text, cut = report_json(report.to_json_dict())
+    text, cut = report_json(doc)
     if cut:
         out.append((f.REPORT_JSON_CUT, cut))
     out.append((f.REPORT_JSON, text))
