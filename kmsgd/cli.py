@@ -1,6 +1,7 @@
 """The command line. The only module that knows click, prints, or chooses exit statuses.
 
-Exit status: 0 success, 2 bad input or usage (one line on stderr, never a traceback).
+Exit status: 0 success, 1 a check failed (`check`, `sysctl check`), 2 bad input or usage (one
+line on stderr, never a traceback), 3 nothing to judge (`last-boot`: no ended boot in the ring).
 """
 
 from __future__ import annotations
@@ -16,18 +17,20 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from kmsgd import __version__
-from kmsgd.config import Config
-from kmsgd.errors import BadInput, KmsgdError
+from kmsgd.config import DEFAULT_CONFIG, Config, read
+from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
 from kmsgd.ring.reader import RingReader, pick_boot
 from kmsgd.ring.records import Entry, KernelRecord
 
 F = TypeVar("F", bound=Callable[..., Any])
-RING_HELP = f"ring file (default {Config().ring})"
+RING_HELP = f"ring file (default: ring in the config file, {Config().ring})"
+NOTHING_TO_JUDGE = 3  # exit status: no ended boot in the ring (not a usage error)
+_FROM_CONFIG = "\0config"  # `--textfile` without a value: the path from the config file
 
 
-def die(message: str, hint: str = "") -> NoReturn:
+def die(message: str, hint: str = "", status: int = 2) -> NoReturn:
     click.echo(f"kmsgd: {message}" + (f" ({hint})" if hint else ""), err=True)
-    sys.exit(2)
+    sys.exit(status)
 
 
 class _Group(click.Group):
@@ -36,6 +39,8 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except NothingToJudge as err:
+            die(str(err), err.hint, NOTHING_TO_JUDGE)
         except KmsgdError as err:
             die(str(err), err.hint)
         except BrokenPipeError:
@@ -56,6 +61,25 @@ def ring_option(f: F) -> F:
     return click.option("--ring", default=None, metavar="PATH", help=RING_HELP)(f)
 
 
+def config_option(f: F) -> F:
+    return click.option(
+        "--config",
+        "config_file",
+        default=None,
+        metavar="FILE",
+        help=f"settings file (default {DEFAULT_CONFIG})",
+    )(f)
+
+
+def settings(config_file: str | None, **overrides: Any) -> Config:
+    """The same settings `kmsgd run` uses; a bad line in the file is a warning here (`kmsgd
+    check` fails on it), never a reason to refuse a post-mortem."""
+    got = read(config_file or DEFAULT_CONFIG, overrides)
+    for problem in got.problems:
+        click.echo(f"kmsgd: warning: {got.path}: {problem.message}", err=True)
+    return got.config
+
+
 @main.command(
     context_settings={"ignore_unknown_options": True, "help_option_names": []},
     add_help_option=False,
@@ -71,29 +95,30 @@ def run(args: tuple[str, ...]) -> None:
     sys.exit(run_main(list(args)))
 
 
-def _open(ring: str | None) -> RingReader:
-    return RingReader(ring or Config().ring)
+def _open(cfg: Config) -> RingReader:
+    return RingReader(cfg.ring)
 
 
 @main.command()
 @ring_option
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-@click.option("--proc", "proc_root", default="/proc", metavar="DIR", help="procfs root")
-def boots(ring: str | None, fmt: str, proc_root: str) -> None:
+@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
+@config_option
+def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
-    from kmsgd.lastboot import outcomes
+    from kmsgd.lastboot import outcomes, rtc_local
 
-    with _open(ring) as reader:
+    cfg = settings(config_file, ring=ring, proc_root=proc_root)
+    with _open(cfg) as reader:
         rows = reader.boots()
         torn = reader.torn_bytes
-        ends = outcomes(reader, rows, _current_boot(proc_root))
+        ends = outcomes(reader, rows, _current_boot(cfg.proc_root), rtc_local(cfg.etc_root))
     if fmt == "json":
         for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
-            outcome, _, conf = end.partition(" (")
             obj = dataclasses.asdict(row) | {
                 "index": i - len(rows) + 1,
-                "outcome": outcome,
-                "confidence": conf.rstrip(")") or None,
+                "outcome": end.outcome.value if end.outcome else f"error: {end.error}",
+                "confidence": end.confidence.value if end.confidence else None,
             }
             click.echo(json.dumps(obj, sort_keys=True))
         return
@@ -124,9 +149,10 @@ def select_boot(reader: RingReader, boot: str | None) -> str:
 @ring_option
 @click.option("--boot", default=None, metavar="ID|-N", help="boot id or offset (0 = last)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
-def dump(ring: str | None, boot: str | None, fmt: str) -> None:
+@config_option
+def dump(ring: str | None, boot: str | None, fmt: str, config_file: str | None) -> None:
     """Print the records of one boot."""
-    with _open(ring) as reader:
+    with _open(settings(config_file, ring=ring)) as reader:
         boot_id = select_boot(reader, boot)
         for entry in reader.entries(boot_id):
             click.echo(_json_line(entry) if fmt == "json" else _text_line(entry))
@@ -136,9 +162,12 @@ def dump(ring: str | None, boot: str | None, fmt: str) -> None:
 @click.argument("source", metavar="FILE|-")
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
-def analyze(source: str, fmt: str, redact: bool) -> None:
+@config_option
+def analyze(source: str, fmt: str, redact: bool, config_file: str | None) -> None:
     """Explain a pasted kernel log (dmesg, journalctl, syslog, pstore, /dev/kmsg)."""
     from kmsgd.analyze import analyze as run_analyze
+
+    settings(config_file)  # nothing in it changes a pasted log's analysis; its problems are said
 
     color = fmt == "text" and sys.stdout.isatty()
     if source == "-":
@@ -155,11 +184,17 @@ def analyze(source: str, fmt: str, redact: bool) -> None:
 
 @main.command("sysctl")
 @click.argument("action", type=click.Choice(["check", "apply"]))
-@click.option("--proc", "proc_root", default="/proc", metavar="DIR", help="procfs root")
-@click.option("--root", "fs_root", default="/", metavar="DIR", help="root of /etc/sysctl.d")
-def sysctl_cmd(action: str, proc_root: str, fs_root: str) -> None:
+@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
+@click.option("--root", "fs_root", default=None, metavar="DIR", help="root of /etc/sysctl.d (/)")
+@config_option
+def sysctl_cmd(
+    action: str, proc_root: str | None, fs_root: str | None, config_file: str | None
+) -> None:
     """Compare the forensic sysctls with what kmsgd wants (check), or set them (apply)."""
     from pathlib import Path
+
+    cfg = settings(config_file, proc_root=proc_root, fs_root=fs_root)
+    proc_root, fs_root = cfg.proc_root, cfg.fs_root
 
     from kmsgd.record import sysctl, sysctl_conf
 
@@ -170,6 +205,20 @@ def sysctl_cmd(action: str, proc_root: str, fs_root: str) -> None:
         lines, status = sysctl.apply_report(sysctl.apply(Path(proc_root), want))
     click.echo("\n".join(lines))
     sys.exit(status)
+
+
+@main.command("check")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@config_option
+def check_cmd(fmt: str, config_file: str | None) -> None:
+    """Is this machine set up to leave a post-mortem? One line per check, OK/WARN/FAIL and the
+    fix. Exit status 0 when nothing failed (warnings allowed), 1 otherwise."""
+    from kmsgd.check.model import exit_status, render_json, render_text
+    from kmsgd.check.run import run_checks
+
+    findings = run_checks(read(config_file or DEFAULT_CONFIG, {}))
+    click.echo(render_json(findings) if fmt == "json" else render_text(findings), nl=False)
+    sys.exit(exit_status(findings))
 
 
 @main.command("install-units")
@@ -204,17 +253,23 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
 @click.option("--journal/--no-journal", default=True, help="ask the systemd journal too")
 @click.option("--journal-dir", default=None, metavar="DIR", help="read journal files from DIR")
-@click.option("--proc", "proc_root", default="/proc", metavar="DIR", help="procfs root")
+@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
+@click.option(
+    "--save", is_flag=True, help="save <boot_id>.json/.md in report_dir (the config file's)"
+)
 @click.option("--save-dir", default=None, metavar="DIR", help="save <boot_id>.json/.md here")
-@click.option("--keep", default=50, show_default=True, help="reports kept in --save-dir")
+@click.option(
+    "--keep", default=None, type=int, help=f"reports kept (default {Config().reports_keep})"
+)
 @click.option(
     "--textfile",
     default=None,
     is_flag=False,
-    flag_value=Config().textfile,
+    flag_value=_FROM_CONFIG,
     metavar="PATH",
-    help="update the node_exporter textfile",
+    help="write the node_exporter textfile (no PATH: kmsgd-last-boot.prom in textfile_dir)",
 )
+@config_option
 def last_boot(
     ring: str | None,
     boot: str | None,
@@ -222,21 +277,39 @@ def last_boot(
     redact: bool,
     journal: bool,
     journal_dir: str | None,
-    proc_root: str,
+    proc_root: str | None,
+    save: bool,
     save_dir: str | None,
-    keep: int,
+    keep: int | None,
     textfile: str | None,
+    config_file: str | None,
 ) -> None:
-    """How the previous boot (or --boot) ended, with the evidence: the post-mortem."""
+    """How the previous boot (or --boot) ended, with the evidence: the post-mortem.
+
+    Exit status 3 when the ring holds no ended boot to judge (the first boot after installing);
+    with --save or --save-dir (the boot-time service) that is said on stdout and exits 0.
+    """
     from kmsgd import lastboot
     from kmsgd.record.procfs import read_machine_id
     from kmsgd.report.render import render
 
-    opts = lastboot.Options(_current_boot(proc_root), read_machine_id("/etc"), journal, journal_dir)
-    with _open(ring) as reader:
+    cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)
+    if save and save_dir is None:
+        save_dir = cfg.report_dir
+    if textfile == _FROM_CONFIG:
+        textfile = cfg.report_textfile or None
+    current = _current_boot(cfg.proc_root)
+    opts = lastboot.Options(
+        current,
+        read_machine_id(cfg.etc_root),
+        journal,
+        journal_dir,
+        rtc_local=lastboot.rtc_local(cfg.etc_root),
+    )
+    with _open(cfg) as reader:
         try:
             report = lastboot.report(reader, boot, opts)
-        except BadInput as err:
+        except NothingToJudge as err:
             if save_dir is not None:  # the boot-time service: nothing to judge is no failure
                 click.echo(f"kmsgd: {err}")
                 return
@@ -245,17 +318,18 @@ def last_boot(
         if save_dir is not None or textfile is not None:
             from kmsgd.report.publish import publish
 
-            line = publish(
+            lines = publish(
                 report,
                 boot_id,
                 save_dir=save_dir,
-                keep=keep,
+                keep=cfg.reports_keep,
                 journal=journal,
                 textfile=textfile,
-                ring_bytes=reader.size,
             )
+            for note in lines[1:]:
+                click.echo(f"kmsgd: warning: {note}", err=True)
             if save_dir is not None:
-                click.echo(line)
+                click.echo(lines[0])
                 return
     if fmt == "export":
         from kmsgd.report.entry import export_entry
@@ -287,7 +361,7 @@ def last_boot(
 @click.option("--since", default=None, metavar="TIME", help="default: 30 days before --until")
 @click.option("--until", default=None, metavar="TIME", help="default: now")
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
-@click.option("--config", "config_file", default=None, metavar="FILE", help="settings file")
+@config_option
 def fleet(
     journal_dir: str | None, since: str | None, until: str | None, fmt: str, config_file: str | None
 ) -> None:
@@ -296,10 +370,9 @@ def fleet(
 
     TIME: 2025-11-01, '2025-11-01 12:00', -7d, '12h ago', yesterday, @EPOCH.
     """
-    from kmsgd.config import DEFAULT_CONFIG, load
     from kmsgd.fleet.command import fleet_report
 
-    cfg = load(config_file or DEFAULT_CONFIG, {})
+    cfg = settings(config_file)
     out = fleet_report(
         journal_dir=journal_dir or cfg.fleet_journal_dir, since=since, until=until, fmt=fmt
     )

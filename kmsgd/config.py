@@ -1,8 +1,15 @@
-"""Defaults and the optional TOML config file (/etc/kmsgd/kmsgd.toml). The only place paths live."""
+"""Defaults and the optional TOML config file (/etc/kmsgd/kmsgd.toml). The only place paths live.
+
+Every command reads the same file. `read` never refuses a file: a forensic recorder records
+anyway, with the valid settings and defaults for the rest, and hands back each problem (an
+unknown key with the closest valid name, a wrong type, a key outside the [kmsgd] table) for the
+caller to log; `kmsgd check` fails on them. `load` is the strict form: the first problem raises.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -12,15 +19,55 @@ from kmsgd.errors import BadInput
 
 DEFAULT_CONFIG = "/etc/kmsgd/kmsgd.toml"
 STATE_DIR = "/var/lib/kmsgd"
+# Debian's and Ubuntu's prometheus-node-exporter reads this directory (its
+# /etc/default/prometheus-node-exporter: --collector.textfile.directory); upstream's tarball
+# has no default, and many hand-made setups use /var/lib/node_exporter/textfile_collector.
+TEXTFILE_DIR = "/var/lib/prometheus/node-exporter"
+RECORDER_TEXTFILE = "kmsgd.prom"  # written by `kmsgd run` alone: kmsgd_up, ring figures
+REPORT_TEXTFILE = "kmsgd-last-boot.prom"  # written by the boot-time report alone
+# node_exporter's own configuration, where `kmsgd check` looks for its textfile directory.
+NODE_EXPORTER_DEFAULTS = ("etc/default/prometheus-node-exporter",)
+
+
+@dataclass(frozen=True, slots=True)
+class IncidentConfig:
+    """The [incident] table: incident mode's actions, each switchable, and its bounds
+    (docs/operator-guide.md, *Incidents*; kmsgd/record/incident.py)."""
+
+    enabled: bool = True  # false: no trigger is even looked for
+    rate_limit_s: float = 600.0  # one incident per trigger class this often
+    max_s: float = 1800.0  # an incident that keeps being extended ends after this
+    max_bytes: int = 8 << 20  # incident records plus boosted samples, per incident
+    durable: bool = True  # every record durable at once ...
+    durable_s: float = 300.0  # ... until this long after the last trigger (the incident's end)
+    boost: bool = True  # GPU sensors and memory/PSI faster ...
+    boost_s: float = 120.0  # ... for this long after the last trigger
+    gpu_hz: float = 10.0  # every sensor of every GPU, a record per read
+    memory_hz: float = 2.0
+    procs_snapshot: bool = True  # D-state tasks with stacks, top RAM and GPU memory holders
+    procs_at_s: tuple[float, ...] = (0.0, 30.0, 120.0)  # after the start
+    gpu_snapshot: bool = True  # links, AER, runtime PM, gpu_metrics, fences, NVML state
+    gpus_at_s: tuple[float, ...] = (0.0, 10.0, 120.0)
+    sysrq_w: bool = True  # blocked tasks' stacks into the kernel log, once per incident
+    sysrq_l: bool = False  # every CPU's backtrace (loud: off unless asked)
+    devcoredump: bool = True  # look for GPU crash dumps at once
+    capture_timeout_s: float = 5.0  # a snapshot still reading after this is recorded as blocked
+    # the recorder's own symptoms
+    psi_full_pct: float = 20.0  # /proc/pressure/memory full avg10 at or above
+    mem_available_pct: float = 2.0  # MemAvailable below this share of MemTotal
+    stall_s: float = 2.0  # a sensor read blocked this long
+    heartbeat_late_s: float = 2.0  # the recorder's own heartbeat this late
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Every setting of `kmsgd run`; the TOML file uses the same names in a [kmsgd] table."""
+    """Every setting; the TOML file uses the same names in a [kmsgd] table."""
 
     ring: str = f"{STATE_DIR}/ring"
     ring_size: int = 64 << 20  # bytes, for a new ring; an existing ring keeps its size
-    state_dir: str = STATE_DIR  # reports, saved GPU crash dumps
+    state_dir: str = STATE_DIR  # saved GPU crash dumps, imported pstore digests
+    report_dir: str = f"{STATE_DIR}/reports"  # the boot-time report's <boot_id>.json/.md
+    reports_keep: int = 50  # boots whose reports are kept in report_dir
     kmsg: str = "/dev/kmsg"
     sys_root: str = "/sys"
     proc_root: str = "/proc"
@@ -39,8 +86,41 @@ class Config:
     # `kmsgd fleet` on a collector: where systemd-journal-remote writes the boxes' journals
     fleet_journal_dir: str = "/var/log/journal/remote"
     lock_memory: bool = True
-    # node_exporter textfile with kmsgd_up and ring figures ("" disables it)
-    textfile: str = "/var/lib/node_exporter/textfile_collector/kmsgd.prom"
+    incident: IncidentConfig = IncidentConfig()  # the [incident] table
+    # node_exporter's textfile directory: the recorder writes kmsgd.prom, the boot-time report
+    # kmsgd-last-boot.prom ("" turns both off)
+    textfile_dir: str = TEXTFILE_DIR
+
+    @property
+    def recorder_textfile(self) -> str:
+        return f"{self.textfile_dir}/{RECORDER_TEXTFILE}" if self.textfile_dir else ""
+
+    @property
+    def report_textfile(self) -> str:
+        return f"{self.textfile_dir}/{REPORT_TEXTFILE}" if self.textfile_dir else ""
+
+
+# Settings that must be > 0 (a zero heartbeat would spin; a zero ring holds nothing).
+_POSITIVE = frozenset(
+    {"ring_size", "heartbeat_s", "flush_s", "header_every_s", "power_hz", "sample_hz"}
+    | {"top_processes_s", "max_pending_bytes", "reports_keep"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong in the file; its setting keeps the default (or the command-line value)."""
+
+    key: str  # as written, dotted when outside [kmsgd] ("ringsize", "kmsgd.x.y", "ringsize")
+    message: str  # one line, naming the fix
+    suggestion: str | None = None  # the closest valid name, for a typo
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    config: Config
+    path: str | None  # the file read; None when there was none
+    problems: tuple[Problem, ...] = ()
 
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)i?B?\s*$", re.IGNORECASE)
@@ -54,35 +134,143 @@ def parse_size(text: str) -> int:
     return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2).upper()]
 
 
-def load(path: str | None, overrides: dict[str, Any]) -> Config:
-    """Defaults, then the file's [kmsgd] table (when a file is given or the default exists),
-    then command-line overrides (None values ignored)."""
-    values: dict[str, Any] = {}
+def closest(name: str) -> str | None:
+    """The valid setting a typo most likely meant (difflib), or None."""
+    names = [f.name for f in dataclasses.fields(Config)]
+    got = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    if not got:  # "ringsize" vs "ring_size": compare without the underscores too
+        bare = {n.replace("_", ""): n for n in names}
+        got = [bare[g] for g in difflib.get_close_matches(name.replace("_", ""), bare, n=1)]
+    return got[0] if got else None
+
+
+def read(path: str | None, overrides: dict[str, Any]) -> Settings:
+    """Defaults, then the valid settings of the file's [kmsgd] table (when a file is given or the
+    default exists), then command-line overrides (None values ignored). Never fails on the
+    file's content; raises BadInput only when an explicitly named file does not exist."""
+    problems: list[Problem] = []
+    table: dict[str, Any] = {}
+    used: str | None = None
     if path is not None:
+        doc: dict[str, Any] = {}
         try:
             with open(path, "rb") as f:
                 doc = tomllib.load(f)
+            used = path
         except FileNotFoundError:
             if path != DEFAULT_CONFIG:
                 raise BadInput(f"{path}: no such config file") from None
-            doc = {}
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
-            raise BadInput(f"{path}: unreadable config ({err})") from None
-        table = doc.get("kmsgd", {})
-        if not isinstance(table, dict):
-            raise BadInput(f"{path}: [kmsgd] must be a table")
-        values.update(table)
+            used = path
+            problems.append(
+                Problem("", f"{path}: unreadable, every setting at its default ({err})")
+            )
+        table = _table(doc, problems)
+        if "incident" in doc:
+            table["incident"] = incident_table(doc["incident"], problems)
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        checked = _check(key, value, problems)
+        if checked is not None:
+            values[key] = checked
     values.update({k: v for k, v in overrides.items() if v is not None})
-    names = {f.name: f for f in dataclasses.fields(Config)}
-    unknown = sorted(set(values) - set(names))
-    if unknown:
-        raise BadInput(f"unknown setting(s): {', '.join(unknown)}")
-    if isinstance(values.get("ring_size"), str):
-        values["ring_size"] = parse_size(values["ring_size"])
-    for key, value in values.items():
-        want = type(getattr(Config(), key))
-        if want is float and isinstance(value, int) and not isinstance(value, bool):
-            values[key] = float(value)
-        elif not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise BadInput(f"setting {key}: expected {want.__name__}, got {value!r}")
-    return Config(**values)
+    return Settings(Config(**values), used, tuple(problems))
+
+
+def load(path: str | None, overrides: dict[str, Any]) -> Config:
+    """`read`, strict: the first problem in the file raises BadInput."""
+    settings = read(path, overrides)
+    if settings.problems:
+        raise BadInput(settings.problems[0].message)
+    return settings.config
+
+
+def _table(doc: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
+    """The [kmsgd] table; every key outside it is a problem (it would be ignored silently)."""
+    for key, value in doc.items():
+        if key in ("kmsgd", "incident"):
+            continue
+        if isinstance(value, dict):
+            problems.append(Problem(key, f"[{key}]: not a kmsgd table, ignored (use [kmsgd])"))
+            continue
+        hint = closest(key)
+        fix = f"; move it into [kmsgd] as {hint}" if hint else ""
+        problems.append(Problem(key, f"{key}: above the [kmsgd] table, ignored{fix}", hint))
+    table = doc.get("kmsgd", {})
+    if not isinstance(table, dict):
+        problems.append(Problem("kmsgd", "kmsgd: must be a table ([kmsgd]), ignored"))
+        return {}
+    return table
+
+
+def incident_table(table: Any, problems: list[Problem]) -> IncidentConfig:
+    """The [incident] table's valid settings over the defaults; each bad one is a problem."""
+    if not isinstance(table, dict):
+        problems.append(Problem("incident", "incident: must be a table ([incident]), ignored"))
+        return IncidentConfig()
+    default = IncidentConfig()
+    names = {f.name for f in dataclasses.fields(IncidentConfig)}
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        where = f"incident.{key}"
+        if key not in names:
+            got = difflib.get_close_matches(key, sorted(names), n=1)
+            did = f"; did you mean {got[0]}?" if got else ""
+            problems.append(Problem(where, f"{where}: no such setting, ignored{did}"))
+            continue
+        want = getattr(default, key)
+        if isinstance(want, tuple):
+            ok = isinstance(value, list) and all(
+                isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value
+            )
+            value = tuple(float(v) for v in value) if ok else None
+        elif isinstance(want, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if value is None or type(value) is not type(want):
+            problems.append(
+                Problem(where, f"{where}: expected {type(want).__name__}; default stays")
+            )
+            continue
+        floor_ok = key in ("durable_s", "boost_s", "rate_limit_s")  # 0 turns them off
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and (value < 0 or (value == 0 and not floor_ok)):
+            problems.append(Problem(where, f"{where}: must be more than 0; default stays"))
+            continue
+        values[key] = value
+    return dataclasses.replace(default, **values)
+
+
+def _check(key: str, value: Any, problems: list[Problem]) -> Any:
+    """The value to use for `key`, or None (the default stays) with a problem added."""
+    if key == "incident" and isinstance(value, IncidentConfig):
+        return value
+    fields = {f.name for f in dataclasses.fields(Config)}
+    if key not in fields:
+        if isinstance(value, dict):
+            problems.append(Problem(f"kmsgd.{key}", f"[kmsgd.{key}]: no such table, ignored"))
+            return None
+        hint = closest(key)
+        did = f"; did you mean {hint}?" if hint else ""
+        problems.append(Problem(key, f"{key}: no such setting, ignored{did}", hint))
+        return None
+    want = type(getattr(Config(), key))
+    if key == "ring_size" and isinstance(value, str):
+        try:
+            value = parse_size(value)
+        except BadInput as err:
+            problems.append(Problem(key, f"{key}: {err}; the default stays"))
+            return None
+    if want is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+        problems.append(
+            Problem(key, f"{key}: expected {want.__name__}, got {value!r}; the default stays")
+        )
+        return None
+    if key in _POSITIVE and value <= 0:
+        problems.append(Problem(key, f"{key}: must be more than 0, got {value!r}; default stays"))
+        return None
+    if key == "urgent_level" and not 0 <= value <= 7:
+        problems.append(Problem(key, f"{key}: a syslog level 0-7, got {value}; the default stays"))
+        return None
+    return value

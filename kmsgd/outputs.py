@@ -10,60 +10,31 @@ write a temp file in the same directory, fsync, rename.
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
-import re
 import secrets
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-
-from kmsgd.types import Outcome
-
-_LAST_BOOT_PREFIX = "kmsgd_last_boot_"
 
 
 @dataclass(frozen=True, slots=True)
 class Metrics:
-    """One snapshot for the textfile. `outcome` None: no post-mortem in this snapshot (the daemon
-    writing); the last-boot series already in the file are then kept as they are."""
+    """The recorder's snapshot for its own textfile (kmsgd.prom). The boot-time report writes
+    the last boot's series to a file of its own (kmsgd.report.export), so neither file is ever
+    merged with the other and only the recorder says `kmsgd_up`."""
 
     up: bool
     ring_bytes: int
     lost_total: int  # kernel records lost over the ring's life (overruns, restarts)
-    outcome: str | None = None
-    primary_tag: str | None = None  # None: the post-mortem named no primary signature
 
 
-def _label(value: str) -> str:
+def label(value: str) -> str:
     """Escape a label value as the exposition format requires."""
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
-def _last_boot_lines(m: Metrics) -> list[str]:
-    assert m.outcome is not None
-    outcomes = [o.value for o in Outcome]
-    if m.outcome not in outcomes:  # a newer classifier's outcome: still exported
-        outcomes.append(m.outcome)
-    lines = [
-        "# HELP kmsgd_last_boot_outcome How the previous boot ended (1 for the outcome found).",
-        "# TYPE kmsgd_last_boot_outcome gauge",
-    ]
-    lines += [
-        f'kmsgd_last_boot_outcome{{outcome="{_label(o)}"}} {int(o == m.outcome)}' for o in outcomes
-    ]
-    lines += [
-        "# HELP kmsgd_last_boot_primary The primary signature of the previous boot (tag, or none).",
-        "# TYPE kmsgd_last_boot_primary gauge",
-        f'kmsgd_last_boot_primary{{tag="{_label(m.primary_tag or "none")}"}} 1',
-    ]
-    return lines
-
-
-def render_textfile(m: Metrics, keep_last_boot: list[str] | None = None) -> str:
-    """The whole .prom text. `keep_last_boot`: last-boot lines to carry over when `m` has none."""
+def render_textfile(m: Metrics) -> str:
+    """The recorder's whole .prom text."""
     lines = [
         "# HELP kmsgd_up 1 while the kmsgd recorder runs; 0 after it stopped cleanly.",
         "# TYPE kmsgd_up gauge",
@@ -75,35 +46,7 @@ def render_textfile(m: Metrics, keep_last_boot: list[str] | None = None) -> str:
         "# TYPE kmsgd_ring_records_lost_total counter",
         f"kmsgd_ring_records_lost_total {m.lost_total}",
     ]
-    if m.outcome is not None:
-        lines += _last_boot_lines(m)
-    elif keep_last_boot:
-        lines += keep_last_boot
     return "\n".join(lines) + "\n"
-
-
-_METRIC_NAME = re.compile(r"^(?:# (?:HELP|TYPE) )?([a-zA-Z_:][a-zA-Z0-9_:]*)")
-
-
-def last_boot_lines(text: str) -> list[str]:
-    """The last-boot series (and their HELP/TYPE lines) of an existing textfile."""
-    out = []
-    for line in text.splitlines():
-        m = _METRIC_NAME.match(line)
-        if m and m.group(1).startswith(_LAST_BOOT_PREFIX):
-            out.append(line)
-    return out
-
-
-@contextmanager
-def _dir_lock(directory: Path) -> Iterator[None]:
-    """Serialise the daemon and the report oneshot: flock on the directory, no lock file left."""
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 class UnsafeDirectory(OSError):
@@ -153,17 +96,8 @@ def atomic_write(path: Path, data: str | bytes, mode: int = 0o644) -> None:
         os.close(dfd)
 
 
-def write_textfile(path: str | Path, m: Metrics) -> None:
-    """Write the node_exporter textfile atomically, mode 0644 (node_exporter runs unprivileged).
-
-    A snapshot without an outcome keeps the last-boot series the file already holds, so the
-    recorder refreshing `kmsgd_up` does not erase what the report oneshot wrote. Raises OSError
-    (a missing collector directory is the caller's to ignore: node_exporter is not installed).
-    """
-    path = Path(path)
-    with _dir_lock(path.parent):
-        keep: list[str] = []
-        if m.outcome is None:
-            with suppress(FileNotFoundError):
-                keep = last_boot_lines(path.read_text(encoding="utf-8", errors="replace"))
-        atomic_write(path, render_textfile(m, keep))
+def write_textfile(path: str | Path, text: str) -> None:
+    """Write one node_exporter textfile atomically, mode 0644 (node_exporter runs unprivileged).
+    Raises OSError: FileNotFoundError when the collector directory is missing (the caller says
+    so: node_exporter is not installed, or reads another directory)."""
+    atomic_write(Path(path), text)

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from kmsgd.config import DEFAULT_CONFIG, Config, load, parse_size
+from kmsgd.config import DEFAULT_CONFIG, Config, Settings, parse_size, read
 from kmsgd.errors import KmsgdError
 
 
@@ -50,6 +50,19 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def report_settings(settings: Settings, log: Any) -> None:
+    """A bad setting never stops recording: each is logged at error priority (the recorder
+    runs with the default for it; `kmsgd check` fails until it is fixed)."""
+    for problem in settings.problems:
+        log.error(
+            "config_problem",
+            file=settings.path,
+            key=problem.key,
+            problem=problem.message,
+            did_you_mean=problem.suggestion or "",
+        )
+
+
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     try:
@@ -66,8 +79,10 @@ def main(argv: list[str]) -> int:
             "apply_sysctl": False if args.no_sysctl else None,
             "lock_memory": False if args.no_mlock else None,
         }
-        cfg = load(args.config or DEFAULT_CONFIG, overrides)
-        return Recorder(cfg, log.configure(args.log_level), notify.notifier()).run()
+        settings = read(args.config or DEFAULT_CONFIG, overrides)
+        logger = log.configure(args.log_level)
+        report_settings(settings, logger)
+        return Recorder(settings.config, logger, notify.notifier()).run()
     except KmsgdError as err:
         hint = f" ({err.hint})" if err.hint else ""
         sys.stderr.write(f"kmsgd: {err}{hint}\n")

@@ -37,5 +37,9 @@ def kmsg_writable() -> str | None:
 
 
 # Real journal files, shared by the journal witness tests and the last-boot ones.
+# Every kmsgd.report/1 document made in this process is checked against docs/report.schema.json.
+import reportschema  # noqa: E402
 from journals import journal_dir  # noqa: E402, F401
 from sampling import run  # noqa: E402, F401
+
+reportschema.install()

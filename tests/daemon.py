@@ -38,7 +38,7 @@ def start(
     directory unless `settings` says otherwise; sysctls only when asked (they are the host's)."""
     state = ring.parent / "state"
     state.mkdir(exist_ok=True)
-    values = {"state_dir": str(state), "textfile": f"{state}/kmsgd.prom", "fs_root": str(state)}
+    values = {"state_dir": str(state), "textfile_dir": str(state), "fs_root": str(state)}
     values |= settings or {}
     cfg = ring.parent / "kmsgd.toml"
     cfg.write_text("[kmsgd]\n" + "".join(f'{k} = "{v}"\n' for k, v in values.items()))
@@ -52,13 +52,19 @@ def start(
 
 
 def kmsgd(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+    """The CLI as a subprocess; a report it prints is checked against the JSON schema."""
+    from reportschema import validate_output
+
+    out = subprocess.run(
         [sys.executable, "-m", "kmsgd.cli", *args],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
+    if out.returncode == 0 and "json" in args:
+        validate_output(out.stdout)
+    return out
 
 
 def dump(ring: Path, boot: str = "0") -> list[dict[str, Any]]:

@@ -1,23 +1,25 @@
-"""What reaches the fleet's existing monitoring: a node_exporter textfile, a journal entry per
-post-mortem, and the saved reports. Inputs are small plain values, not the report model, so the
-daemon can use this without importing the classifier.
+"""What reaches the fleet's existing monitoring: the last boot's node_exporter textfile, a
+journal entry per post-mortem, and the saved reports. Inputs are small plain values, not the
+report model.
 
 The textfile format is Prometheus' text exposition format 0.0.4; node_exporter's textfile collector
-reads `*.prom` files in its directory on every scrape, so a file must never be seen half-written:
-write a temp file in the same directory, fsync, rename.
+reads `*.prom` files in its directory on every scrape. The boot-time report writes
+kmsgd-last-boot.prom and nothing else; the recorder writes kmsgd.prom (kmsgd_up) and nothing
+else, so neither ever reads or merges the other's file.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from kmsgd.outputs import atomic_write
+from kmsgd.outputs import atomic_write, label
 from kmsgd.types import Outcome
 
-DEFAULT_TEXTFILE = "/var/lib/node_exporter/textfile_collector/kmsgd.prom"
-REPORTS_KEEP = 50
+REPORTS_KEEP = 50  # as Config.reports_keep; callers pass the configured value
+CLEAN = frozenset({Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT, Outcome.STILL_RUNNING})
 
 # journalctl MESSAGE_ID=55b34a3e8e9948c9a3a71671c71b533d finds every kmsgd post-mortem.
 # Fixed forever: operators' log-shipper rules match on it.
@@ -39,7 +41,7 @@ def journal_fields(
     MESSAGE is one line; the KMSGD_* fields let log shippers route without parsing it. PRIORITY
     is warning (4) for a boot that did not end cleanly, notice (5) otherwise.
     """
-    clean = outcome in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT, Outcome.STILL_RUNNING)
+    clean = outcome in CLEAN
     primary = f" [{primary_tag}]" if primary_tag else ""
     fields = {
         "MESSAGE": f"kmsgd: boot {boot_id[:8]} ended: {outcome} ({confidence}){primary}: "
@@ -92,3 +94,63 @@ def prune_reports(directory: Path, keep: int) -> list[Path]:
             p.unlink(missing_ok=True)
             removed.append(p)
     return removed
+
+
+@dataclass(frozen=True, slots=True)
+class LastBoot:
+    """What the last-boot textfile says about the judged boot."""
+
+    boot_id: str
+    outcome: str
+    confidence: str
+    primary_tag: str | None  # None: the post-mortem named no primary signature
+    fingerprint: str
+    end_wall_us: int | None  # the boot's last sign of life; None when unknown (pasted logs)
+    judged_wall_us: int  # when this post-mortem was made
+
+
+def render_last_boot(m: LastBoot) -> str:
+    """The whole kmsgd-last-boot.prom text.
+
+    `kmsgd_last_boot_end_timestamp_seconds` lets an alert ask for "a bad end in the last 24 h"
+    (`time() - ... < 86400`) rather than firing for the whole next boot;
+    `kmsgd_last_boot_info` carries the words (outcome, primary tag, fingerprint) as labels, as
+    Prometheus' naming conventions ask of an info metric.
+    """
+    outcomes = [o.value for o in Outcome]
+    if m.outcome not in outcomes:  # a newer classifier's outcome: still exported
+        outcomes.append(m.outcome)
+    info = {
+        "boot_id": m.boot_id,
+        "outcome": m.outcome,
+        "confidence": m.confidence,
+        "primary": m.primary_tag or "none",
+        "fingerprint": m.fingerprint,
+    }
+    labels = ",".join(f'{k}="{label(v)}"' for k, v in info.items())
+    lines = [
+        "# HELP kmsgd_last_boot_info The previous boot's post-mortem (labels), always 1.",
+        "# TYPE kmsgd_last_boot_info gauge",
+        f"kmsgd_last_boot_info{{{labels}}} 1",
+        "# HELP kmsgd_last_boot_outcome How the previous boot ended (1 for the outcome found).",
+        "# TYPE kmsgd_last_boot_outcome gauge",
+        *(
+            f'kmsgd_last_boot_outcome{{outcome="{label(o)}"}} {int(o == m.outcome)}'
+            for o in outcomes
+        ),
+        "# HELP kmsgd_last_boot_clean 1 when the previous boot ended cleanly, else 0.",
+        "# TYPE kmsgd_last_boot_clean gauge",
+        f"kmsgd_last_boot_clean {int(m.outcome in CLEAN)}",
+    ]
+    if m.end_wall_us is not None:
+        lines += [
+            "# HELP kmsgd_last_boot_end_timestamp_seconds The previous boot's last sign of life.",
+            "# TYPE kmsgd_last_boot_end_timestamp_seconds gauge",
+            f"kmsgd_last_boot_end_timestamp_seconds {m.end_wall_us / 1e6:.3f}",
+        ]
+    lines += [
+        "# HELP kmsgd_last_boot_report_timestamp_seconds When this post-mortem was made.",
+        "# TYPE kmsgd_last_boot_report_timestamp_seconds gauge",
+        f"kmsgd_last_boot_report_timestamp_seconds {m.judged_wall_us / 1e6:.3f}",
+    ]
+    return "\n".join(lines) + "\n"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-from typing import Any
+import os
+import time
 
 from kmsgd import outputs
 from kmsgd.report import export
@@ -20,17 +20,16 @@ def publish(
     keep: int,
     journal: bool,
     textfile: str | None,
-    ring_bytes: int,
-    log: Any = None,
-) -> str:
-    """Save `<boot_id>.json/.md`, send one journal entry, update the textfile; return a
-    one-line summary. A missing node_exporter directory or journal is not an error."""
+) -> list[str]:
+    """Save `<boot_id>.json/.md`, send one journal entry, write the last-boot textfile.
+
+    Returns a one-line summary, then one line per thing that could not be done and should be
+    said (a missing node_exporter directory). A missing journal is not worth a line."""
+    notes: list[str] = []
     saved = ""
+    doc = report.to_json_dict()
     if save_dir:
-        texts = {
-            "json": json.dumps(report.to_json_dict(), indent=2) + "\n",
-            "md": render(report, "md"),
-        }
+        texts = {"json": json.dumps(doc, indent=2) + "\n", "md": render(report, "md")}
         paths = export.save_report(save_dir, boot_id, texts, keep=keep)
         saved = str(next(p for p in paths if p.suffix == ".json"))
     primary = report.primary.tag if report.primary else None
@@ -46,17 +45,28 @@ def publish(
         )
         send_entry(fields)
     if textfile:
-        lost = (
-            int(report.time_of_death.extra.get("kernel_records_lost") or 0)
-            if report.time_of_death
-            else 0
+        tod = doc.get("time_of_death") or {}
+        end = tod.get("last_sign_of_life_wall_us")
+        metrics = export.LastBoot(
+            boot_id=boot_id,
+            outcome=report.outcome.value,
+            confidence=report.confidence,
+            primary_tag=primary,
+            fingerprint=report.fingerprint,
+            end_wall_us=end if isinstance(end, int) else None,
+            judged_wall_us=time.time_ns() // 1000,
         )
-        metrics = outputs.Metrics(True, ring_bytes, lost, report.outcome.value, primary)
-        with contextlib.suppress(FileNotFoundError):  # no node_exporter on this box
-            outputs.write_textfile(textfile, metrics)
+        try:
+            outputs.write_textfile(textfile, export.render_last_boot(metrics))
+        except FileNotFoundError:
+            notes.append(
+                f"{os.path.dirname(textfile)} does not exist: no metrics for node_exporter "
+                "(install prometheus-node-exporter, or set textfile_dir in /etc/kmsgd/kmsgd.toml)"
+            )
     tag = f" [{primary}]" if primary else ""
     where = f" -> {saved}" if saved else ""
-    return f"boot {boot_id[:8]}: {report.outcome.value} ({report.confidence}){tag}{where}"
+    summary = f"boot {boot_id[:8]}: {report.outcome.value} ({report.confidence}){tag}{where}"
+    return [summary, *notes]
 
 
 def send_entry(fields: dict[str, str]) -> bool:

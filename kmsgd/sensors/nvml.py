@@ -8,6 +8,7 @@ Units from NVML: power and limits in mW, memory in bytes, temperature in °C, ut
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -169,3 +170,57 @@ def gpu_entry(nvml: Any, gpu: NvmlGpu) -> dict[str, Any]:
     entry: dict[str, Any] = {"device": gpu.device, "driver": "nvidia"}
     entry.update((k, v) for k, v in found.items() if v is not None)
     return entry
+
+
+NVIDIA_VENDOR = "0x10de"
+PCI_DISPLAY_CLASS = "0x03"  # PCI class 03: display controller (VGA 0300, 3D 0302)
+
+
+def nvidia_gpus(sys_root: str) -> list[str]:
+    """PCI addresses of NVIDIA display devices under `sys_root`/bus/pci/devices (vendor 0x10de,
+    class 03xxxx), whether or not a driver is bound: the box has the GPU either way."""
+    base = f"{sys_root}/bus/pci/devices"
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        try:
+            with open(f"{base}/{name}/vendor", encoding="ascii") as f:
+                vendor = f.read().strip().lower()
+            with open(f"{base}/{name}/class", encoding="ascii") as f:
+                pci_class = f.read().strip().lower()
+        except (OSError, UnicodeDecodeError):
+            continue  # a device that vanished or a file the fake tree lacks: skip it
+        if vendor == NVIDIA_VENDOR and pci_class.startswith(PCI_DISPLAY_CLASS):
+            found.append(name)
+    return found
+
+
+def nvml_problem(loader: Callable[[], Any] | None = None) -> str | None:
+    """Why NVML cannot give NVIDIA telemetry here, or None when it can. `loader` replaces the
+    pynvml import (tests)."""
+    if loader is None:
+        try:
+            import pynvml
+        except ImportError:
+            return "nvidia-ml-py is not installed (pip install 'kmsgd[nvidia]')"
+        loader = pynvml.nvmlInit
+    try:
+        loader()
+    except Exception as err:  # NVMLError_LibraryNotFound, DriverNotLoaded, ...
+        return f"NVML does not start: {err or type(err).__name__}"
+    return None
+
+
+def nvidia_warning(sys_root: str, loader: Callable[[], Any] | None = None) -> str | None:
+    """One line for an NVIDIA GPU that NVML cannot read (no power or temperature recorded for
+    it: the proprietary driver registers no hwmon device), or None."""
+    gpus = nvidia_gpus(sys_root)
+    if not gpus:
+        return None
+    why = nvml_problem(loader)
+    if why is None:
+        return None
+    return f"{len(gpus)} NVIDIA GPU(s) ({', '.join(gpus)}) without telemetry: {why}"

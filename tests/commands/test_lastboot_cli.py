@@ -8,6 +8,7 @@ from pathlib import Path
 
 from conftest import make_proc
 from daemon import kmsgd
+from reportschema import validate_textfile
 from scenario import Machine
 
 
@@ -92,7 +93,46 @@ def test_save_dir_as_the_boot_service_runs_it(tmp_path: Path) -> None:
     assert oct(os.stat(saved).st_mode & 0o777) == "0o640"
     text = prom.read_text()
     assert 'kmsgd_last_boot_outcome{outcome="abrupt_reset_or_power_loss"} 1' in text
-    assert 'kmsgd_last_boot_primary{tag="amdgpu_smu_timeout"} 1' in text
+    assert 'primary="amdgpu_smu_timeout"' in text and "kmsgd_up" not in text
+    validate_textfile(text)
+
+
+def test_the_boot_service_takes_every_path_from_the_config_file(tmp_path: Path) -> None:
+    """As units/kmsgd-report.service runs it: `--save --textfile`, no path on the command line."""
+    m, proc = played(tmp_path)
+    moved = tmp_path / "srv"
+    moved.mkdir()
+    ring = moved / "ring"
+    m.ring.rename(ring)
+    (moved / "node-exporter").mkdir()
+    cfg = tmp_path / "kmsgd.toml"
+    cfg.write_text(
+        f'[kmsgd]\nring = "{ring}"\nproc_root = "{proc}"\nreport_dir = "{moved}/reports"\n'
+        f'textfile_dir = "{moved}/node-exporter"\nreports_keep = 3\n'
+    )
+    out = kmsgd("last-boot", "--config", str(cfg), "--no-journal", "--save", "--textfile")
+    assert out.returncode == 0, out.stderr
+    assert (moved / "reports" / f"{m.boots[0].boot_id}.json").exists()
+    assert "kmsgd_last_boot_info{" in (moved / "node-exporter" / "kmsgd-last-boot.prom").read_text()
+    for argv in (("boots",), ("dump", "--boot", "0"), ("last-boot", "--no-journal")):
+        out = kmsgd(*argv, "--config", str(cfg))
+        assert out.returncode == 0 and out.stdout and not out.stderr, (argv, out.stderr)
+
+
+def test_a_missing_textfile_directory_is_said(tmp_path: Path) -> None:
+    m, proc = played(tmp_path)
+    absent = tmp_path / "absent" / "kmsgd-last-boot.prom"
+    base = ("last-boot", "--ring", str(m.ring), "--proc", str(proc), "--no-journal")
+    out = kmsgd(*base, "--save-dir", str(tmp_path / "r"), "--textfile", str(absent))
+    assert out.returncode == 0 and f"{absent.parent} does not exist" in out.stderr
+
+
+def test_a_typo_in_the_config_file_is_a_warning_not_a_refusal(tmp_path: Path) -> None:
+    m, proc = played(tmp_path)
+    cfg = tmp_path / "kmsgd.toml"
+    cfg.write_text(f'[kmsgd]\nring = "{m.ring}"\nringsize = "128M"\n')
+    out = kmsgd("boots", "--config", str(cfg), "--proc", str(proc))
+    assert out.returncode == 0 and "ringsize" in out.stderr and "ring_size" in out.stderr
 
 
 def test_only_the_running_boot(tmp_path: Path) -> None:
@@ -101,7 +141,7 @@ def test_only_the_running_boot(tmp_path: Path) -> None:
     proc = make_proc(tmp_path / "live-proc", m.boots[-1].boot_id)
     base = ("last-boot", "--ring", str(m.ring), "--proc", str(proc), "--no-journal")
     out = kmsgd(*base)
-    assert out.returncode == 2 and "only the running boot" in out.stderr
+    assert out.returncode == 3 and "only the running boot" in out.stderr  # nothing to judge
     assert len(out.stderr.strip().splitlines()) == 1
     out = kmsgd(*base, "--save-dir", str(tmp_path / "reports"))
     assert out.returncode == 0  # the boot service has nothing to do: not a failure

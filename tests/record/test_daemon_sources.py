@@ -23,7 +23,11 @@ def test_a_sensor_read_that_blocks_forever_does_not_stop_capture(tmp_path: Path)
     os.mkfifo(kmsg)
     ring = tmp_path / "ring"
     daemon = start(
-        ring, kmsg=str(kmsg), proc=str(proc_root), sys_root=str(sys_root), settings={"textfile": ""}
+        ring,
+        kmsg=str(kmsg),
+        proc=str(proc_root),
+        sys_root=str(sys_root),
+        settings={"textfile_dir": ""},
     )
     writer = os.open(kmsg, os.O_RDWR)
     wait_ready(ring, daemon)

@@ -3,6 +3,7 @@ saved reports."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 import time
@@ -33,49 +34,79 @@ def types(text: str) -> dict[str, str]:
     return {f.name: f.type for f in parser.text_string_to_metric_families(text)}
 
 
-POSTMORTEM = Metrics(
-    up=True,
-    ring_bytes=64 << 20,
-    lost_total=3323,
+RECORDER = Metrics(up=True, ring_bytes=64 << 20, lost_total=3323)
+LAST_BOOT = export.LastBoot(
+    boot_id="4f1c2a9e8b7d4c3a9e1f0b2c3d4e5f60",
     outcome="hard_freeze",
+    confidence="medium",
     primary_tag="amdgpu_smu_timeout",
+    fingerprint="9a3584e1eeb4d620",
+    end_wall_us=1_764_400_219_500_000,
+    judged_wall_us=1_764_400_900_000_000,
 )
 
 
-def test_textfile_parses_with_the_issue_metrics() -> None:
-    text = outputs.render_textfile(POSTMORTEM)
+def test_recorder_textfile_parses() -> None:
+    text = outputs.render_textfile(RECORDER)
     got = parse(text)
-    assert got["kmsgd_up"] == {(): 1.0}
-    assert got["kmsgd_ring_bytes"] == {(): float(64 << 20)}
-    # The parser reports a counter family without _total; its sample keeps the full name.
-    assert got["kmsgd_ring_records_lost_total"] == {(): 3323.0}
-    assert got["kmsgd_last_boot_primary"] == {(("tag", "amdgpu_smu_timeout"),): 1.0}
-    outcome = got["kmsgd_last_boot_outcome"]
-    assert outcome[(("outcome", "hard_freeze"),)] == 1.0
-    assert sum(outcome.values()) == 1.0
-    assert {dict(k)["outcome"] for k in outcome} == {o.value for o in Outcome}
+    assert got == {
+        "kmsgd_up": {(): 1.0},
+        "kmsgd_ring_bytes": {(): float(64 << 20)},
+        # The parser reports a counter family without _total; its sample keeps the full name.
+        "kmsgd_ring_records_lost_total": {(): 3323.0},
+    }
     assert types(text)["kmsgd_ring_records_lost"] == "counter"
     assert types(text)["kmsgd_up"] == "gauge"
 
 
-def test_no_primary_and_unknown_future_outcome() -> None:
-    m = Metrics(up=True, ring_bytes=1, lost_total=0, outcome="brownout", primary_tag=None)
-    got = parse(outputs.render_textfile(m))
-    assert got["kmsgd_last_boot_primary"] == {(("tag", "none"),): 1.0}
+def test_last_boot_textfile_parses_with_info_and_timestamps() -> None:
+    text = export.render_last_boot(LAST_BOOT)
+    got = parse(text)
+    assert "kmsgd_up" not in got  # only the recorder says whether it is up
+    assert got["kmsgd_last_boot_info"] == {
+        (
+            ("boot_id", LAST_BOOT.boot_id),
+            ("confidence", "medium"),
+            ("fingerprint", "9a3584e1eeb4d620"),
+            ("outcome", "hard_freeze"),
+            ("primary", "amdgpu_smu_timeout"),
+        ): 1.0
+    }
+    assert (
+        types(text)["kmsgd_last_boot_info"] == "gauge"
+    )  # 0.0.4 has no info type: the suffix says it
+    outcome = got["kmsgd_last_boot_outcome"]
+    assert outcome[(("outcome", "hard_freeze"),)] == 1.0 and sum(outcome.values()) == 1.0
+    assert {dict(k)["outcome"] for k in outcome} == {o.value for o in Outcome}
+    assert got["kmsgd_last_boot_clean"] == {(): 0.0}
+    assert got["kmsgd_last_boot_end_timestamp_seconds"] == {(): 1_764_400_219.5}
+    assert got["kmsgd_last_boot_report_timestamp_seconds"] == {(): 1_764_400_900.0}
+
+
+def test_no_primary_unknown_end_and_a_future_outcome() -> None:
+    m = dataclasses.replace(LAST_BOOT, outcome="brownout", primary_tag=None, end_wall_us=None)
+    got = parse(export.render_last_boot(m))
+    assert dict(next(iter(got["kmsgd_last_boot_info"])))["primary"] == "none"
     assert got["kmsgd_last_boot_outcome"][(("outcome", "brownout"),)] == 1.0
+    assert "kmsgd_last_boot_end_timestamp_seconds" not in got
+
+
+def test_a_clean_end_is_clean() -> None:
+    got = parse(export.render_last_boot(dataclasses.replace(LAST_BOOT, outcome="clean_reboot")))
+    assert got["kmsgd_last_boot_clean"] == {(): 1.0}
 
 
 def test_label_values_are_escaped() -> None:
-    m = Metrics(up=True, ring_bytes=1, lost_total=0, outcome="unknown", primary_tag='a"b\\c\nd')
-    got = parse(outputs.render_textfile(m))
-    assert got["kmsgd_last_boot_primary"] == {(("tag", 'a"b\\c\nd'),): 1.0}
+    m = dataclasses.replace(LAST_BOOT, primary_tag='a"b\\c\nd')
+    got = parse(export.render_last_boot(m))
+    assert dict(next(iter(got["kmsgd_last_boot_info"])))["primary"] == 'a"b\\c\nd'
 
 
 def test_write_is_atomic_and_world_readable(tmp_path: Path) -> None:
     path = tmp_path / "kmsgd.prom"
     old = os.umask(0o027)  # the units' UMask; node_exporter must still read the file
     try:
-        outputs.write_textfile(path, POSTMORTEM)
+        outputs.write_textfile(path, outputs.render_textfile(RECORDER))
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
@@ -87,38 +118,17 @@ def test_rename_replaces_the_inode(tmp_path: Path) -> None:
     # A scrape that opened the old file keeps reading a whole old file: the writer never
     # truncates in place, it renames a new inode over it.
     path = tmp_path / "kmsgd.prom"
-    outputs.write_textfile(path, POSTMORTEM)
+    outputs.write_textfile(path, outputs.render_textfile(RECORDER))
     with path.open() as reader:
         before = path.stat().st_ino
-        outputs.write_textfile(path, Metrics(up=False, ring_bytes=1, lost_total=0))
+        outputs.write_textfile(path, outputs.render_textfile(Metrics(False, 1, 0)))
         assert path.stat().st_ino != before
         assert parse(reader.read())["kmsgd_up"] == {(): 1.0}
 
 
-def test_daemon_refresh_keeps_the_last_boot_series(tmp_path: Path) -> None:
-    path = tmp_path / "kmsgd.prom"
-    outputs.write_textfile(path, POSTMORTEM)
-    outputs.write_textfile(path, Metrics(up=False, ring_bytes=64 << 20, lost_total=3400))
-    got = parse(path.read_text())
-    assert got["kmsgd_up"] == {(): 0.0}
-    assert got["kmsgd_ring_records_lost_total"] == {(): 3400.0}
-    assert got["kmsgd_last_boot_primary"] == {(("tag", "amdgpu_smu_timeout"),): 1.0}
-    assert got["kmsgd_last_boot_outcome"][(("outcome", "hard_freeze"),)] == 1.0
-
-
-def test_daemon_first_write_has_no_last_boot_series(tmp_path: Path) -> None:
-    path = tmp_path / "kmsgd.prom"
-    outputs.write_textfile(path, Metrics(up=True, ring_bytes=10, lost_total=0))
-    assert set(parse(path.read_text())) == {
-        "kmsgd_up",
-        "kmsgd_ring_bytes",
-        "kmsgd_ring_records_lost_total",
-    }
-
-
 def test_missing_collector_directory_raises(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
-        outputs.write_textfile(tmp_path / "absent" / "kmsgd.prom", POSTMORTEM)
+        outputs.write_textfile(tmp_path / "absent" / "kmsgd.prom", "kmsgd_up 1\n")
 
 
 def test_journal_fields() -> None:
