@@ -7,22 +7,36 @@ NVIDIA prints Xids as `NVRM: Xid (PCI:0000:3d:00): 79, pid=…, GPU has fallen o
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, Trigger, sig
+from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature, Trigger, sig
 from kmsgd.catalogue.xid import XID_TRIGGERS, xid_meaning
 
 _PCI = DeviceKind.PCI
+
+
+def _amdgpu_line(m: object, i: MatchInput) -> bool:
+    # the driver names itself ("amdgpu 0000:03:00.0:", "[drm:amdgpu_…]"); FreeBSD's port
+    # (drm-kmod) names the device "drmn0:" and prints "[drm ERROR :fn]"
+    return "amdgpu" in i.text or "[drm" in i.text or "drmn" in i.text
+
+
 AMDGPU = "gpu.amdgpu"
 NVIDIA = "gpu.nvidia"
 
 GPU_SIGNATURES: tuple[Signature, ...] = (
     # amdgpu/pm/swsmu/smu_cmn.c: "SMU: No response msg_reg: %x resp_reg: %x",
     # "SMU: I'm not done with your previous command"; smu_v13: "Failed to export SMU metrics table!"
+    # by era: 4.x–5.x powerplay (hwmgr/smu7_smumgr.c, vega10_smumgr.c): "[powerplay] … failed
+    # to send message %x ret is %d", "SMC failed to respond"; 5.x swsmu (smu_v11_0.c):
+    # "failed send message: %10s (%d) \tparam: 0x%08x response %#x", "SMU is in hanged
+    # state, failed to send smu message!" (smu_cmn.c 5.15+)
     sig(
         "amdgpu_smu_timeout",
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command|response:0x)"
         r"|Failed to export SMU metrics table|SMU (?:is )?(?:not responding|hang)"
-        r"|smu_cmn_send_smc_msg\S* failed",
-        ("SMU", "failed"),
+        r"|SMU is in hanged state|smu_cmn_send_smc_msg\S* failed"
+        r"|\[powerplay\].*(?:failed to send message|last message was failed|No response)"
+        r"|SMC failed to respond",
+        ("SMU", "failed", "SMC", "powerplay"),
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's power-management firmware (SMU) stopped answering the driver.",
@@ -32,11 +46,11 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_PCI,
         trigger=Trigger("gpu_hang"),
     ),
-    # amdgpu_mes.c, mes_v11_0.c: "MES failed to respond to msg=%s",
-    # "MES might be in unrecoverable state"
+    # amdgpu_mes.c, mes_v11_0.c: "MES failed to respond to msg=%s" (6.6+), "MES failed to
+    # response msg=%d" (6.1–6.5), "MES might be in unrecoverable state"
     sig(
         "amdgpu_mes_timeout",
-        r"MES failed to respond to msg|MES might be in unrecoverable state"
+        r"MES failed to respon(?:d to|se) msg|MES might be in unrecoverable state"
         r"|failed to (?:unmap legacy queue|remove hardware queue|add hardware queue)",
         ("MES", "failed"),
         Severity.CRITICAL,
@@ -47,14 +61,22 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_PCI,
         trigger=Trigger("gpu_hang"),
     ),
+    # gmc_v9_0.c: "[%s] %s page fault (src_id:%u ring:%u vmid:%u pasid:%u…)" with "retry"/
+    # "no-retry" (5.x+), "[%s] VMC page fault" / "UTCL2 page fault" (4.14–4.19); gmc_v7/v8
+    # (4.2+, also radeon cik/si): "GPU fault detected: %d 0x%08x", "VM_CONTEXT1_PROTECTION_
+    # FAULT_ADDR"
     sig(
         "amdgpu_vm_fault",
-        r"\[(?:gfx|mm)hub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT_STATUS",
+        r"\[(?:gfx|mm)hub\d*\] (?:VMC |UTCL2 )?(?:retry |no-retry )?page fault"
+        r"|VM_L2_PROTECTION_FAULT_STATUS|GPU fault detected: \d+ 0x"
+        r"|VM_CONTEXT1_PROTECTION_FAULT_(?:ADDR|STATUS)",
         (
             "fault",
             "VM_L2_PROTECTION_FAULT_STATUS",
             "GCVM_L2_PROTECTION_FAULT_STATUS",
             "MMVM_L2_PROTECTION_FAULT_STATUS",
+            "VM_CONTEXT1_PROTECTION_FAULT_ADDR",
+            "VM_CONTEXT1_PROTECTION_FAULT_STATUS",
         ),
         Severity.ERROR,
         AMDGPU,
@@ -96,14 +118,15 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "(process named in the following lines).",
         38,
         device_kind=_PCI,
-        check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+        check=_amdgpu_line,
         trigger=Trigger("gpu_hang"),
     ),
     sig(
         "amdgpu_gpu_reset",
         r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded|failed)"
-        r"|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed",
-        ("reset", "recovery"),
+        r"|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed"
+        r"|GPU Recovery Failed",
+        ("reset", "recovery", "Recovery"),
         Severity.CRITICAL,
         AMDGPU,
         "The driver reset the GPU to recover from a hang.",
@@ -111,15 +134,16 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "that takes the machine down points at PCIe/power, not the application.",
         40,
         device_kind=_PCI,
-        check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+        check=_amdgpu_line,
         trigger=Trigger("gpu_hang"),
     ),
     sig(
         "amdgpu_init_failure",
         r"amdgpu_device_ip_init failed|Fatal error during GPU init"
         r"|(?:sw_init|hw_init|late_init) of IP block <\S+> failed"
-        r"|amdgpu: probe of \S+ failed with error|amdgpu_device_init failed",
-        ("failed", "Fatal"),
+        r"|amdgpu: probe of \S+ failed with error|amdgpu_device_init failed"
+        r"|Failed to setup smc hw|smu_hw_init failed|hw_init of IP block <\S+> failed",
+        ("failed", "Fatal", "Failed"),
         Severity.ERROR,
         AMDGPU,
         "The GPU failed to initialise: it will be missing for this boot.",
@@ -127,7 +151,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         "with the previous boot's inventory.",
         42,
         device_kind=_PCI,
-        check=lambda m, i: "amdgpu" in i.text or "[drm" in i.text,
+        check=_amdgpu_line,
     ),
     # kernel/workqueue.c wq_cpu_intensive_report: "%s hogged CPU for >%luus %llu times, ..."
     sig(
@@ -143,9 +167,14 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=DeviceKind.NONE,
         routine=True,
     ),
+    # open-gpu-kernel-modules kernel_gsp.c (525+): "_kgspLogXid119: ********* GSP Timeout
+    # *********", "Timeout after %llus of waiting for RPC response from GPU%d GSP!"; the
+    # GSP-RM's own task watchdog (libos, 550+): "GSP task watchdog timeout @ pc:0x…" printed
+    # without the NVRM: prefix
     sig(
         "nvidia_gsp_timeout",
-        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119",
+        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119"
+        r"|GSP task watchdog timeout",
         ("GSP", "_kgspLogXid119"),
         Severity.CRITICAL,
         NVIDIA,
@@ -156,10 +185,12 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_PCI,
         trigger=Trigger("gpu_hang"),
     ),
+    # NVIDIA: "NVRM: GPU %04x:%02x:%02x.%x: GPU has fallen off the bus." (all eras); amdgpu
+    # (amdgpu_device.c amdgpu_device_rreg on a dead link, 6.x): "device lost from bus!"
     sig(
         "gpu_fell_off_bus",
-        r"GPU has fallen off the bus|fallen off the bus",
-        ("fallen",),
+        r"GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus",
+        ("fallen", "lost"),
         Severity.CRITICAL,
         "gpu",
         "The GPU stopped responding on PCIe: the system can no longer reach it.",
@@ -169,6 +200,24 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_PCI,
         check=lambda m, i: "Xid" not in i.text,
         trigger=Trigger("gpu_lost"),
+    ),
+    # nvidia.ko nv.c / os-interface: "NVRM: RmInitAdapter failed! (0x%x:0x%x:%d)" (all eras),
+    # "NVRM: rm_init_adapter failed, device minor number %d", and from the probe (nv-pci.c):
+    # "NVRM: The NVIDIA probe routine failed for %d device(s)." / "None of the NVIDIA devices
+    # were initialized."
+    sig(
+        "nvidia_init_failure",
+        r"RmInitAdapter failed|rm_init_adapter failed|The NVIDIA probe routine failed"
+        r"|None of the NVIDIA devices were initialized",
+        ("RmInitAdapter", "rm_init_adapter", "probe", "None"),
+        Severity.ERROR,
+        NVIDIA,
+        "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
+        "Check that the GPU is powered and seated, the driver matches the kernel, and no "
+        "other driver (nouveau, vfio) holds it; the lines before name the failing step.",
+        43,
+        device_kind=_PCI,
+        check=lambda m, i: "NVRM" in i.text,
     ),
     sig(
         "nvidia_xid",

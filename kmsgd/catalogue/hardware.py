@@ -19,11 +19,18 @@ def _early(m: re.Match[str], i: MatchInput) -> bool:
 
 
 HARDWARE_SIGNATURES: tuple[Signature, ...] = (
-    # arch/x86/kernel/cpu/mce/core.c: "mce: [Hardware Error]: CPU %d: Machine Check..."
+    # arch/x86/kernel/cpu/mce/core.c print_mce: "[Hardware Error]: CPU %d: Machine Check%s:
+    # %Lx Bank %d: %016Lx" (2.6.3x–today; "mce: " pr_fmt since 4.x; "Machine Check
+    # Exception" in 3.x–5.x), mce_panic "Machine check: %s", the mcelog notice "Machine
+    # check events logged" (2.6.3x–today); 2.6.2x: "CPU %d: Machine Check Exception: %16Lx
+    # Bank %d" and "HARDWARE ERROR"; AMD's decoder (drivers/edac/mce_amd.c): "[Hardware
+    # Error]: Corrected error, no action required." / "Uncorrected, software restartable
+    # error."
     sig(
         "mce",
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
-        r"RIP|TSC|Run the above)|Machine check events logged|Fatal [Mm]achine check",
+        r"RIP|TSC|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
         ("Hardware", "Machine", "machine"),
         S.CRITICAL,
         "hardware",
@@ -46,11 +53,16 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         100,
         check=_early,
     ),
-    # drivers/edac/edac_mc.c: "EDAC MC%d: %d CE|UE ..."
+    # drivers/edac/edac_mc.c edac_mc_handle_error: "EDAC MC%d: %d %s error%s ..." as
+    # "EDAC MC0: 1 CE memory read error on …" (3.5+); 2.6–3.4: "EDAC MC%d: CE page 0x%lx,
+    # offset 0x%lx, grain %d, syndrome 0x%lx, row %d, channel %d, label \"%s\": %s" and "EDAC
+    # MC%d: UE page …"; drivers' own "EDAC sbridge MC0: HANDLING MCE MEMORY ERROR",
+    # "EDAC amd64: … ECC error", ghes_edac "{1}[Hardware Error]: … corrected error"
     sig(
         "edac",
         r"EDAC (?:MC\d+|\w+ MC\d+): \d+ (?:CE|UE)\b|EDAC .*(?:Uncorrected|Corrected) "
-        r"error",
+        r"error|EDAC (?:\w+ )?MC\d+: (?:CE|UE) (?:page|row|err|no information)"
+        r"|EDAC \w+ MC\d+: HANDLING MCE MEMORY ERROR|EDAC \w+: .*\bECC error",
         ("EDAC",),
         S.ERROR,
         "hardware",
@@ -85,6 +97,10 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         18,
         device_kind=_PCI,
     ),
+    # drivers/pci/pcie/aer.c: 3.x–4.x "PCIe Bus Error: severity=Corrected, type=%s,
+    # id=%04x(%s)" and "AER: Corrected error received: id=%04x"; 4.x+ "AER: Corrected error
+    # received: 0000:00:1c.5"; 5.x+ "AER: Multiple Corrected error message received from";
+    # 7.0 "Correctable" spelling
     sig(
         "aer_corrected",
         r"PCIe Bus Error: severity=Correct(?:ed|able)|AER: (?:Multiple )?"
@@ -157,12 +173,17 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
 )
 
 STORAGE_SIGNATURES: tuple[Signature, ...] = (
-    # drivers/nvme/host/pci.c nvme_timeout: "I/O %d QID %d timeout, aborting|reset controller"
+    # drivers/nvme/host/pci.c nvme_timeout: "I/O %d QID %d timeout, aborting" / "…, reset
+    # controller" (4.x+; 6.x adds the opcode: "I/O tag 5 (0005) opcode 0x2 (Read) QID 3
+    # timeout"); fabrics (tcp.c/rdma.c): "queue %d: timeout request %#x type %d" (5.x+) and
+    # keep-alive failures "failed nvme_keep_alive_end_io error=%d" (5.x+)
     sig(
         "nvme_timeout",
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?QID \d+ timeout|I/O \d+ QID \d+ "
-        r"timeout|controller is down; will reset",
-        ("timeout", "down"),
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
+        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
+        r"|controller is down; will reset",
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
         S.ERROR,
         "storage",
         "An NVMe command timed out.",
@@ -172,11 +193,16 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_DISK,
         trigger=Trigger("storage"),
     ),
+    # drivers/nvme/host/pci.c: "controller is down; will reset: CSTS=0x%x, PCI_STATUS=0x%hx"
+    # (4.x+), "Removing after probe failure status: %d", "Device not ready; aborting reset";
+    # core.c "resetting controller"; fabrics "starting error recovery" / "Reconnecting in %d
+    # seconds..." (5.x+)
     sig(
         "nvme_reset",
         r"nvme\d*: (?:resetting controller|Removing after probe failure|Device "
-        r"not ready; aborting reset)",
-        ("resetting", "Removing", "ready"),
+        r"not ready; aborting reset|starting error recovery|Reconnecting in \d+ seconds)"
+        r"|controller is down; will reset",
+        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting"),
         S.ERROR,
         "storage",
         "An NVMe controller was reset or removed.",
@@ -197,11 +223,18 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         54,
         device_kind=_DISK,
     ),
+    # fs/ext4/super.c __ext4_error: "EXT4-fs error (device %s): %s:%d: …" (2.6.2x–today;
+    # EXT2-fs/EXT3-fs the same in fs/ext2, fs/ext3 until 4.3), ext4_load_journal "error
+    # loading journal", "Remounting filesystem read-only"; fs/xfs/xfs_message.c & friends:
+    # "XFS (%s): Corruption detected", "Metadata corruption detected at", "Metadata CRC
+    # error detected at" (3.10+), "log I/O error", "Filesystem has been shut down"
+    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; fs/btrfs "BTRFS error (device %s)"
     sig(
         "fs_error",
-        r"(?:EXT4-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
-        r"|Metadata corruption|log I/O error|Filesystem has been shut down)|Remounting "
-        r"filesystem read-only",
+        r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
+        r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
+        r"|metadata I/O error)|Remounting filesystem read-only"
+        r"|EXT[34]-fs \(\S+\): error loading journal",
         ("error", "critical", "Corruption", "corruption", "Remounting", "shut"),
         S.ERROR,
         "fs",

@@ -13,21 +13,29 @@ _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, Device
 
 
 CPU_SIGNATURES: tuple[Signature, ...] = (
-    # drivers/tty/sysrq.c sysrq_handle_crash → panic("sysrq triggered crash")
+    # drivers/tty/sysrq.c __handle_sysrq prints the key's action: "SysRq : Trigger a crash"
+    # (2.6–3.x, no prefix), "sysrq: SysRq : Trigger a crash" (4.x–5.8, pr_fmt "sysrq: "),
+    # "sysrq: Trigger a crash" (5.9+); sysrq_handle_crash then panics with "sysrq triggered
+    # crash" (4.x+; 2.6–3.x oopsed on a NULL write instead)
     sig(
         "sysrq_crash",
-        r"sysrq: Trigger a crash|sysrq triggered crash",
-        ("sysrq",),
+        r"(?:sysrq|SysRq)\s*: (?:SysRq : )?Trigger a crash|sysrq triggered crash",
+        ("sysrq", "SysRq"),
         S.CRITICAL,
         "kernel",
         "Someone asked the kernel to crash (SysRq-c or /proc/sysrq-trigger).",
         "Deliberate: find who triggered it (a test, a watchdog script, an operator).",
         8,
     ),
-    # kernel/watchdog_perf.c / watchdog_buddy.c: "Watchdog detected hard LOCKUP on cpu %d"
+    # kernel/watchdog_perf.c / watchdog_buddy.c (6.x), kernel/watchdog_hld.c (4.13–6.6),
+    # kernel/watchdog.c (3.x–4.12): "Watchdog detected hard LOCKUP on cpu %d", with the
+    # pr_fmt "NMI watchdog: " (4.x) or "watchdog: " (5.x+) before it; 2.6's
+    # arch/x86/kernel/apic/nmi.c: "NMI Watchdog detected LOCKUP on CPU %d"; the panic:
+    # "Kernel panic - not syncing: Hard LOCKUP" (hardlockup_panic=1)
     sig(
         "hard_lockup",
-        r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP",
+        r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP"
+        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)",
         ("LOCKUP",),
         S.CRITICAL,
         "cpu",
@@ -38,11 +46,13 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
     ),
-    # kernel/watchdog.c: "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
+    # kernel/watchdog.c watchdog_timer_fn: "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
+    # (2.6.3x–today; "watchdog: " pr_fmt before it since 4.13, "NMI watchdog: " 4.x); the
+    # panic "Kernel panic - not syncing: softlockup: hung tasks" (softlockup_panic=1)
     sig(
         "soft_lockup",
-        r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for",
-        ("lockup",),
+        r"BUG: soft lockup - CPU#?\s?(?P<cpu>\d+) stuck for|softlockup: hung tasks",
+        ("lockup", "softlockup"),
         S.CRITICAL,
         "cpu",
         "A CPU ran kernel code without scheduling for > 20 s (soft lockup).",
@@ -51,12 +61,19 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
     ),
-    # kernel/rcu/tree_stall.h: "INFO: %s detected stalls on CPUs/tasks:", "self-detected stall"
+    # RCU stall warnings by era: kernel/rcutree.c (2.6.3x–3.x) "INFO: rcu_sched_state
+    # detected stall on CPU %d (t=%lu jiffies)" and "INFO: %s detected stalls on CPUs/tasks:";
+    # kernel/rcu/tree_plugin.h (3.x–4.x) "INFO: %s self-detected stall on CPU"; kernel/rcu/
+    # tree_stall.h (5.x+) the same with pr_fmt "rcu: " ("rcu: INFO: rcu_preempt detected
+    # stalls on CPUs/tasks:"); tree_exp.h: "INFO: %s detected expedited stalls on CPUs/tasks";
+    # "rcu_sched kthread starved for %ld jiffies" (4.x+); 2.6 rcutree's "RCU detected CPU %d
+    # stall"; Tiny RCU's "rcu_sched detected stall"
     sig(
         "rcu_stall",
-        r"rcu: INFO: \S+ (?:detected stalls? on CPUs|self-detected stall on CPU)"
-        r"|rcu_\w+ detected stalls on CPUs",
-        ("stall", "stalls"),
+        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU)"
+        r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
+        r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall",
+        ("stall", "stalls", "starved"),
         S.ERROR,
         "cpu",
         "RCU grace periods stopped advancing: some CPU or task is stuck in the kernel.",
@@ -65,11 +82,13 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
     ),
-    # kernel/hung_task.c: "INFO: task %s:%d blocked for more than %ld seconds."
+    # kernel/hung_task.c check_hung_task: "INFO: task %s:%d blocked for more than %ld
+    # seconds." (2.6.3x–today; the comm may hold spaces, "task CPU 7/KVM:123"); the panic
+    # "Kernel panic - not syncing: hung_task: blocked tasks" (hung_task_panic=1)
     sig(
         "hung_task",
-        r"INFO: task \S+ blocked for more than \d+ seconds",
-        ("blocked",),
+        r"INFO: task .{1,40}?:\d+ blocked for more than \d+ seconds|hung_task: blocked tasks",
+        ("blocked", "hung_task"),
         S.ERROR,
         "kernel",
         "A task waited > 120 s in uninterruptible sleep (D state), usually on I/O or a lock.",
@@ -77,10 +96,15 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         76,
         trigger=Trigger("hung_task"),
     ),
+    # arch/x86/kernel/traps.c do_general_protection → die("general protection fault"):
+    # "general protection fault: 0000 [#1] SMP" (2.6–5.4), "general protection fault,
+    # probably for non-canonical address 0x…: 0000 [#1]" (5.5+), "Oops: general protection
+    # fault, …" (6.10+, die header). A userspace GPF ("traps: %s[%d] general protection
+    # fault ip:…") kills a process, not the kernel.
     sig(
         "general_protection_fault",
-        r"^general protection fault|\bgeneral protection fault, (?:probably for|maybe for)"
-        r"|^Oops: general protection fault",
+        r"^general protection fault|\bgeneral protection fault(?:, (?:probably for|maybe for)"
+        r"|: [0-9a-f]{4} \[#\d+\])|^Oops: general protection fault",
         ("protection",),
         S.CRITICAL,
         "kernel",
@@ -90,11 +114,15 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         78,
         check=lambda m, i: not i.text.startswith("traps:"),
     ),
-    # lib/bug.c "kernel BUG at %s:%u!"; mm/, kernel/sched "BUG: scheduling while atomic"...
+    # lib/bug.c report_bug: "kernel BUG at %s:%u!" (2.6–today; arm/arm64/ppc the same
+    # via BUG()); mm/, kernel/sched: "BUG: scheduling while atomic", "BUG: Bad page state",
+    # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
+    # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
+    # dereference") is an oops, below, not a BUG() assertion.
     sig(
         "kernel_bug",
-        r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer)"
-        r"(?:unable to handle|scheduling while atomic|Bad page|KASAN|sleeping function|"
+        r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
+        r"(?:scheduling while atomic|Bad page|KASAN|sleeping function|"
         r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)",
         ("BUG",),
         S.CRITICAL,
@@ -103,11 +131,21 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "A kernel or driver bug: report with the backtrace; check for a newer kernel.",
         79,
     ),
-    # arch/x86/kernel/dumpstack.c __die_header: "Oops: %04lx [#%d]..."; mm/fault: NULL deref
+    # A page fault in kernel mode, as each era and architecture words it:
+    # arch/x86/mm/fault.c: "BUG: unable to handle kernel NULL pointer dereference at %p" and
+    # "BUG: unable to handle kernel paging request at %p" (2.6–4.x), "BUG: kernel NULL
+    # pointer dereference, address: %px" and "BUG: unable to handle page fault for address:"
+    # (4.20+); arch/x86/kernel/dumpstack.c __die_header "Oops: %04lx [#%d]"; arm/arm64
+    # mm/fault.c "Unable to handle kernel NULL pointer dereference at virtual address" /
+    # "… paging request at virtual address" and traps.c "Internal error: Oops: %x [#%d]";
+    # powerpc "Unable to handle kernel paging request for data at address" / "Oops: Kernel
+    # access of bad area, sig: 11 [#1]"
     sig(
         "oops",
-        r"^Oops: (?:[0-9a-f]{4} )?\[#\d+\]|^Oops: |BUG: kernel NULL pointer dereference",
-        ("Oops", "NULL"),
+        r"^Oops: (?:[0-9a-f]{4,8} )?\[#\d+\]|^Oops: |BUG: kernel NULL pointer dereference"
+        r"|BUG: unable to handle (?:kernel |page fault)|Internal error: Oops\b"
+        r"|Unable to handle kernel (?:NULL pointer dereference|paging request)",
+        ("Oops", "NULL", "unable", "Unable"),
         S.CRITICAL,
         "kernel",
         "The kernel faulted (Oops); the task was killed and the kernel may be unstable.",
@@ -115,10 +153,13 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "also explains the panic.",
         80,
     ),
-    # kernel/panic.c __warn: "WARNING: CPU: %d PID: %d at %pS"
+    # kernel/panic.c __warn: "WARNING: CPU: %d PID: %d at %pS" (4.x–today; 6.x puts the
+    # caller first: "WARNING: drivers/…:123 at func+0x…, CPU#3: comm/123"), "WARNING: at
+    # %s:%d %pS()" (2.6–3.x, no CPU)
     sig(
         "kernel_warning",
-        r"^WARNING: CPU: (?P<cpu>\d+) PID: \d+ at (?P<where>\S+)",
+        r"^WARNING: CPU: (?P<cpu>\d+) PID: \d+ at (?P<where>\S+)"
+        r"|^WARNING: (?:at )?(?P<where2>[\w./-]+:\d+)",
         ("WARNING",),
         S.WARNING,
         "kernel",
@@ -127,6 +168,8 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         82,
         device_kind=_CPU,
     ),
+    # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (all eras); the closing
+    # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it
     sig(
         "kernel_panic",
         r"Kernel panic - not syncing",
@@ -166,11 +209,17 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         61,
         routine=True,
     ),
-    # mm/oom_kill.c: "Out of memory: Killed process %d (%s)", memcg: "Memory cgroup out of memory"
+    # mm/oom_kill.c by era: "Out of memory: Kill process %d (%s) score %u or sacrifice
+    # child" then "Killed process %d (%s) total-vm:…" (2.6.3x–4.x), "Memory cgroup out of
+    # memory: Kill process …" (3.x–4.18), "Out of memory: Killed process %d (%s)" and
+    # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
+    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+)
     sig(
         "oom_kill",
-        r"(?:Memory cgroup )?[Oo]ut of memory: Killed process \d+ \((?P<comm>[^)]*)\)",
-        ("Killed",),
+        r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
+        r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
+        ("Killed", "Kill", "kill"),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -179,9 +228,15 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         60,
         trigger=Trigger("oom"),
     ),
+    # systemd src/oom/oomd-util.c: "Killed %s due to memory pressure for %s being %lu.%02lu%%
+    # > %lu.%02lu%% for > %s with reclaim activity" (247+), "… due to memory used (%s) / total
+    # (%s) and swap used (%s) / total (%s) being more than %lu.%02lu%%" (swap kills)
+    # (the reason may be cut off by a pager or an elision: "Killed /…/app.scope" alone is
+    # still the kill, as systemd-oomd logs "Killed" for nothing else)
     sig(
         "oomd_kill",
-        r"Killed (?P<cg>\S+) due to memory (?:pressure|used)",
+        r"Killed (?P<cg>/\S*)(?: due to memory (?:pressure|used))?"
+        r"|Killed (?P<cg2>\S+) due to memory",
         ("Killed",),
         S.ERROR,
         "memory",

@@ -121,6 +121,10 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "NVRM: GPU at PCI:0000:3d:00: GPU-5a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9",
         ],
     ),
+    "nvidia_init_failure": (
+        ["NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x26:0xffff:1211)"],
+        ["NVRM: loading NVIDIA UNIX x86_64 Kernel Module  570.133.07"],
+    ),
     "nvidia_xid_79": (
         ["NVRM: Xid (PCI:0000:3d:00): 79, pid=1892, name=python3, GPU has fallen off the bus."],
         ["NVRM: Xid (PCI:0000:3d:00): 13, pid=1892, name=python3, Graphics SM Warp Exception"],
@@ -170,12 +174,13 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "kernel_bug": (
         [
             "kernel BUG at mm/slub.c:432!",
-            "BUG: unable to handle page fault for address: ffffb8c0c0a3f000",
             "BUG: scheduling while atomic: swapper/0/0/0x00000002",
         ],
         [
             "watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [a:1]",
             "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+            # a page fault in the kernel is an oops (issue 16), not a BUG() assertion
+            "BUG: unable to handle page fault for address: ffffb8c0c0a3f000",
         ],
     ),
     "oops": (
