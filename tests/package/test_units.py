@@ -157,7 +157,9 @@ def test_report_unit_never_delays_boot() -> None:
     assert not words(s, "Unit", "Before") - {"shutdown.target"}
     assert one(s, "Service", "IOSchedulingClass") == "idle"
     exec_start = one(s, "Service", "ExecStart")
-    assert "last-boot" in exec_start and "/var/lib/kmsgd/reports" in exec_start
+    # Every path from /etc/kmsgd/kmsgd.toml (report_dir, textfile_dir), none on the command line.
+    assert "last-boot" in exec_start and {"--save", "--textfile"} <= set(exec_start.split())
+    assert "/var" not in exec_start
 
 
 # --- install-units ----------------------------------------------------------------------------
