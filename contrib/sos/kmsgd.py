@@ -23,6 +23,7 @@ RING_DESC = "collect the ring file too (raw kernel log and sensor records of man
 TEXTFILES = (
     "/var/lib/node_exporter/textfile_collector/kmsgd.prom",
     "/var/lib/prometheus/node-exporter/kmsgd.prom",
+    "/var/lib/prometheus/node-exporter/kmsgd-last-boot.prom",
 )
 
 
