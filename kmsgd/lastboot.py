@@ -8,19 +8,35 @@ pstore / journal witnesses ─────────────────�
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kmsgd.catalogue.table import find_signatures
 from kmsgd.judge import changes as chg
 from kmsgd.judge import telemetry as tv
-from kmsgd.judge.bootview import BootView, early_records, kernel_records, last_payload, read_boot
+from kmsgd.judge.bootview import (
+    BootView,
+    early_clock_steps,
+    early_records,
+    kernel_records,
+    last_payload,
+    read_boot,
+)
 from kmsgd.judge.classify import Verdict, classify
+from kmsgd.judge.clocks import downtime, rtc_in_local_time
 from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.judge.rules import Evidence
 from kmsgd.judge.timeline import Timeline
-from kmsgd.report.model import Report, ReportError, TimeOfDeath, build_report
+from kmsgd.report.model import (
+    Ended,
+    Report,
+    ReportError,
+    RingDeath,
+    TimeOfDeath,
+    build_report,
+    iso_utc,
+)
 from kmsgd.ring import frame as fr
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import KIND_CODES, Boot, Entry, KernelRecord, Kind, Stop
@@ -39,6 +55,7 @@ class Options:
     journal: bool = False  # ask the systemd journal as a second witness
     journal_dir: str | None = None
     baseline: bool = True  # compare tag rates with earlier healthy boots (noise)
+    rtc_local: bool = False  # /etc/adjtime keeps the RTC in local time (clocks.py)
 
 
 def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
@@ -48,18 +65,43 @@ def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
     return judge(reader, ids, i, opts)
 
 
-def outcomes(reader: RingReader, rows: Sequence[BootSummary], current: str | None) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class BootEnd:
+    """How one boot ended, for `kmsgd boots`: a verdict, or why none could be made."""
+
+    outcome: Outcome | None
+    confidence: Confidence | None
+    error: str = ""
+
+    def __str__(self) -> str:
+        if self.outcome is None or self.confidence is None:
+            return f"error: {self.error}"
+        return f"{self.outcome.value} ({self.confidence.value})"
+
+
+def outcomes(
+    reader: RingReader, rows: Sequence[BootSummary], current: str | None, rtc_local: bool = False
+) -> list[BootEnd]:
     """A short verdict per boot for `kmsgd boots` (no journal, no noise baseline)."""
-    opts = Options(current_boot_id=current, baseline=False)
+    opts = Options(current_boot_id=current, baseline=False, rtc_local=rtc_local)
     out = []
     ids = [r.boot_id for r in rows]
     for i in range(len(ids)):
         try:
             rep = judge(reader, ids, i, opts)
-            out.append(f"{rep.outcome.value} ({rep.confidence})")
+            out.append(BootEnd(rep.outcome, Confidence(rep.confidence)))
         except Exception as err:  # one unreadable boot must not hide the others
-            out.append(f"error: {type(err).__name__}")
+            out.append(BootEnd(None, None, type(err).__name__))
     return out
+
+
+def rtc_local(etc_root: str) -> bool:
+    """Whether /etc/adjtime keeps the RTC in local time (then a next boot's clock may be off)."""
+    try:
+        with open(os.path.join(etc_root, "adjtime"), encoding="utf-8", errors="replace") as f:
+            return rtc_in_local_time(f.read(4096))
+    except OSError:
+        return False
 
 
 def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Report:
@@ -82,13 +124,18 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         previous_known=True,
     )
     summary = tv.summarize((*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us)
+    next_wall = _boot_wall(nxt)
+    steps = early_clock_steps(reader, ids[i + 1]) if next_wall is not None else ()
     facts = RingFacts(
         live=view.live,
         current=current,
-        next_boot_wall_us=_boot_wall(nxt),
+        next_boot_wall_us=next_wall,
         memory=_memory(summary, verdict, view.timeline),
         pstore=pstore_witness,
         journal=_journal_witness(boot_id, opts) if opts.journal and not current else None,
+        checked_downtime=downtime(
+            view.live.last_wall_us, next_wall, steps, rtc_local=opts.rtc_local
+        ),
     )
     decision, rule_errors = decide(verdict, facts)
     verdict = _merge(verdict, decision, facts)
@@ -144,34 +191,31 @@ def _when(f: RingFacts) -> str:
     if last is None:
         return ""
     pm = f" ± {f.live.interval_s:.1f} s" if f.live.interval_s else ""
-    return f" at {_iso(last)}{pm}"
-
-
-def _iso(wall_us: int) -> str:
-    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f" at {iso_utc(last)}{pm}"
 
 
 def _time_of_death(tod: TimeOfDeath | None, f: RingFacts) -> TimeOfDeath:
     live = f.live
-    extra = {
-        "last_sign_of_life": _iso(live.last_wall_us) if live.last_wall_us else None,
-        "last_sign_of_life_wall_us": live.last_wall_us,
-        "last_heartbeat_wall_us": live.last_beat_wall_us,
-        "heartbeat_interval_s": live.interval_s,
-        "late_final_beats": live.late_final_beats,
-        "last_kernel_line_wall_us": live.last_kernel_wall_us,
-        "silence_before_death_s": live.silence_s,
-        "next_boot": _iso(f.next_boot_wall_us) if f.next_boot_wall_us else None,
-        "downtime_s": round(f.downtime_s, 1) if f.downtime_s is not None else None,
-        "clock_steps": list(live.clock_steps),
-        "kernel_records_lost": live.lost,
-        "ended": "running" if f.current else ("stop" if live.stop is not None else "silence"),
-    }
+    ended = Ended.RUNNING if f.current else (Ended.STOP if live.stop is not None else Ended.SILENCE)
+    ring = RingDeath(
+        last_sign_of_life_wall_us=live.last_wall_us,
+        last_heartbeat_wall_us=live.last_beat_wall_us,
+        heartbeat_interval_s=live.interval_s,
+        late_final_beats=live.late_final_beats,
+        last_kernel_line_wall_us=live.last_kernel_wall_us,
+        silence_before_death_s=live.silence_s,
+        next_boot_wall_us=f.next_boot_wall_us,
+        downtime_s=f.downtime_s,
+        clock_note=f.downtime.note,
+        clock_steps=tuple(str(s) for s in live.clock_steps),
+        kernel_records_lost=live.lost,
+        ended=ended,
+    )
     base = tod or TimeOfDeath(None)
     note = "alive at the last sign of life, dead before the next heartbeat was due"
     if live.stop is not None:
         note = "the recorder stopped cleanly"
-    return dataclasses.replace(base, note=note, extra=extra)
+    return dataclasses.replace(base, note=note, ring=ring)
 
 
 def _memory(summary: dict[str, object], v: Verdict, tl: Timeline) -> MemoryFacts:

@@ -13,19 +13,21 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kmsgd.judge.clocks import EARLY_STEP_S, ClockStep
 from kmsgd.judge.liveness import Liveness, LivenessBuilder
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.ring import frame as fr
 from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader
-from kmsgd.ring.records import KIND_CODES, Entry, KernelRecord, Kind
+from kmsgd.ring.records import KIND_CODES, Entry, Heartbeat, KernelRecord, Kind
 
 FINAL_WINDOW_US = 70_000_000  # samples kept: the final minute plus margin
 MEMORY_WINDOW_US = 600_000_000  # memory samples kept: a thrash can last minutes
 _MEMORY = b'"sample":"memory"'
 EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
 _SAMPLE, _KERNEL = KIND_CODES[Kind.SAMPLE], KIND_CODES[Kind.KERNEL]
+_HEARTBEAT = KIND_CODES[Kind.HEARTBEAT]
 KEPT_KINDS = (Kind.EVENT, Kind.DEVICE, Kind.INVENTORY, Kind.SYSCTL, Kind.PSTORE, Kind.LOST)
 
 
@@ -112,6 +114,23 @@ def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) 
         if kernel >= limit:
             break
     return out
+
+
+def early_clock_steps(
+    reader: RingReader, boot_id: str, window_s: float = EARLY_STEP_S
+) -> tuple[ClockStep, ...]:
+    """Clock steps in a boot's first `window_s` seconds (heartbeats only: a bounded read)."""
+    live = LivenessBuilder()
+    for h in reader.skim_of(boot_id):
+        f = reader.check(h) if h.code == _HEARTBEAT else None
+        if f is None:
+            continue
+        e = fr.to_entry(f)
+        if isinstance(e.data, Heartbeat):
+            live.add(e)
+            if e.data.mono_us > window_s * 1e6:
+                break
+    return tuple(live.steps)
 
 
 def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:

@@ -12,10 +12,10 @@ import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from kmsgd.judge.clocks import ClockStep, steps_between
 from kmsgd.ring.records import Boot, Entry, Heartbeat, KernelRecord, Kind, Lost, Stop
 
 LATE_FACTOR = 1.5  # a beat this many intervals after the previous one was late
-CLOCK_STEP_S = 2.0  # wall and monotonic disagreeing by more than this: the wall clock moved
 FINAL_BEATS = 20
 LATE_WINDOW = 10  # late beats count among the last this many: the slowing right before death
 
@@ -36,7 +36,7 @@ class Liveness:
     stop: Stop | None  # the last record was a clean stop
     lost: int
     records: int
-    clock_steps: tuple[str, ...] = ()  # "wall clock stepped +3600 s at …", "suspended 40 s"
+    clock_steps: tuple[ClockStep, ...] = ()  # wall clock set, or the box suspended
     kinds: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -68,7 +68,7 @@ class LivenessBuilder:
         self.stop: Stop | None = None
         self.lost = 0
         self.records = 0
-        self.steps: list[str] = []
+        self.steps: list[ClockStep] = []
         self.kinds: dict[str, int] = {}
 
     def add(self, e: Entry) -> None:
@@ -104,11 +104,8 @@ class LivenessBuilder:
         if prev is not None:
             mono = (beat.mono_us - prev.mono_us) / 1e6
             wall = (beat.wall_us - prev.wall_us) / 1e6
-            slept = (beat.boottime_us - prev.boottime_us) / 1e6 - mono
-            if abs(wall - mono - max(slept, 0)) > CLOCK_STEP_S:
-                self.steps.append(f"wall clock stepped {wall - mono - max(slept, 0):+.0f} s")
-            if slept > CLOCK_STEP_S:
-                self.steps.append(f"suspended {slept:.0f} s")
+            boottime = (beat.boottime_us - prev.boottime_us) / 1e6
+            self.steps += steps_between(wall, mono, boottime, beat.mono_us)
             self.gaps.append(mono)
         self.beats += 1
         self.last_beat, self.last_beat_wall = beat, wall_us
@@ -133,7 +130,7 @@ class LivenessBuilder:
             stop=self.stop,
             lost=self.lost,
             records=self.records,
-            clock_steps=tuple(dict.fromkeys(self.steps)),
+            clock_steps=tuple(self.steps),
             kinds=dict(self.kinds),
         )
 

@@ -10,11 +10,11 @@ that raises is recorded and skipped.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kmsgd.judge.classify import Verdict
+from kmsgd.judge.clocks import Downtime, downtime
 from kmsgd.judge.liveness import Liveness
-from kmsgd.judge.rules import Evidence
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import Confidence, Outcome
 
@@ -51,13 +51,17 @@ class RingFacts:
     memory: MemoryFacts
     pstore: Witness | None = None
     journal: Witness | None = None
-    notes: tuple[str, ...] = field(default=())
+    checked_downtime: Downtime | None = None  # from clocks.downtime, both boots' clocks checked
+
+    @property
+    def downtime(self) -> Downtime:
+        if self.checked_downtime is not None:
+            return self.checked_downtime
+        return downtime(self.live.last_wall_us, self.next_boot_wall_us)
 
     @property
     def downtime_s(self) -> float | None:
-        if self.next_boot_wall_us is None or self.live.last_wall_us is None:
-            return None
-        return (self.next_boot_wall_us - self.live.last_wall_us) / 1e6
+        return self.downtime.seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +197,18 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
             "Hard freeze: the machine slowed down, then stopped",
             lines,
         )
+    if down is None and f.next_boot_wall_us is not None:
+        # A later boot exists, but the two boots' clocks disagree: the downtime that would
+        # tell a freeze (stayed down) from a reset (came back at once) is unknown.
+        freeze = v.primary is not None
+        return RingDecision(
+            Outcome.HARD_FREEZE if freeze else Outcome.ABRUPT_RESET_OR_POWER_LOSS,
+            "clocks_disagree",
+            Confidence.LOW,
+            ("Hard freeze or power loss" if freeze else "Abrupt reset, power loss or freeze")
+            + ": heartbeats stopped abruptly; the clocks disagree, so the downtime cannot tell",
+            (*lines, f.downtime.note),
+        )
     if down is None:
         return RingDecision(
             Outcome.UNKNOWN,
@@ -261,7 +277,3 @@ def decide(verdict: Verdict, facts: RingFacts) -> tuple[RingDecision, list[str]]
         if d is not None:
             return d, errors
     return RingDecision(Outcome.UNKNOWN, "", Confidence.LOW, "Unknown"), errors
-
-
-def as_evidence(lines: tuple[str, ...]) -> tuple[Evidence, ...]:
-    return tuple(Evidence(text) for text in lines if text)

@@ -16,8 +16,8 @@ def render_conf() -> str:
     """The text of the shipped `sysctl.d/60-kmsgd.conf`, generated from `DESIRED` and `NOT_SET`."""
     out = [
         "# Forensic sysctls installed by kmsgd: turn lockups and oopses into panics that leave a",
-        "# dump (pstore, kmsgd's ring), and reboot afterwards. Generated from kmsgd/record/sysctl.py",
-        "# (render_conf); a test keeps this file and that list equal.",
+        "# dump (pstore, kmsgd's ring), and reboot afterwards. Generated from the list in",
+        "# kmsgd/record/sysctl.py (render_conf); a test keeps this file and that list equal.",
         "#",
         "# Named 60-: sysctl.d(5) sorts all files by name across /etc, /run and /usr/lib and the",
         "# latest name wins. 60 comes after the distribution's 50-default.conf but before the",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
-from kmsgd.report.render_ring import ring_death_line, telemetry_lines
+from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
 
 FORMATS = ("text", "md", "json")
 _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
@@ -100,8 +100,10 @@ def render_text(r: Report, *, color: bool = False) -> str:
     if r.final_kernel:
         out += ["", _paint(color, _BOLD, f"Final lines (last {len(r.final_kernel)}):")]
         out += [_final_text(f, color) for f in r.final_kernel]
-    if r.time_of_death is not None and r.time_of_death.extra.get("last_sign_of_life"):
-        out += ["", f"Time of death: {ring_death_line(r.time_of_death.extra)}"]
+    ring = r.time_of_death.ring if r.time_of_death is not None else None
+    if ring is not None and ring.last_sign_of_life_wall_us is not None:
+        out += ["", f"Time of death: {ring_death_line(ring)}"]
+        out += [line for line in (clock_line(ring),) if line]
     elif r.time_of_death is not None and r.time_of_death.last_line is not None:
         t = r.time_of_death
         tail = f"; next boot {t.next_boot_wall}" if t.next_boot_wall else ""
@@ -186,8 +188,10 @@ def render_md(r: Report) -> str:
         out += [
             f"- {e.why}" + (f": `{_md_code(e.line.text)}`" if e.line else "") for e in r.evidence
         ]
-    if r.time_of_death is not None and r.time_of_death.extra.get("last_sign_of_life"):
-        out += ["", f"**Time of death:** {_md_text(ring_death_line(r.time_of_death.extra))}"]
+    ring = r.time_of_death.ring if r.time_of_death is not None else None
+    if ring is not None and ring.last_sign_of_life_wall_us is not None:
+        out += ["", f"**Time of death:** {_md_text(ring_death_line(ring))}"]
+        out += [f"**{_md_text(line)}**" for line in (clock_line(ring),) if line]
     if r.final_kernel:
         out += ["", "<details><summary>Final lines (▶ = signature)</summary>", "", "```text"]
         out += [("▶ " if f.important else "  ") + f.line.text for f in r.final_kernel]

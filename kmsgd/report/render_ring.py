@@ -1,28 +1,39 @@
 """Plain-text lines for the ring's sections of a report: telemetry at the end and the time of
-death. Pure; every key is read defensively, a broken value costs its line, never the report."""
+death. Pure; telemetry keys are read defensively, a broken value costs its line, never the
+report."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kmsgd.report.model import RingDeath, iso_utc
 
-def ring_death_line(x: Mapping[str, Any]) -> str:
-    """The ring's time-of-death facts in one line (TimeOfDeath.extra from kmsgd last-boot)."""
-    parts = [f"alive at {x['last_sign_of_life']}"]
-    if x.get("heartbeat_interval_s"):
-        parts[0] += f", dead within {x['heartbeat_interval_s']:g} s after"
-    if x.get("silence_before_death_s") is not None and x["silence_before_death_s"] >= 1:
-        parts.append(f"last kernel line {x['silence_before_death_s']:.0f} s before that")
-    if x.get("late_final_beats"):
-        parts.append(f"{x['late_final_beats']} late heartbeats before the end")
-    if x.get("next_boot"):
-        down = x.get("downtime_s")
-        parts.append(f"next boot {x['next_boot']}" + (f", {down:.0f} s later" if down else ""))
-    if x.get("kernel_records_lost"):
-        parts.append(f"{x['kernel_records_lost']} kernel records lost")
-    parts += [str(s) for s in x.get("clock_steps") or ()]
-    return "; ".join(parts)
+
+def ring_death_line(x: RingDeath) -> str:
+    """The ring's time-of-death facts in one line."""
+    parts = [f"alive at {iso_utc(x.last_sign_of_life_wall_us)}"]
+    if x.heartbeat_interval_s:
+        parts[0] += f", dead within {x.heartbeat_interval_s:g} s after"
+    if x.silence_before_death_s is not None and x.silence_before_death_s >= 1:
+        parts.append(f"last kernel line {x.silence_before_death_s:.0f} s before that")
+    if x.late_final_beats:
+        parts.append(f"{x.late_final_beats} late heartbeats before the end")
+    if x.next_boot_wall_us is not None:
+        down = "" if x.downtime_s is None else f", {x.downtime_s:.0f} s later"
+        parts.append(f"next boot {iso_utc(x.next_boot_wall_us)}{down}")
+    if x.kernel_records_lost:
+        parts.append(f"{x.kernel_records_lost} kernel records lost")
+    return "; ".join([*parts, *x.clock_steps])
+
+
+def clock_line(x: RingDeath) -> str | None:
+    """One line when the two boots' clocks disagreed (the downtime is then unknown, or
+    corrected by the next boot's own later clock step)."""
+    if not x.clock_note:
+        return None
+    known = "unknown" if x.downtime_s is None else f"{x.downtime_s:.0f} s"
+    return f"Clocks: {x.clock_note}; downtime {known}."
 
 
 _QUANTITY = {"temp_c": " °C", "power_w": " W", "busy_pct": " %"}

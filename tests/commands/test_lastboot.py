@@ -78,8 +78,8 @@ def test_power_loss_regular_beats_quick_return(tmp_path: Path) -> None:
     rep = judge(m)
     assert rep.outcome == "abrupt_reset_or_power_loss"
     tod = rep.time_of_death
-    assert tod is not None and 40 <= tod.extra["downtime_s"] <= 43
-    assert tod.extra["late_final_beats"] == 0
+    assert tod is not None and 40 <= tod.ring.downtime_s <= 43
+    assert tod.ring.late_final_beats == 0
 
 
 def test_hard_freeze_stays_down_after_gpu_chain(tmp_path: Path) -> None:
@@ -96,8 +96,8 @@ def test_hard_freeze_stays_down_after_gpu_chain(tmp_path: Path) -> None:
     assert rep.outcome == "hard_freeze"
     assert rep.primary is not None and rep.primary.tag == "amdgpu_smu_timeout"
     tod = rep.time_of_death
-    assert tod is not None and 145 <= tod.extra["silence_before_death_s"] <= 156
-    assert tod.extra["downtime_s"] >= 590
+    assert tod is not None and 145 <= tod.ring.silence_before_death_s <= 156
+    assert tod.ring.downtime_s >= 590
 
 
 def test_memory_exhaustion_hang(tmp_path: Path) -> None:
@@ -124,7 +124,7 @@ def test_memory_exhaustion_hang(tmp_path: Path) -> None:
     rep = judge(m)
     assert rep.outcome == "hang_memory_exhaustion"
     assert rep.confidence in ("high", "medium")
-    assert rep.time_of_death is not None and rep.time_of_death.extra["late_final_beats"] >= 3
+    assert rep.time_of_death is not None and rep.time_of_death.ring.late_final_beats >= 3
 
 
 def test_watchdog_reset_from_next_boot_reset_reason(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_seed_004_psu_trip(tmp_path: Path) -> None:
     assert all(s["from_w"] == 12.0 and s["to_w"] >= 298 for s in steps.values())
     missing = [c for c in rep.changes if c["what"] == "gpu_missing"]
     assert [c["device"] for c in missing] == ["0000:43:00.0"]
-    assert 40 <= rep.time_of_death.extra["downtime_s"] <= 43  # type: ignore[union-attr]
+    assert 40 <= rep.time_of_death.ring.downtime_s <= 43  # type: ignore[union-attr,operator]
     text = render(rep, "text")
     assert "12 W → 30" in text and "missing after the reboot" in text
 
@@ -144,6 +144,6 @@ def test_seed_000_hard_freeze_with_noise_told_apart(tmp_path: Path) -> None:
     assert rep.primary is not None and rep.primary.tag == "amdgpu_smu_timeout"
     hogs = [s for s in rep.signatures if "workqueue" in s.tag]
     assert hogs and all(s.noise for s in hogs)
-    extra = rep.time_of_death.extra  # type: ignore[union-attr]
-    assert 148 <= extra["silence_before_death_s"] <= 156
+    ring = rep.time_of_death.ring  # type: ignore[union-attr]
+    assert 148 <= ring.silence_before_death_s <= 156  # type: ignore[union-attr,operator]
     assert "last kernel line 15" in render(rep, "text")
