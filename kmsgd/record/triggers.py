@@ -45,7 +45,7 @@ def _t(tag: str, cls: str, words: tuple[str, ...], regex: str, **extra: object) 
     )
 
 
-_AMD = (b"amdgpu", b"[drm")
+_AMD = (b"amdgpu", b"[drm", b"drmn")  # FreeBSD's drm-kmod names the device drmn0
 # Xid codes that start an incident, as kmsgd/catalogue/xid.py XID_TRIGGERS
 XID_CLASSES: dict[int, str] = {
     8: "gpu_hang",
@@ -62,16 +62,18 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "amdgpu_smu_timeout",
         "gpu_hang",
-        ("SMU", "failed"),
-        r"SMU: (?:No response|I'm not done with your (?:previous|current) command|response:0x)"
-        r"|Failed to export SMU metrics table|SMU (?:is )?(?:not responding|hang)"
-        r"|smu_cmn_send_smc_msg\S* failed",
+        ("SMU", "failed", "SMC", "powerplay"),
+        r"SMU: (?:No response|I'm not done with your (?:previous|current) command"
+        r"|response:0x)|Failed to export SMU metrics table|SMU (?:is )?(?:not responding"
+        r"|hang)|SMU is in hanged state|smu_cmn_send_smc_msg\S* failed"
+        r"|\[powerplay\].*(?:failed to send message|last message was failed|No response)"
+        r"|SMC failed to respond",
     ),
     _t(
         "amdgpu_mes_timeout",
         "gpu_hang",
         ("MES", "failed"),
-        r"MES failed to respond to msg|MES might be in unrecoverable state"
+        r"MES failed to respon(?:d to|se) msg|MES might be in unrecoverable state"
         r"|failed to (?:unmap legacy queue|remove hardware queue|add hardware queue)",
     ),
     _t(
@@ -82,8 +84,12 @@ TABLE: tuple[KernelTrigger, ...] = (
             "VM_L2_PROTECTION_FAULT_STATUS",
             "GCVM_L2_PROTECTION_FAULT_STATUS",
             "MMVM_L2_PROTECTION_FAULT_STATUS",
+            "VM_CONTEXT1_PROTECTION_FAULT_ADDR",
+            "VM_CONTEXT1_PROTECTION_FAULT_STATUS",
         ),
-        r"\[(?:gfx|mm)hub\d*\] (?:retry |no-retry )?page fault|VM_L2_PROTECTION_FAULT_STATUS",
+        r"\[(?:gfx|mm)hub\d*\] (?:VMC |UTCL2 )?(?:retry |no-retry )?page fault"
+        r"|VM_L2_PROTECTION_FAULT_STATUS|GPU fault detected: \d+ 0x"
+        r"|VM_CONTEXT1_PROTECTION_FAULT_(?:ADDR|STATUS)",
         burst=10,
         window_s=10.0,
     ),
@@ -91,80 +97,100 @@ TABLE: tuple[KernelTrigger, ...] = (
         "amdgpu_kfd_error",
         "gpu_hang",
         ("KFD", "Failed", "failed", "error"),
-        r"Failed to (?:quiesce KFD|evict (?:queue|process)|suspend process|restore process)"
-        r"|kfd kfd: amdgpu: .*(?:fail|error)|amdgpu: Failed to (?:resume|evict) KFD",
+        r"Failed to (?:quiesce KFD|evict (?:queue|process)|suspend process"
+        r"|restore process)|kfd kfd: amdgpu: .*(?:fail|error)|amdgpu: Failed to (?:resume"
+        r"|evict) KFD",
     ),
     _t(
         "amdgpu_ring_timeout",
         "gpu_hang",
-        ("timeout",),
-        r"ring \S+ timeout(?:, signaled seq|\b)",
+        ("timeout", "amdgpu_job_timedout"),
+        r"ring \S+ timeout(?:, signaled seq|\b)|\[drm:amdgpu_job_timedout \[amdgpu\]\]"
+        r"|\[drm ERROR :amdgpu_job_timedout\]",
         needs=_AMD,
     ),
     _t(
         "amdgpu_gpu_reset",
         "gpu_hang",
-        ("reset", "recovery"),
-        r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded|failed)"
-        r"|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed",
+        ("reset", "recovery", "Recovery"),
+        r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded"
+        r"|failed)|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed"
+        r"|GPU Recovery Failed",
         needs=_AMD,
     ),
     _t(
         "nvidia_gsp_timeout",
         "gpu_hang",
         ("GSP", "_kgspLogXid119"),
-        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119",
+        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119"
+        r"|GSP task watchdog timeout",
     ),
     _t(
         "gpu_fell_off_bus",
         "gpu_lost",
-        ("fallen",),
-        r"GPU has fallen off the bus|fallen off the bus",
+        ("fallen", "lost"),
+        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus",
         unless=re.compile(rb"Xid"),
     ),
     _t(
         "hard_lockup",
         "cpu_lockup",
         ("LOCKUP",),
-        r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP",
+        r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP"
+        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)",
     ),
-    _t("soft_lockup", "cpu_lockup", ("lockup",), r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for"),
+    _t(
+        "soft_lockup",
+        "cpu_lockup",
+        ("lockup", "softlockup"),
+        "BUG: soft lockup - CPU#?\\s?(?P<cpu>\\d+) stuck for|softlockup: hung tasks",
+    ),
     _t(
         "rcu_stall",
         "cpu_lockup",
-        ("stall", "stalls"),
-        r"rcu: INFO: \S+ (?:detected stalls? on CPUs|self-detected stall on CPU)"
-        r"|rcu_\w+ detected stalls on CPUs",
+        ("stall", "stalls", "starved"),
+        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU)"
+        r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
+        r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall",
     ),
-    _t("hung_task", "hung_task", ("blocked",), r"INFO: task \S+ blocked for more than \d+ seconds"),
     _t(
-        "oom_kill",
-        "oom",
-        ("Killed",),
-        r"(?:Memory cgroup )?[Oo]ut of memory: Killed process \d+ \((?P<comm>[^)]*)\)",
+        "hung_task",
+        "hung_task",
+        ("blocked", "hung_task"),
+        "INFO: task .{1,40}?:\\d+ blocked for more than \\d+ seconds|hung_task: blocked tasks",
     ),
     # uncorrected only: arch/x86/kernel/cpu/mce/core.c __print_mce says "Machine Check
     # Exception" while MCIP is set; mce_panic says "Fatal machine check"
     _t(
+        "oom_kill",
+        "oom",
+        ("Killed", "Kill", "kill"),
+        r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
+        r"(?:Kill(?:ed)? process"
+        r"|kill process) \d+ \((?P<comm>[^)]*)\)"
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
+    ),
+    _t(
         "mce",
         "mce",
         ("Hardware", "Machine", "machine"),
-        r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
-        r"RIP|TSC|Run the above)|Machine check events logged|Fatal [Mm]achine check",
+        r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|RIP|TSC"
+        r"|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
         narrow=re.compile(rb"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"),
     ),
     _t(
         "aer_fatal",
         "pcie",
         ("Fatal",),
-        r"(?:PCIe Bus Error: severity=)?Uncorrect(?:ed|able) \(Fatal\)",
+        "(?:PCIe Bus Error: severity=)?Uncorrect(?:ed|able) \\(Fatal\\)",
     ),
     _t(
         "pcie_link_down",
         "pcie",
         ("Down", "down", "DPC"),
-        r"Slot\([^)]*\): Link Down|pciehp.*Link Down|DPC: containment event"
-        r"|Link Down\b|link down\b.*(?:pcie|PCIe)",
+        r"Slot\([^)]*\): Link Down|pciehp.*Link Down|DPC: containment event|Link Down\b"
+        r"|link down\b.*(?:pcie|PCIe)",
         unless=re.compile(rb"\beth\d|\ben\w+: |\bwl"),
     ),
     _t(
@@ -177,8 +203,10 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "nvme_timeout",
         "storage",
-        ("timeout", "down"),
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?QID \d+ timeout|I/O \d+ QID \d+ timeout"
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
+        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
     ),
 )

@@ -1,6 +1,7 @@
 """The recorder's trigger table (kmsgd/record/triggers.py) against the catalogue's `trigger`
-property: same tags, classes, keywords, bursts and Xid codes, and every conformance line of a
-trigger tag in tests/catalogue/test_catalogue.py gives the same answer on both sides. Also:
+property: same tags, classes, bursts and Xid codes, and every conformance line of a trigger
+tag in tests/catalogue/test_catalogue.py gives the same answer on both sides (a catalogue
+pattern that learns a new form fails here until the recorder's copy learns it too). Also:
 only kernel-facility records trigger."""
 
 from __future__ import annotations
@@ -32,14 +33,13 @@ def test_the_same_tags_trigger_on_both_sides() -> None:
 
 
 @pytest.mark.parametrize("tag", sorted(REC))
-def test_class_keywords_and_burst_agree(tag: str) -> None:
+def test_class_and_burst_agree(tag: str) -> None:
     sig, rec = CAT_TRIGGERS[tag], REC[tag]
     assert sig.trigger is not None
     assert rec.cls == sig.trigger.cls
-    assert rec.keywords == tuple(k.encode() for k in sig.keywords)
     assert (rec.burst, rec.window_s) == (sig.trigger.burst, sig.trigger.window_s)
-    assert rec.pattern.pattern.decode() == sig.pattern.pattern
-    assert (rec.narrow.pattern.decode() if rec.narrow else "") == sig.trigger.narrow
+    # the patterns themselves may differ in form; what they say about every conformance
+    # line must not (below). A failure there means: extend kmsgd/record/triggers.py.
 
 
 def test_xid_codes_agree() -> None:
