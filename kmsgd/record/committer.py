@@ -101,8 +101,16 @@ class Committer(threading.Thread):
         last_header = time.monotonic()
         while True:
             batch, closing = self._next_batch()
+            cut = self.writer.cut_records
             for kind, wall, payload in batch:
                 self.writer.add(kind, self.boot_id, wall, payload)
+            if self.writer.cut_records != cut:
+                self.log.warning(
+                    "record_cut",
+                    records=self.writer.cut_records - cut,
+                    max_payload=self.writer.max_payload,
+                    effect="too large for the ring: kept cut, with a marker",
+                )
             if self._commit():
                 with self._cond:
                     self._durable_total += len(batch) + self._retried

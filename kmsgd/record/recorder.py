@@ -80,7 +80,20 @@ class Recorder:
         self.identity: BootIdentity = read_identity(cfg.proc_root, cfg.etc_root)
         self.boot_id = bytes.fromhex(self.identity.boot_id)
         self.kmsg = KmsgReader(cfg.kmsg)
-        self.writer = RingWriter(cfg.ring, size=cfg.ring_size)
+        self.writer = RingWriter(cfg.ring, size=cfg.ring_size, replace_corrupt=True)
+        self.ring_replaced = ""
+        if self.writer.replaced is not None:
+            # Loud: the earlier boots are in the moved file, not in the ring. The boot record
+            # carries it too, so the report on this boot says so (Boot.ring_replaced).
+            moved = self.writer.replaced
+            self.ring_replaced = f"{cfg.ring}: {moved.why}; moved to {moved.moved_to}"
+            log.error(
+                "ring_replaced",
+                ring=cfg.ring,
+                problem=moved.why,
+                moved_to=moved.moved_to,
+                effect="earlier boots are only in the moved file; recording into a new ring",
+            )
         self.seq = _SeqTracker(stored=_stored_kernel_seq(cfg.ring, self.identity.boot_id))
         self.committer = Committer(
             self.writer,
@@ -165,6 +178,7 @@ class Recorder:
             machine_id=ident.machine_id,
             uptime_us=ident.uptime_us,
             pid=os.getpid(),
+            ring_replaced=self.ring_replaced,
         )
         self.emit(Kind.BOOT, boot, urgent=True)
 

@@ -83,6 +83,9 @@ class Boot:
     machine_id: str = ""
     uptime_us: int = 0  # when the recorder started
     pid: int = 0
+    # Set when the ring file was unusable at start (no valid header, wrong size): what was
+    # wrong and where the old file was moved; a new ring began with this record.
+    ring_replaced: str = ""
 
 
 @dataclass(frozen=True, slots=True)
