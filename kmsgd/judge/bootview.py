@@ -28,7 +28,15 @@ _MEMORY = b'"sample":"memory"'
 EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
 _SAMPLE, _KERNEL = KIND_CODES[Kind.SAMPLE], KIND_CODES[Kind.KERNEL]
 _HEARTBEAT = KIND_CODES[Kind.HEARTBEAT]
-KEPT_KINDS = (Kind.EVENT, Kind.DEVICE, Kind.INVENTORY, Kind.SYSCTL, Kind.PSTORE, Kind.LOST)
+KEPT_KINDS = (
+    Kind.EVENT,
+    Kind.DEVICE,
+    Kind.INVENTORY,
+    Kind.SYSCTL,
+    Kind.PSTORE,
+    Kind.LOST,
+    Kind.INCIDENT,  # bounded by the recorder: at most 8 MiB an incident
+)
 
 
 @dataclass(frozen=True, slots=True)

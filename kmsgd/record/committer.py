@@ -50,6 +50,8 @@ class Committer(threading.Thread):
         self._retried = 0  # placed in the writer by a commit that failed
         self.durable_serial = writer.durable_serial
         self.last_commit = time.monotonic()
+        # incident mode: until this monotonic time every record is urgent (no flush window)
+        self.urgent_until = 0.0
 
     def backlog_bytes(self) -> int:
         """Bytes not yet durable (unlocked read: an estimate for back-pressure)."""
@@ -57,6 +59,7 @@ class Committer(threading.Thread):
 
     def put(self, kind: Kind, payload: bytes, *, urgent: bool, wall_us: int | None = None) -> None:
         wall = time.time_ns() // 1000 if wall_us is None else wall_us
+        urgent = urgent or (self.urgent_until > 0 and time.monotonic() < self.urgent_until)
         with self._cond:
             self._queue.append((kind, wall, payload))
             self._queued_total += 1
@@ -71,6 +74,7 @@ class Committer(threading.Thread):
         """Hand over (kind, wall_us, payload) records at once: one lock for a storm's batch."""
         if not items:
             return
+        urgent = urgent or (self.urgent_until > 0 and time.monotonic() < self.urgent_until)
         with self._cond:
             self._queue.extend(items)
             self._queued_total += len(items)

@@ -83,18 +83,29 @@ def _systemctl(*args: str) -> str:
 
 
 def prepare(
-    cfg: Config, emit: Emit, log: Any, stats: Callable[[], tuple[int, int]]
+    cfg: Config,
+    emit: Emit,
+    log: Any,
+    stats: Callable[[], tuple[int, int]],
+    incidents: Any = None,
+    *,
+    sync: Callable[[], bool] | None = None,
 ) -> list[Callable[[], None]]:
     """Start the optional sources (each failure logged, never fatal); return stop functions.
 
-    `stats` gives (ring bytes, kernel records lost so far) for the fleet textfile.
+    `stats` gives (ring bytes, kernel records lost so far) for the fleet textfile; `sync`
+    blocks until what was handed to the ring is durable (False if it did not get there).
     """
     stops: list[Callable[[], None]] = []
-    for step in (_sysctls, _pstore):
+    steps: tuple[tuple[str, Callable[[], None]], ...] = (
+        ("sysctls", lambda: _sysctls(cfg, emit, log)),
+        ("pstore", lambda: _pstore(cfg, emit, log, sync=sync, ring_bytes=stats()[0])),
+    )
+    for name, step in steps:
         try:
-            step(cfg, emit, log)
+            step()
         except Exception as err:  # one broken source must not keep the recorder down
-            log.error("source_failed", source=step.__name__.strip("_"), error=repr(err))
+            log.error("source_failed", source=name, error=repr(err))
     if cfg.sensors:
         try:
             from kmsgd.sensors.sampler import Sampler, SamplerConfig
@@ -111,6 +122,8 @@ def prepare(
             )
             sampler.start(emit)
             stops.append(sampler.stop)
+            if incidents is not None:  # incident mode speeds it up and asks it for NVML
+                incidents.attach_sampler(sampler)
         except Exception as err:
             log.error("source_failed", source="sensors", error=repr(err))
     if cfg.sensors:
@@ -155,8 +168,18 @@ def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
     (log.warning if status else log.info)("sysctls_applied", report="; ".join(lines))
 
 
-def _pstore(cfg: Config, emit: Emit, log: Any) -> None:
-    """Import panic dumps that no earlier run imported (systemd-pstore may have moved them)."""
+def _pstore(
+    cfg: Config,
+    emit: Emit,
+    log: Any,
+    *,
+    sync: Callable[[], bool] | None = None,
+    ring_bytes: int = 0,
+) -> None:
+    """Import panic dumps that no earlier run imported (systemd-pstore may have moved them).
+
+    A dump is marked seen only once its ring record is durable: marked before, a crash or a
+    failing disk in between lost it for good (tests/record/test_pstore_seen.py)."""
     from kmsgd.record import pstore
     from kmsgd.ring import pstore as ring_pstore
 
@@ -171,14 +194,31 @@ def _pstore(cfg: Config, emit: Emit, log: Any) -> None:
         seen = []
     fresh = pstore.new_dumps(found.dumps, seen)
     for dump in fresh:
-        emit(Kind.PSTORE, ring_pstore.to_payload(dump), True)
+        emit(Kind.PSTORE, ring_pstore.to_payload(dump, text_bytes=_pstore_text(ring_bytes)), True)
         log.warning("pstore_imported", reason=dump.reason.value, files=len(dump.paths))
+    if fresh and sync is not None and not sync():
+        log.warning(
+            "pstore_seen_not_saved",
+            error="the ring has not made the pstore records durable",
+            effect="imported again at the next start",
+        )
+        return
     if fresh:
         seen = (seen + [d.digest for d in fresh])[-256:]
         try:
             outputs.atomic_write(Path(seen_path), json.dumps(seen), mode=0o600)
         except OSError as err:
             log.warning("pstore_seen_not_saved", error=err.strerror, effect="may import again")
+
+
+def _pstore_text(ring_bytes: int) -> int:
+    """Bytes of a dump's text kept in its record: its tail, small enough that the record
+    (JSON escapes included) fits the ring's largest frame, which a small ring makes small."""
+    from kmsgd.ring import pstore as ring_pstore
+
+    if ring_bytes <= 0:
+        return ring_pstore.PAYLOAD_TEXT_BYTES
+    return min(ring_pstore.PAYLOAD_TEXT_BYTES, max(1024, ring_bytes // 64))
 
 
 def _start_exporter(

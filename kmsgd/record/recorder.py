@@ -20,7 +20,7 @@ from typing import Any
 
 from kmsgd import __version__
 from kmsgd.config import Config
-from kmsgd.record import hostenv
+from kmsgd.record import hostenv, incident
 from kmsgd.record.committer import Committer
 from kmsgd.record.kmsg import KmsgReader, Overrun
 from kmsgd.record.procfs import BootIdentity, read_identity
@@ -103,6 +103,7 @@ class Recorder:
             max_pending_bytes=cfg.max_pending_bytes,
             log=log,
         )
+        self.incidents = incident.build(cfg, self.emit, self.committer, log)
         self.importing = True
         self.dropped_first: int | None = None
         self.dropped = 0
@@ -111,21 +112,26 @@ class Recorder:
 
     def emit(self, kind: Kind, data: Payload, urgent: bool) -> None:
         """Hand a non-kernel record to the ring (sources call this from any thread)."""
-        self.committer.put(
-            kind, encode_payload(kind, data), urgent=urgent, wall_us=self.clock.wall_us()
-        )
+        payload = encode_payload(kind, data)
+        self.committer.put(kind, payload, urgent=urgent, wall_us=self.clock.wall_us())
+        if self.incidents is not None:
+            self.incidents.observe(kind, data, len(payload))
 
     def start(self) -> None:
         """Begin recording: the committer thread and the `boot` record."""
         self.committer.start()
         self._write_boot()
         self._next_beat = self.clock.mono_us()
+        if self.incidents is not None:
+            self.incidents.start()
 
     def step(self) -> None:
         """One turn of the loop: everything kmsg has now, and a heartbeat when one is due."""
         self._drain_kmsg()
         now = self.clock.mono_us()
         if now >= self._next_beat:
+            if self.incidents is not None:  # a loop that wakes late is a symptom itself
+                self.incidents.heartbeat_late((now - self._next_beat) / 1e6)
             self._heartbeat()
             self._next_beat = now + int(self.cfg.heartbeat_s * 1e6)
 
@@ -135,7 +141,9 @@ class Recorder:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
         self.start()
-        extra = hostenv.prepare(self.cfg, self.emit, self.log, self._stats)
+        extra = hostenv.prepare(
+            self.cfg, self.emit, self.log, self._stats, self.incidents, sync=self._sync_briefly
+        )
         if self.cfg.lock_memory:
             hostenv.lock_memory(self.log)
         poller = select.poll()
@@ -156,6 +164,8 @@ class Recorder:
             with contextlib.suppress(OSError):
                 os.read(wake_r, 64)
         self._drain_kmsg()
+        if self.incidents is not None:
+            self.incidents.stop()  # an open incident ends with reason "stopped"
         for stop in extra:
             stop()
         return self.finish(self._stop_signal)
@@ -189,11 +199,14 @@ class Recorder:
         seq = self.seq
         batch: list[tuple[Kind, int, bytes]] = []
         got_any = False
+        watch = self.incidents.see_kernel if self.incidents is not None else None
         for raw in self.kmsg.read_available():
             if isinstance(raw, Overrun):
                 seq.overrun = True
                 continue
             got_any = True
+            if watch is not None:
+                watch(raw, self.importing)
             n, level = peek(raw)
             if n >= 0:
                 if n <= seq.stored:
@@ -284,6 +297,10 @@ class Recorder:
         )
         return 0
 
+    def _sync_briefly(self) -> bool:
+        """sync(), waiting at most 2 s: the kmsg loop has not started yet when it is asked."""
+        return self.committer.flush(timeout_s=2.0)
+
     def sync(self) -> bool:
         """Block until everything handed to the ring so far is durable (tests, tools)."""
         return self.committer.flush()
@@ -293,6 +310,8 @@ class Recorder:
 
         Scenario tests call this alone to play a machine that died: what was durable stays.
         """
+        if self.incidents is not None:
+            self.incidents.stop(end=False)  # no `end` record: a machine that died writes none
         complete = self.committer.close()
         self.writer.close()
         self.kmsg.close()

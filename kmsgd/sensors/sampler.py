@@ -138,6 +138,34 @@ class Sampler:
         found.append(self._house.ctx)
         return found
 
+    def boost(self, duration_s: float, gpu_hz: float, memory_hz: float) -> None:
+        """Incident mode: every sensor of every GPU at `gpu_hz` (a record per read) and memory
+        and PSI at `memory_hz`, for `duration_s` from now (0 ends it); hwmon chips unchanged."""
+        until = now_ns() + int(duration_s * 1e9) if duration_s > 0 else 0
+        for worker in list(self._workers):
+            if worker.has_gpu:
+                worker.boost_period_ns = max(1, int(1e9 / gpu_hz))
+                worker.boost_until_ns = until
+        memory = getattr(self, "_memory", None)
+        if memory is not None:
+            memory.boost_period_ns = max(1, int(1e9 / memory_hz))
+            memory.boost_until_ns = until
+
+    def collect_dumps_now(self) -> None:
+        """Ask the housekeeping thread to look for device coredumps at its next tick."""
+        self._dumps_due.set()
+
+    def nvml_gpus(self) -> list[tuple[str, Any, Any]]:
+        """(PCI address, NVML binding, handle) of every NVIDIA GPU sampled (incident snapshots)."""
+        house = getattr(self, "_house", None)
+        if house is None or house.nvml is None:
+            return []
+        return [(g.device, house.nvml, g.handle) for g in house.nvml_gpus]
+
+    def gpu_processes(self) -> Mapping[int, int]:
+        """NVML's GPU memory per pid, as last read."""
+        return self._gpu_procs.by_pid()
+
     @property
     def inventory(self) -> Inventory | None:
         """The last inventory emitted."""

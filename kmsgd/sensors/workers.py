@@ -89,9 +89,22 @@ class DeviceWorker(Worker):
         self.devices: tuple[ProbeDevice, ...] = ()  # replaced whole by the sampler on rescans
         self._current: tuple[ProbeDevice, ...] = ()
         self._count = 0
+        # incident mode (kmsgd/record/incident.py): every sensor at `boost_period_ns` and a
+        # record every read until `boost_until_ns` (monotonic), for GPU devices only
+        self.boost_until_ns = 0
+        self.boost_period_ns = self.fast_ns
+        self._boosted = False
+
+    @property
+    def has_gpu(self) -> bool:
+        return any(d.source in ("amdgpu", "nvml") for d in self.devices)
 
     def tick(self) -> None:
         devices = self.devices
+        boosted = now_ns() < self.boost_until_ns
+        if boosted != self._boosted:
+            self._boosted = boosted
+            self._current = ()  # recompute the cadence below
         if devices is not self._current:
             for gone in set(self._current) - set(devices):
                 gone.close()
@@ -100,6 +113,8 @@ class DeviceWorker(Worker):
             fast = any(d.power for d in devices)
             self.period_ns = self.fast_ns if fast else self.slow_ns
             self.ratio = self.fast_ratio if fast else 1
+            if self._boosted:
+                self.period_ns, self.ratio = self.boost_period_ns, 1
             self._count = 0
         self._count += 1
         record_now = self._count % self.ratio == 0
@@ -133,9 +148,14 @@ class MemoryWorker(Worker):
         emit: Emit,
     ) -> None:
         super().__init__("kmsgd-memory", 1.0 / sensor_hz, stop, emit)
+        self.base_period_ns = self.period_ns
+        self.boost_until_ns = 0  # incident mode: meminfo and PSI at boost_period_ns until then
+        self.boost_period_ns = self.period_ns
         self.proc_root = proc_root
         self.reader = MemoryReader(proc_root)
         self.procs_every = max(1, round(procs_interval_s * sensor_hz))
+        self.procs_interval_ns = int(procs_interval_s * 1e9)
+        self._last_procs = -(10**18)
         self.full_every = max(1, round(full_scan_s / max(procs_interval_s, 1e-3)))
         self.top = top
         self.gpu_by_pid = gpu_by_pid
@@ -145,6 +165,7 @@ class MemoryWorker(Worker):
 
     def tick(self) -> None:
         t = now_ns()
+        self.period_ns = self.boost_period_ns if t < self.boost_until_ns else self.base_period_ns
         ctx = self.ctx
         ctx.busy = (self.reader.meminfo.path, "memory", t)
         meminfo = read_kept(self.reader.meminfo)
@@ -156,7 +177,9 @@ class MemoryWorker(Worker):
                 psi[resource] = raw
         ctx.busy = None
         self.emit(Kind.SAMPLE, memory_sample(t // 1000, meminfo, psi).to_payload(), False)
-        if self._count % self.procs_every == 0:
+        # by time, not by tick: a boosted memory rate must not scan processes faster
+        if t - self._last_procs >= self.procs_interval_ns - self.period_ns // 2:
+            self._last_procs = t
             self._scan()
         self._count += 1
 

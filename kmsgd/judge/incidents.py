@@ -1,0 +1,244 @@
+"""Incidents of one boot, read back from the ring's `incident` records, with their findings.
+
+The recorder (kmsgd/record/incident.py) writes per incident a `start` record, `trigger`
+records for further triggers, snapshot records (`procs`, `gpus`, `sysrq`), `capture_blocked`
+when a snapshot hung, and an `end` record unless the machine died first. This module turns
+them into the report's `incidents` list: trigger, when it started and ended, what was
+captured, and the few findings that matter (a task blocked in a driver call, a link trained
+below its capability, AER counters climbing, a ring whose fences stopped, a GPU throttling).
+Pure: entries in, JSON-able dicts out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kmsgd.ring.records import Entry, Kind
+
+MAX_FINDINGS = 10
+_HUNG = re.compile(
+    r"INFO: task (?P<comm>.+?):(?P<pid>\d+) blocked for more than (?P<s>\d+) seconds"
+)
+
+
+def _iso(wall_us: int | None) -> str | None:
+    if wall_us is None:
+        return None
+    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _gts(text: Any) -> float | None:
+    """'16.0 GT/s PCIe' -> 16.0; '2.5 GT/s' -> 2.5; anything else None."""
+    m = re.match(r"\s*([\d.]+)\s*GT/s", str(text or ""))
+    return float(m.group(1)) if m else None
+
+
+def _n(x: float) -> str:
+    return f"{x:g}"
+
+
+def incidents(entries: Sequence[Entry], hung_lines: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The report's `incidents`: one dict per incident of the boot, oldest first.
+
+    `entries`: the boot's `incident` records (others are ignored); `hung_lines`: the boot's
+    hung-task kernel lines, which say how long a task had been blocked."""
+    groups: dict[int, list[Entry]] = {}
+    for e in entries:
+        if e.kind is Kind.INCIDENT and isinstance(e.data, dict):
+            number = e.data.get("incident")
+            if isinstance(number, int):
+                groups.setdefault(number, []).append(e)
+    return [_one(group, hung_lines) for _, group in sorted(groups.items())]
+
+
+def _one(group: list[Entry], hung_lines: Sequence[str]) -> dict[str, Any]:
+    by = _by_record(group)
+    start = by.get("start", [None])[0]
+    end = by.get("end", [None])[-1]
+    s = start.data if start is not None and isinstance(start.data, dict) else {}
+    e = end.data if end is not None and isinstance(end.data, dict) else {}
+    procs = [x for x in by.get("procs", []) if isinstance(x.data, dict)]
+    gpus = [x for x in by.get("gpus", []) if isinstance(x.data, dict)]
+    captured: dict[str, Any] = dict(e.get("captured") or {})
+    captured.setdefault("procs", len(procs))
+    captured.setdefault("gpus", len(gpus))
+    sysrq = [x.data for x in by.get("sysrq", []) if isinstance(x.data, dict)]
+    if sysrq:
+        captured["sysrq"] = {k: v for k, v in sysrq[0].items() if len(k) == 1}
+    blocked = [x.data for x in by.get("capture_blocked", []) if isinstance(x.data, dict)]
+    first_wall = group[0].wall_us
+    findings = [
+        *_blocked_tasks(procs, hung_lines),
+        *_links(gpus),
+        *_gpu_state(gpus),
+        *_top_gpu_holder(procs),
+        *(
+            f"snapshot {b.get('capture')} blocked {b.get('blocked_s')} s reading {b.get('path')}"
+            for b in blocked
+        ),
+    ]
+    if e.get("reason") == "budget":
+        findings.append("capture stopped at the byte budget")
+    return {
+        "trigger": s.get("trigger") or e.get("trigger") or "",
+        "class": s.get("class") or e.get("class") or "",
+        "line": s.get("line") or e.get("line") or "",
+        "started": _iso(start.wall_us if start is not None else first_wall),
+        "ended": _iso(end.wall_us) if end is not None else None,
+        "end_reason": e.get("reason") if end is not None else "boot ended during the incident",
+        "duration_s": e.get("duration_s")
+        if end is not None
+        else round((group[-1].wall_us - first_wall) / 1e6, 1),
+        "triggers": e.get("triggers") or 1 + len(by.get("trigger", [])),
+        "other_triggers": sorted(
+            {str(x.data.get("trigger")) for x in by.get("trigger", []) if isinstance(x.data, dict)}
+        )[:8],
+        "captured": captured,
+        "findings": findings[:MAX_FINDINGS],
+    }
+
+
+def _by_record(group: list[Entry]) -> dict[str, list[Entry]]:
+    out: dict[str, list[Entry]] = {}
+    for e in group:
+        if isinstance(e.data, dict):
+            out.setdefault(str(e.data.get("record")), []).append(e)
+    return out
+
+
+def _blocked_tasks(procs: list[Entry], hung_lines: Sequence[str]) -> list[str]:
+    """ "llama-server (4321) blocked in amdgpu_fence_wait_timeout for ≥ 118 s", grouped by
+    the function when several tasks wait in the same one."""
+    if not procs:
+        return []
+    seen: dict[int, tuple[int, Mapping[str, Any]]] = {}  # tid -> (first wall, task)
+    last_wall = procs[-1].wall_us
+    for p in procs:
+        for t in p.data.get("blocked") or [] if isinstance(p.data, dict) else []:
+            if isinstance(t, dict) and isinstance(t.get("tid"), int):
+                first = seen.get(t["tid"], (p.wall_us, t))[0]
+                seen[t["tid"]] = (first, t)
+    last_tids = {
+        t.get("tid")
+        for t in (procs[-1].data.get("blocked") or [] if isinstance(procs[-1].data, dict) else [])
+        if isinstance(t, dict)
+    }
+    hung: dict[int, int] = {}
+    for line in hung_lines:
+        m = _HUNG.search(line)
+        if m:
+            hung[int(m.group("pid"))] = max(hung.get(int(m.group("pid")), 0), int(m.group("s")))
+    by_fn: dict[str, list[tuple[Mapping[str, Any], float]]] = {}
+    for tid, (first, task) in seen.items():
+        if tid not in last_tids and len(procs) > 1:
+            continue  # it moved on: not stuck
+        span = (last_wall - first) / 1e6
+        span = max(span, float(hung.get(tid, 0)), float(hung.get(int(task.get("pid") or 0), 0)))
+        by_fn.setdefault(str(task.get("in") or "?"), []).append((task, span))
+    out = []
+    for fn, tasks in sorted(by_fn.items(), key=lambda kv: -len(kv[1])):
+        tasks.sort(key=lambda ts: -ts[1])
+        task, span = tasks[0]
+        how_long = f" for {span:.0f} s" if span >= 1 else ""
+        who = f"{task.get('comm')} ({task.get('pid')})"
+        if len(tasks) == 1:
+            out.append(f"{who} blocked in {fn}{how_long}")
+        else:
+            out.append(f"{len(tasks)} tasks blocked in {fn}, longest {who}{how_long}")
+    return out[:4]
+
+
+def _links(gpus: list[Entry]) -> list[str]:
+    """Links below capability, and AER counters that climbed between two snapshots."""
+    if not gpus:
+        return []
+    out: list[str] = []
+    first = _hops(gpus[0])
+    for dev, hop in first.items():
+        cur, cap = _gts(hop.get("current_link_speed")), _gts(hop.get("max_link_speed"))
+        w, wmax = hop.get("current_link_width"), hop.get("max_link_width")
+        slow = cur is not None and cap is not None and cur < cap
+        narrow = isinstance(w, int) and isinstance(wmax, int) and w < wmax
+        if slow or narrow:
+            out.append(
+                f"{dev} link {_n(cur or 0)} GT/s x{w}, capable of {_n(cap or 0)} GT/s x{wmax}"
+            )
+        for kind in ("nonfatal", "fatal"):
+            total = (hop.get(f"aer_{kind}") or {}).get(f"TOTAL_ERR_{kind.upper()}")
+            if total:
+                out.append(f"{dev} AER {kind} errors: {total:,}")
+    if len(gpus) > 1:
+        last = _hops(gpus[-1])
+        span = (gpus[-1].wall_us - gpus[0].wall_us) / 1e6
+        for dev, hop in last.items():
+            before = (first.get(dev, {}).get("aer_correctable") or {}).get("TOTAL_ERR_COR")
+            after = (hop.get("aer_correctable") or {}).get("TOTAL_ERR_COR")
+            if isinstance(before, int) and isinstance(after, int) and after > before:
+                out.append(f"{dev} AER correctable +{after - before:,} in {span:.0f} s")
+    return out
+
+
+def _hops(snap: Entry) -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    data = snap.data if isinstance(snap.data, dict) else {}
+    for gpu in data.get("gpus") or []:
+        for hop in gpu.get("link") or [] if isinstance(gpu, dict) else []:
+            if isinstance(hop, dict) and hop.get("device"):
+                out.setdefault(str(hop["device"]), hop)
+    return out
+
+
+def _gpu_state(gpus: list[Entry]) -> list[str]:
+    """Throttling, stuck rings, suspended devices: from the last GPU snapshot."""
+    if not gpus:
+        return []
+    out: list[str] = []
+    data = gpus[-1].data if isinstance(gpus[-1].data, dict) else {}
+    for gpu in data.get("gpus") or []:
+        if not isinstance(gpu, dict):
+            continue
+        dev = gpu.get("device", "?")
+        m = gpu.get("gpu_metrics") or {}
+        if m.get("throttling"):
+            temp = m.get("temperature_hotspot_c")
+            power = m.get("socket_power_w")
+            extra = ", ".join(
+                x
+                for x in (
+                    f"hotspot {temp} °C" if temp is not None else "",
+                    f"{power} W" if power is not None else "",
+                )
+                if x
+            )
+            out.append(
+                f"{dev} throttling: {', '.join(m['throttling'])}" + (f" ({extra})" if extra else "")
+            )
+        for ring in gpu.get("fences") or []:
+            sig, emit = ring.get("signaled"), ring.get("emitted")
+            if isinstance(sig, int) and isinstance(emit, int) and emit > sig:
+                out.append(
+                    f"{dev} ring {ring.get('ring')} behind: signaled {sig:#x}, emitted {emit:#x}"
+                )
+        status = (gpu.get("link") or [{}])[0].get("runtime_status")
+        if status in ("suspended", "error"):
+            out.append(f"{dev} runtime PM {status}")
+        nv = gpu.get("nvml") or {}
+        if nv.get("throttle_reasons"):
+            out.append(f"{dev} NVML throttle reasons {nv['throttle_reasons']:#x}")
+        if nv.get("pcie_replay_counter"):
+            out.append(f"{dev} PCIe replay counter {nv['pcie_replay_counter']:,}")
+    return out
+
+
+def _top_gpu_holder(procs: list[Entry]) -> list[str]:
+    if not procs or not isinstance(procs[0].data, dict):
+        return []
+    top = procs[0].data.get("top_gpu") or []
+    if not top or not isinstance(top[0], dict):
+        return []
+    t = top[0]
+    gib = (t.get("gpu_bytes") or 0) / (1 << 30)
+    return [f"{t.get('comm')} ({t.get('pid')}) held {gib:.1f} GiB of GPU memory"] if gib else []

@@ -1,0 +1,487 @@
+"""Incident mode: at the first sign of a hang, capture what the post-mortem will need.
+
+A trigger (a kernel-facility line of a trigger signature, kmsgd/record/triggers.py, or a
+symptom the recorder sees itself: PSI memory full, MemAvailable nearly gone, a sensor read
+blocked, its own heartbeat late) starts an incident. The kmsg loop only matches and queues
+(`see_kernel`, ~1-2 µs a record); everything else runs in the `kmsgd-incident` thread and in
+one short-lived capture thread per snapshot, each with its own timeout:
+
+1. every record durable at once for `durable_s` (the committer's flush window is skipped);
+2. GPU sensors at `gpu_hz`, memory/PSI at `memory_hz` for `boost_s` (Sampler.boost);
+3. `procs` snapshots (D-state tasks with stack and wchan, top RAM and GPU memory holders,
+   load) and `gpus` snapshots (links, AER, runtime PM, gpu_metrics, fences, NVML state),
+   kmsgd/sensors/snapshot.py;
+4. SysRq `w` once per incident (`l` when configured), written to /proc/sysrq-trigger
+   (Documentation/admin-guide/sysrq.rst: the trigger file ignores the kernel.sysrq mask);
+5. a device coredump scan at once; dumps saved during the incident are listed in it.
+
+A capture still running at its timeout is recorded (`capture_blocked`, with the path it was
+reading) and left behind: a thread in a kernel read cannot be cancelled, and no second
+capture of that kind starts while it hangs. Bounds: one incident per class per
+`rate_limit_s`; an incident ends `durable_s` after its last trigger and lasts at most
+`max_s`; its records and the boosted samples stop at `max_bytes`. No fork, no exec.
+Record shapes: docs/ring-format.md (*Incident records*).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kmsgd.config import Config, IncidentConfig
+from kmsgd.record import triggers
+from kmsgd.ring.records import Kind, Payload
+from kmsgd.sensors import snapshot
+
+Emit = Callable[[Kind, Payload, bool], None]
+TICK_S = 0.25
+MAX_TRIGGER_RECORDS = 32  # further triggers of one incident are counted, not recorded
+MAX_BLOCKED_REPORTS = 8
+STALE_TRIGGER_S = 60.0  # a backlog line older than this (read at start) starts nothing
+
+
+def _mono() -> float:
+    return time.monotonic()
+
+
+@dataclass
+class _Capture:
+    name: str
+    thread: threading.Thread
+    started: float
+    busy: list[str]  # the path being read (one slot, written by the capture thread)
+    reported: bool = False
+
+
+@dataclass
+class _Incident:
+    number: int
+    tag: str
+    cls: str
+    line: str
+    start: float
+    end_at: float
+    boost_until: float
+    triggers: int = 1
+    classes: set[str] = field(default_factory=set)
+    bytes: int = 0
+    captured: dict[str, Any] = field(default_factory=dict)
+    schedule: list[tuple[float, str]] = field(default_factory=list)
+    over_budget: bool = False
+
+
+class IncidentMode:
+    """The recorder's incident manager. `see_kernel`, `symptom` and `observe` may be called
+    from any thread and never block; `start`/`stop` run the manager thread."""
+
+    def __init__(
+        self,
+        cfg: IncidentConfig,
+        emit: Emit,
+        *,
+        proc_root: str,
+        sys_root: str,
+        set_urgent_until: Callable[[float], None],
+        log: Any = None,
+        clock: Callable[[], float] = _mono,
+    ) -> None:
+        self.cfg = cfg
+        self.emit = emit
+        self.proc_root, self.sys_root = proc_root, sys_root
+        self.set_urgent_until = set_urgent_until
+        self.log = log
+        self.clock = clock
+        self.sampler: Any = None  # kmsgd.sensors.sampler.Sampler once attached
+        self._queue: deque[tuple[str, str, str, str, float]] = deque(maxlen=1024)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._bursts: dict[str, deque[float]] = {}
+        self._last_start: dict[str, float] = {}  # class -> when an incident of it started
+        self.current: _Incident | None = None
+        self._count = 0
+        self.suppressed = 0
+        self._captures: dict[str, _Capture] = {}
+
+    # -- any thread ---------------------------------------------------------------------------
+    def see_kernel(self, raw: bytes, backlog: bool = False) -> None:
+        """The kmsg loop's hook: match one raw record; queue a trigger when it is one.
+        `backlog`: read from the kernel's buffer at start, so maybe long over."""
+        hit = triggers.match(raw)
+        if hit is None:
+            return
+        now = self.clock()
+        if hit.burst > 1:
+            times = self._bursts.setdefault(hit.tag, deque(maxlen=hit.burst))
+            times.append(now)
+            if len(times) < hit.burst or now - times[0] > hit.window_s:
+                return
+        age = _age_s(raw) if backlog else None
+        if age is not None and age > STALE_TRIGGER_S:
+            return  # logged long before this recorder started
+        self._queue.append(("kernel", hit.tag, hit.cls, hit.text, now))
+        self._wake.set()
+
+    def symptom(self, tag: str, cls: str, text: str) -> None:
+        """A symptom the recorder saw itself (memory, stalls, a late heartbeat)."""
+        self._queue.append(("recorder", tag, cls, text, self.clock()))
+        self._wake.set()
+
+    def observe(self, kind: Kind, data: Payload, nbytes: int) -> None:
+        """Every non-kernel record on its way to the ring: symptoms in samples and events,
+        and the bytes an incident costs."""
+        inc = self.current
+        if inc is not None and (kind is Kind.INCIDENT or kind is Kind.SAMPLE):
+            inc.bytes += nbytes
+        if not isinstance(data, dict):
+            return
+        cfg = self.cfg
+        if kind is Kind.SAMPLE and data.get("sample") == "memory":
+            psi = data.get("psi") or {}
+            full = psi.get("memory.full_avg10_pct") if isinstance(psi, dict) else None
+            if isinstance(full, int | float) and full >= cfg.psi_full_pct:
+                self.symptom(
+                    "psi_memory_full",
+                    "memory",
+                    f"PSI memory full avg10 {full:g} % (≥ {cfg.psi_full_pct:g} %)",
+                )
+            total, avail = data.get("mem_total_bytes"), data.get("mem_available_bytes")
+            if isinstance(total, int) and isinstance(avail, int) and total > 0:
+                pct = 100 * avail / total
+                if pct < cfg.mem_available_pct:
+                    self.symptom(
+                        "mem_available_low",
+                        "memory",
+                        f"MemAvailable {pct:.1f} % of {total >> 20} MiB"
+                        f" (< {cfg.mem_available_pct:g} %)",
+                    )
+        elif kind is Kind.EVENT:
+            name = data.get("event")
+            duration = data.get("duration_s")
+            if name == "sensor_stall" and isinstance(duration, int | float):
+                if duration >= cfg.stall_s:
+                    self._stall(str(data.get("path")), str(data.get("device")), float(duration))
+            elif name == "devcoredump_saved" and inc is not None:
+                dumps = inc.captured.setdefault("devcoredumps", [])
+                if len(dumps) < 8:
+                    dumps.append(data.get("saved_path"))
+
+    def heartbeat_late(self, late_s: float) -> None:
+        """The kmsg loop woke `late_s` after a heartbeat was due."""
+        if late_s >= self.cfg.heartbeat_late_s:
+            self.symptom("heartbeat_late", "recorder_late", f"heartbeat {late_s:.1f} s late")
+
+    def attach_sampler(self, sampler: Any) -> None:
+        self.sampler = sampler
+
+    def _stall(self, path: str, device: str, duration: float) -> None:
+        self.symptom(
+            "sensor_stall",
+            "sensor_stall",
+            f"sensor read blocked {duration:.1f} s: {path}" + (f" ({device})" if device else ""),
+        )
+
+    # -- the manager thread ----------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="kmsgd-incident", daemon=True)
+        self._thread.start()
+
+    def stop(self, end: bool = True) -> None:
+        """End the thread; an open incident gets its `end` record (reason `stopped`) when
+        `end`. Safe to call twice."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(2.0)
+            self._thread = None
+        if end and self.current is not None:
+            self._end(self.current, "stopped")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(TICK_S)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.tick()
+            except Exception as err:  # incident mode must never take the recorder down
+                if self.log is not None:
+                    self.log.error("incident_failed", error=repr(err))
+
+    def tick(self) -> None:
+        """Take queued triggers, run due captures, check running ones, end a quiet incident."""
+        now = self.clock()
+        while self._queue:
+            self._trigger(*self._queue.popleft())
+        self._watch_sampler(now)
+        inc = self.current
+        self._check_captures(now)
+        if inc is None:
+            return
+        if inc.bytes > self.cfg.max_bytes and not inc.over_budget:
+            inc.over_budget = True
+            inc.boost_until = now
+            if self.sampler is not None:
+                self.sampler.boost(0, self.cfg.gpu_hz, self.cfg.memory_hz)
+            inc.captured["budget_hit_at_s"] = round(now - inc.start, 1)
+        due = [s for s in inc.schedule if s[0] <= now]
+        inc.schedule = [s for s in inc.schedule if s[0] > now]
+        for _, what in due:
+            if not inc.over_budget:
+                self._capture(inc, what, now)
+        if now >= inc.end_at:
+            self._end(inc, "budget" if inc.over_budget else "quiet")
+
+    def _watch_sampler(self, now: float) -> None:
+        """A sensor read blocked ≥ stall_s is a symptom (the watchdog reports at 1 s and then
+        every 10 s; this looks at the read in progress)."""
+        s = self.sampler
+        if s is None:
+            return
+        t_ns = time.monotonic_ns()
+        with contextlib.suppress(Exception):
+            for ctx in s.contexts():
+                busy = ctx.busy
+                if busy is not None and (t_ns - busy[2]) / 1e9 >= self.cfg.stall_s:
+                    self._stall(busy[0], busy[1], (t_ns - busy[2]) / 1e9)
+
+    def _trigger(self, source: str, tag: str, cls: str, text: str, when: float) -> None:
+        cfg = self.cfg
+        inc = self.current
+        if inc is not None:
+            inc.triggers += 1
+            if cls not in inc.classes or tag != inc.tag:
+                inc.classes.add(cls)
+                self._last_start.setdefault(cls, when)
+            inc.end_at = min(inc.start + cfg.max_s, max(inc.end_at, when + cfg.durable_s))
+            if cfg.boost and not inc.over_budget:
+                inc.boost_until = min(
+                    inc.start + cfg.max_s, max(inc.boost_until, when + cfg.boost_s)
+                )
+                if self.sampler is not None:
+                    self.sampler.boost(inc.boost_until - when, cfg.gpu_hz, cfg.memory_hz)
+            if cfg.durable:
+                self.set_urgent_until(inc.end_at)
+            if inc.triggers <= MAX_TRIGGER_RECORDS:
+                self._record(inc, "trigger", trigger=tag, cls=cls, source=source, line=text)
+            return
+        last = self._last_start.get(cls)
+        if last is not None and when - last < cfg.rate_limit_s:
+            self.suppressed += 1
+            return
+        self._count += 1
+        inc = _Incident(
+            self._count,
+            tag,
+            cls,
+            text,
+            when,
+            end_at=when + cfg.durable_s,
+            boost_until=when + (cfg.boost_s if cfg.boost else 0),
+            classes={cls},
+        )
+        self.current = inc
+        self._last_start[cls] = when
+        if cfg.durable:
+            self.set_urgent_until(inc.end_at)
+        actions = {
+            "durable_s": cfg.durable_s if cfg.durable else 0,
+            "boost_s": cfg.boost_s if cfg.boost else 0,
+            "gpu_hz": cfg.gpu_hz,
+            "memory_hz": cfg.memory_hz,
+            "procs": cfg.procs_snapshot,
+            "gpus": cfg.gpu_snapshot,
+            "sysrq": ("w" if cfg.sysrq_w else "") + ("l" if cfg.sysrq_l else ""),
+            "devcoredump": cfg.devcoredump,
+        }
+        self._record(inc, "start", trigger=tag, cls=cls, source=source, line=text, actions=actions)
+        if self.log is not None:
+            self.log.warning("incident_started", trigger=tag, cls=cls, line=text[:200])
+        if cfg.boost and self.sampler is not None:
+            self.sampler.boost(cfg.boost_s, cfg.gpu_hz, cfg.memory_hz)
+        if cfg.devcoredump and self.sampler is not None:
+            self.sampler.collect_dumps_now()
+        for offset in cfg.procs_at_s if cfg.procs_snapshot else ():
+            inc.schedule.append((when + offset, "procs"))
+        for offset in cfg.gpus_at_s if cfg.gpu_snapshot else ():
+            inc.schedule.append((when + offset, "gpus"))
+        if cfg.sysrq_w or cfg.sysrq_l:
+            inc.schedule.append((when, "sysrq"))
+        inc.schedule.sort()
+        self.tick_captures_now(inc, when)
+
+    def tick_captures_now(self, inc: _Incident, now: float) -> None:
+        """Start the captures due at the incident's start without waiting for the next tick."""
+        due = [s for s in inc.schedule if s[0] <= now]
+        inc.schedule = [s for s in inc.schedule if s[0] > now]
+        for _, what in due:
+            self._capture(inc, what, now)
+
+    # -- captures ----------------------------------------------------------------------------
+    def _capture(self, inc: _Incident, what: str, now: float) -> None:
+        running = self._captures.get(what)
+        if running is not None and running.thread.is_alive():
+            skipped = inc.captured.setdefault("skipped", [])
+            if len(skipped) < MAX_BLOCKED_REPORTS:
+                skipped.append({"capture": what, "why": "the previous one is still blocked"})
+            return
+        busy = [""]
+        number, start = inc.number, inc.start
+
+        def mark(path: str) -> None:
+            busy[0] = path
+
+        def work() -> None:
+            t0 = self.clock()
+            try:
+                data = self._collect(what, mark)
+            except Exception as err:  # a reader bug is evidence too, never a crash
+                data = {"record": what, "error": repr(err)[:200]}
+            took = self.clock() - t0
+            name = data.pop("record", what)
+            late = took > self.cfg.capture_timeout_s
+            self._emit_record(
+                number,
+                name,
+                at_s=round(t0 - start, 1),
+                took_ms=round(took * 1000, 1),
+                **({"late": True} if late else {}),
+                **data,
+            )
+            if self.current is not None and self.current.number == number:
+                counts = self.current.captured
+                counts[name] = counts.get(name, 0) + 1
+
+        thread = threading.Thread(target=work, name=f"kmsgd-capture-{what}", daemon=True)
+        self._captures[what] = _Capture(what, thread, now, busy)
+        thread.start()
+
+    def _collect(self, what: str, mark: Callable[[str], None]) -> dict[str, Any]:
+        if what == "procs":
+            nv = self.sampler.gpu_processes() if self.sampler is not None else {}
+            return snapshot.snapshot_procs(self.proc_root, nv, mark)
+        if what == "gpus":
+            nvml = self.sampler.nvml_gpus() if self.sampler is not None else []
+            debugfs = os.path.join(self.sys_root, "kernel", "debug")
+            return snapshot.snapshot_gpus(self.sys_root, debugfs, nvml, mark)
+        if what == "sysrq":
+            keys = ("w" if self.cfg.sysrq_w else "") + ("l" if self.cfg.sysrq_l else "")
+            return {"record": "sysrq", **sysrq(self.proc_root, keys, mark)}
+        raise ValueError(what)
+
+    def _check_captures(self, now: float) -> None:
+        inc = self.current
+        for cap in self._captures.values():
+            if cap.reported or not cap.thread.is_alive():
+                continue
+            blocked = now - cap.started
+            if blocked < self.cfg.capture_timeout_s:
+                continue
+            cap.reported = True
+            if inc is not None:
+                blocked_list = inc.captured.setdefault("blocked", [])
+                if len(blocked_list) < MAX_BLOCKED_REPORTS:
+                    blocked_list.append({"capture": cap.name, "path": cap.busy[0]})
+                self._record(
+                    inc,
+                    "capture_blocked",
+                    capture=cap.name,
+                    path=cap.busy[0],
+                    blocked_s=round(blocked, 1),
+                )
+            if self.log is not None:
+                self.log.warning("incident_capture_blocked", capture=cap.name, path=cap.busy[0])
+
+    # -- records ----------------------------------------------------------------------------
+    def _record(self, inc: _Incident, name: str, **data: Any) -> None:
+        self._emit_record(inc.number, name, at_s=round(self.clock() - inc.start, 1), **data)
+
+    def _emit_record(self, number: int, name: str, **data: Any) -> None:
+        payload = {"record": name, "incident": number, "mono_us": time.monotonic_ns() // 1000}
+        payload.update(data)
+        if "cls" in payload:
+            payload["class"] = payload.pop("cls")
+        with contextlib.suppress(Exception):  # the recorder counts its own failures
+            self.emit(Kind.INCIDENT, payload, True)
+
+    def _end(self, inc: _Incident, reason: str) -> None:
+        now = self.clock()
+        self.current = None
+        if self.sampler is not None and inc.boost_until > now:
+            self.sampler.boost(0, self.cfg.gpu_hz, self.cfg.memory_hz)
+        captured = dict(inc.captured)
+        captured["boosted_s"] = round(max(0.0, min(inc.boost_until, now) - inc.start), 1)
+        captured["durable_s"] = round(now - inc.start, 1) if self.cfg.durable else 0
+        self._record(
+            inc,
+            "end",
+            trigger=inc.tag,
+            cls=inc.cls,
+            line=inc.line,
+            reason=reason,
+            duration_s=round(now - inc.start, 1),
+            triggers=inc.triggers,
+            classes=sorted(inc.classes),
+            suppressed=self.suppressed,
+            bytes=inc.bytes,
+            captured=captured,
+        )
+        self.suppressed = 0
+        if self.log is not None:
+            self.log.warning("incident_ended", trigger=inc.tag, reason=reason, bytes=inc.bytes)
+
+
+def build(cfg: Config, emit: Emit, committer: Any, log: Any) -> IncidentMode | None:
+    """The recorder's incident manager, or None when [incident] enabled is false."""
+    if not cfg.incident.enabled:
+        return None
+
+    def urgent_until(deadline: float) -> None:
+        committer.urgent_until = deadline
+
+    return IncidentMode(
+        cfg.incident,
+        emit,
+        proc_root=cfg.proc_root,
+        sys_root=cfg.sys_root,
+        set_urgent_until=urgent_until,
+        log=log,
+    )
+
+
+def sysrq(proc_root: str, keys: str, mark: Callable[[str], None]) -> dict[str, Any]:
+    """Write each SysRq key to <proc>/sysrq-trigger (`w`: blocked tasks' stacks into the
+    kernel log, so into the ring; `l`: every CPU's backtrace). Errors are the result."""
+    path = os.path.join(proc_root, "sysrq-trigger")
+    done: dict[str, Any] = {"keys": keys}
+    for key in keys:
+        mark(path)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.write(fd, key.encode())
+            finally:
+                os.close(fd)
+            done[key] = "ok"
+        except OSError as err:
+            done[key] = err.strerror or str(err)
+    return done
+
+
+def _age_s(raw: bytes) -> float | None:
+    """How long ago (s) the kernel logged a raw record, by its printk stamp and
+    CLOCK_MONOTONIC (the printk clock is local_clock(), which tracks CLOCK_MONOTONIC to
+    within a millisecond; neither counts suspend: clock_gettime(2))."""
+    head = raw.split(b";", 1)[0].split(b",", 3)
+    try:
+        ts = int(head[2])
+    except (IndexError, ValueError):
+        return None
+    return time.clock_gettime(time.CLOCK_MONOTONIC) - ts / 1e6
