@@ -160,8 +160,22 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         changes=tuple(changes),
         boot_id=boot_id,
         hostname=view.live.boot.hostname if view.live.boot else "",
+        incidents=_incidents(view),
         errors=(*rep.errors, *(ReportError("ring_verdict", e) for e in rule_errors)),
     )
+
+
+def _incidents(view: BootView) -> tuple[dict[str, object], ...]:
+    """The boot's incidents (kmsgd/judge/incidents.py), hung-task lines giving durations."""
+    from kmsgd.judge.incidents import incidents
+
+    hung = [
+        i.line.record.message
+        for t in view.timeline.tags
+        if t.tag == "hung_task"
+        for i in (t.first, t.last)
+    ]
+    return tuple(incidents(view.of(Kind.INCIDENT), hung))
 
 
 def _merge(v: Verdict, d: RingDecision, f: RingFacts) -> Verdict:

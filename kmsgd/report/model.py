@@ -259,6 +259,7 @@ class Report:
     omitted_lines: int = 0
     boot_id: str = ""  # the judged boot, when the source knows it (the ring does)
     hostname: str = ""
+    incidents: tuple[Mapping[str, Any], ...] = ()  # kmsgd/judge/incidents.py, ring only
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `kmsgd.report/1` document (field names are public: never rename one)."""
@@ -286,6 +287,7 @@ class Report:
             "changes": [dict(c) for c in self.changes],
             "fingerprint": self.fingerprint,
             "errors": [{"where": e.where, "error": e.error} for e in self.errors],
+            "incidents": [dict(i) for i in self.incidents],
             "source": None
             if src is None
             else {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
+from kmsgd.report.render_incident import incident_lines, incident_md
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
 
 FORMATS = ("text", "md", "json")
@@ -125,6 +126,10 @@ def render_text(r: Report, *, color: bool = False) -> str:
     if others:
         out += ["", _paint(color, _BOLD, "Signatures:")]
         out += [f"  {_sig_line(s)}: {s.meaning}" for s in others]
+    if r.incidents:
+        out += ["", _paint(color, _BOLD, "Incident:")] + [
+            f"  {x}" for x in incident_lines(r.incidents)
+        ]
     out += _tail_sections(r)
     return "\n".join(out) + "\n"
 
@@ -220,6 +225,8 @@ def render_md(r: Report) -> str:
                 f"| `{s.tag}` | {s.device or '-'} | {s.count} | {s.first.when} | "
                 f"{s.last.when} | {note or '-'} |"
             )
+    if r.incidents:
+        out += ["", "**Incident**", "", *incident_md(r.incidents, _md_text)]
     rest = _tail_sections(r)
     if rest:
         out += [
