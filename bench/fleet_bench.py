@@ -132,8 +132,9 @@ def make_box(i: int, rng: random.Random) -> Box:
             (f.gpu_field(g, "VBIOS"), "113-D7020100-102" if amd else "95.02.18.80.5F"),
             (f.gpu_field(g, "FIRMWARE"), f"smc={smc} mec=0x000001f4 sos=0x00270058" if amd else ""),
         ]
+    fields.append((f.CONFIG_ID, f.config_id([kv for kv in fields if kv[0] != f.HOSTNAME])))
     old = rng.random() < 0.02
-    if old:  # kmsgd 0.1 wrote no attributes
+    if old:  # a kmsgd before the fleet wrote no attributes
         fields = []
     return Box(host, mid, amd, iommu_pt, old, tuple(fields))
 

@@ -10,6 +10,7 @@ shippers route on them. Never rename one; add new ones.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import struct
 from collections.abc import Iterable
@@ -41,6 +42,9 @@ BIOS_DATE = "KMSGD_BIOS_DATE"
 BOARD = "KMSGD_BOARD"  # board_vendor board_name board_version
 SYSTEM = "KMSGD_SYSTEM"  # sys_vendor product_name
 GPU_COUNT = "KMSGD_GPU_COUNT"
+# A digest of the attribute fields above (and the per-GPU ones): equal on boots that ran on the
+# same configuration, so a reader of 300k entries reads the attributes once per configuration.
+CONFIG_ID = "KMSGD_CONFIG_ID"
 REPORT_JSON = "KMSGD_REPORT_JSON"  # the whole kmsgd.report/1 document, compact
 REPORT_JSON_CUT = "KMSGD_REPORT_JSON_CUT"  # what was left out to fit REPORT_JSON_MAX; absent: all
 
@@ -60,6 +64,12 @@ _FIELD = re.compile(r"^(?:__)?[A-Z_][A-Z0-9_]{0,63}$")
 def gpu_field(index: int, key: str) -> str:
     """`gpu_field(0, "ID")` -> KMSGD_GPU0_ID."""
     return f"KMSGD_GPU{index}_{key}"
+
+
+def config_id(fields: Iterable[tuple[str, str]]) -> str:
+    """CONFIG_ID for a set of attribute fields: 16 hex digits of SHA-256 over them, sorted."""
+    canon = "\n".join(f"{k}={v}" for k, v in sorted(fields))
+    return hashlib.sha256(canon.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def _needs_binary(value: bytes) -> bool:

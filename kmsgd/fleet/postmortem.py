@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from kmsgd.fleet import entry as f
 from kmsgd.fleet.attributes import Attributes, Interner, attribute_field_names
@@ -23,6 +24,29 @@ NOT_BAD = frozenset(
 )
 
 Raw = Mapping[str, object]  # field -> bytes, or a list of bytes for a repeated field
+
+
+class Fields(Protocol):
+    """One entry's fields as a journal reader gives them."""
+
+    def get(self, name: str) -> object:
+        """The value (bytes) of one field, None when the entry lacks it."""
+
+    def all(self) -> Raw:
+        """Every field (costly: decompresses the report JSON)."""
+
+
+class RawFields:
+    """Fields of an entry already read whole."""
+
+    def __init__(self, raw: Raw) -> None:
+        self.raw = raw
+
+    def get(self, name: str) -> object:
+        return self.raw.get(name)
+
+    def all(self) -> Raw:
+        return self.raw
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +83,18 @@ def _text(value: object) -> str:
 
 
 class Builder:
-    """Turns raw entries into PostMortem values, sharing equal strings and attribute sets
-    (300k entries from 10k boxes hold only a few thousand distinct values of each)."""
+    """Turns entries into PostMortem values, sharing equal strings and attribute sets
+    (300k entries from 10k boxes hold only a few thousand distinct values of each). An entry's
+    attributes are read whole only the first time its CONFIG_ID is seen."""
 
     def __init__(self) -> None:
         self.interner = Interner()
         self._strings: dict[object, str] = {}
+        self._configs: dict[object, Attributes] = {}
         self._names = [attribute_field_names(n) for n in range(f.GPU_MAX + 1)]
 
-    def _s(self, raw: Raw, name: str) -> str:
-        value = raw.get(name)
+    def _s(self, fields: Fields, name: str) -> str:
+        value = fields.get(name)
         if isinstance(value, list):
             value = value[-1] if value else None
         found = self._strings.get(value)
@@ -76,9 +102,7 @@ class Builder:
             found = self._strings[value] = sys.intern(_text(value))
         return found
 
-    def attributes(self, raw: Raw) -> Attributes | None:
-        if f.VERSION not in raw:
-            return None
+    def _attributes(self, raw: Raw) -> Attributes:
         try:
             gpus = min(max(int(_text(raw.get(f.GPU_COUNT)) or 0), 0), f.GPU_MAX)
         except ValueError:
@@ -90,26 +114,38 @@ class Builder:
             key = tuple(_text(v) for v in key)
         return self.interner.get(key, lambda: {n: _text(raw.get(n)) for n in self._names[gpus]})
 
-    def build(self, raw: Raw, realtime_us: int) -> PostMortem | None:
-        """None when the entry is no usable post-mortem (no outcome or boot id)."""
-        outcome = self._s(raw, f.OUTCOME)
-        boot_id = _text(raw.get(f.BOOT_ID))
+    def attributes(self, fields: Fields) -> Attributes | None:
+        """None for an entry of a kmsgd that sent no attributes (no KMSGD_VERSION)."""
+        if fields.get(f.VERSION) is None:
+            return None
+        cid = fields.get(f.CONFIG_ID)
+        if cid is not None and not isinstance(cid, list):
+            found = self._configs.get(cid)
+            if found is None:
+                found = self._configs[cid] = self._attributes(fields.all())
+            return found
+        return self._attributes(fields.all())
+
+    def build(self, fields: Fields, realtime_us: int) -> PostMortem | None:
+        """None when the entry is no usable post-mortem (no outcome, boot id or host)."""
+        outcome = self._s(fields, f.OUTCOME)
+        boot_id = _text(fields.get(f.BOOT_ID))
         if not outcome or not boot_id:
             return None
-        host = self._s(raw, "_HOSTNAME") or self._s(raw, f.HOSTNAME)
-        box = self._s(raw, "_MACHINE_ID") or host
+        host = self._s(fields, "_HOSTNAME") or self._s(fields, f.HOSTNAME)
+        box = self._s(fields, "_MACHINE_ID") or host
         if not box:
             return None
-        end = _text(raw.get(f.END_USEC))
+        end = _text(fields.get(f.END_USEC))
         return PostMortem(
             realtime_us=realtime_us,
             box=box,
             host=host or box,
             boot_id=boot_id,
             outcome=outcome,
-            primary=self._s(raw, f.PRIMARY),
-            fingerprint=self._s(raw, f.FINGERPRINT),
+            primary=self._s(fields, f.PRIMARY),
+            fingerprint=self._s(fields, f.FINGERPRINT),
             end_us=int(end) if end.isdigit() else None,
-            message="" if outcome in NOT_BAD else _text(raw.get("MESSAGE")),
-            attributes=self.attributes(raw),
+            message="" if outcome in NOT_BAD else _text(fields.get("MESSAGE")),
+            attributes=self.attributes(fields),
         )

@@ -127,8 +127,10 @@ def attribute_fields(config: Mapping[str, Any]) -> Fields:
 
 
 def entry_fields(report: Report, *, report_path: str = "") -> Fields:
-    """Every field of the post-mortem entry, KMSGD_REPORT_JSON last (journal files store a new
-    value after the small ones, and readers that look fields up one by one stop before it)."""
+    """Every field of the post-mortem entry, KMSGD_REPORT_JSON last: a journal file lists an
+    entry's fields by where their values lie in the file, a new value after the old ones, so a
+    reader that looks the small fields up one by one (`kmsgd fleet`) finds them before it and
+    never decompresses it. The fields `kmsgd fleet` reads are always there, if empty."""
     base = export.journal_fields(
         boot_id=report.boot_id,
         outcome=report.outcome.value,
@@ -148,8 +150,9 @@ def entry_fields(report: Report, *, report_path: str = "") -> Fields:
         (f.HOSTNAME, report.hostname),
         (f.END_USEC, str(end) if isinstance(end, int) else ""),
     ]
-    out = [(k, v) for k, v in out if v or k in base]
-    out += attribute_fields(_config(report))
+    out = [(k, v) for k, v in out if v or k in base or k == f.END_USEC]
+    attrs = attribute_fields(_config(report))
+    out += [*attrs, (f.CONFIG_ID, f.config_id([*attrs, (f.VERSION, __version__)]))]
     text, cut = report_json(doc)
     if cut:
         out.append((f.REPORT_JSON_CUT, cut))
