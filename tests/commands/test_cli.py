@@ -56,9 +56,16 @@ def test_run_with_missing_kmsg_or_proc(tmp_path: Path) -> None:
 
 
 def test_bad_config_file(tmp_path: Path) -> None:
+    """A bad setting never refuses a command (`kmsgd run` records anyway, logging it at error
+    priority: tests/record/test_log.py); `kmsgd check` fails on it."""
     cfg = tmp_path / "c.toml"
     cfg.write_text("[kmsgd]\nheartbeat_s = 'often'\n")
-    err = one_line_error(kmsgd("run", "--config", str(cfg), "--ring", str(tmp_path / "r")))
-    assert "heartbeat_s" in err
+    out = kmsgd("check", "--config", str(cfg))
+    assert out.returncode == 1
+    assert any(
+        line.startswith("FAIL config") and "heartbeat_s" in line for line in out.stdout.splitlines()
+    )
     cfg.write_text("[kmsgd\n")
-    assert "unreadable config" in one_line_error(kmsgd("run", "--config", str(cfg)))
+    out = kmsgd("boots", "--config", str(cfg), "--ring", str(tmp_path / "nope"))
+    assert "unreadable" in out.stderr and "no such ring" in out.stderr
+    assert one_line_error(kmsgd("boots", "--config", str(tmp_path / "absent.toml")))
