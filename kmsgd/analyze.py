@@ -19,20 +19,10 @@ from kmsgd.logparse.reader import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
 from kmsgd.report.render import FORMATS, render
-from kmsgd.types import Outcome
+from kmsgd.types import FAILURES, Outcome
 
 MAX_BOOTS_LISTED = 200
 MAX_HOSTS = 64
-_FAILURES = {
-    Outcome.KERNEL_PANIC,
-    Outcome.HARD_FREEZE,
-    Outcome.HANG_MEMORY_EXHAUSTION,
-    Outcome.ABRUPT_RESET_OR_POWER_LOSS,
-    Outcome.WATCHDOG_RESET,
-    Outcome.THERMAL_SHUTDOWN,
-}
-
-
 @dataclass(frozen=True, slots=True)
 class _Judged:
     tl: Timeline
@@ -44,7 +34,7 @@ def _score(j: _Judged) -> int:
     """Which boot the report is about: failures first, then boots that ended uncleanly or
     stop on a signature, then anything else; ties go to the later boot."""
     v = j.verdict
-    if v.outcome in _FAILURES:
+    if v.outcome in FAILURES:
         return 3
     if v.outcome is Outcome.UNKNOWN and v.reason not in ("no_end_in_log", ""):
         return 2

@@ -40,7 +40,7 @@ from kmsgd.report.model import (
 from kmsgd.ring import frame as fr
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import KIND_CODES, Boot, Entry, KernelRecord, Kind, Stop
-from kmsgd.types import Confidence, Outcome
+from kmsgd.types import CLEAN, Confidence, Outcome
 
 HEALTHY_RUN_S = 3600.0  # an earlier boot this long counts as healthy for the noise baseline
 BASELINE_BOOTS = 5
@@ -161,7 +161,10 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         boot_id=boot_id,
         hostname=view.live.boot.hostname if view.live.boot else "",
         incidents=_incidents(view),
-        errors=(*rep.errors, *(ReportError("ring_verdict", e) for e in rule_errors)),
+        errors=(
+            *rep.errors,
+            *(ReportError(f"ring_verdict.{e.where}", e.error) for e in rule_errors),
+        ),
     )
 
 
@@ -180,21 +183,19 @@ def _incidents(view: BootView) -> tuple[dict[str, object], ...]:
 
 def _merge(v: Verdict, d: RingDecision, f: RingFacts) -> Verdict:
     """The text verdict with the ring's outcome, confidence and evidence laid over it."""
-    clean = d.outcome in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT, Outcome.STILL_RUNNING)
+    clean = d.outcome in CLEAN or d.outcome is Outcome.STILL_RUNNING
     primary = None if clean else v.primary
-    headline = v.headline
+    summary = v.summary
     if d.summary:
-        when = "" if clean else _when(f)
-        culprit = v.headline.split(". ", 1)[1] if ". " in v.headline and primary else ""
-        head, colon, rest = d.summary.partition(": ")
-        headline = f"{head}{when}{colon}{rest}." + (f" {culprit}" if culprit else "")
+        summary = d.summary + ("" if clean else _when(f)) + (f": {d.detail}" if d.detail else "")
     evidence = (*(Evidence(t) for t in d.evidence if t), *v.evidence)
     return dataclasses.replace(
         v,
         outcome=d.outcome,
         reason=d.reason or (v.reason if d.outcome is v.outcome else ""),
         confidence=d.confidence,
-        headline=headline,
+        summary=summary,
+        culprit=v.culprit if primary else "",
         evidence=evidence[:10],
         primary=primary,
     )
@@ -288,11 +289,8 @@ def _journal_witness(boot_id: str, opts: Options) -> Witness | None:
         return None
     if not ev.clean or ev.kind is None:
         return None
-    outcome = (
-        Outcome.CLEAN_REBOOT
-        if "reboot" in str(ev.kind) or "kexec" in str(ev.kind)
-        else Outcome.CLEAN_SHUTDOWN
-    )
+    rebooted = ev.kind in (shutdown.ShutdownKind.REBOOT, shutdown.ShutdownKind.KEXEC)
+    outcome = Outcome.CLEAN_REBOOT if rebooted else Outcome.CLEAN_SHUTDOWN
     return Witness(outcome, "journal", ev.confidence, f"journal: {ev.detail}")
 
 

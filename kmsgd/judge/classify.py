@@ -20,12 +20,13 @@ from kmsgd.judge.rules import (
     Evidence,
     RuleError,
     evidence_of,
+    first_decision,
     previous_boot_decision,
     previous_end,
 )
 from kmsgd.judge.timeline import TagStats, Timeline
 from kmsgd.ring.records import KernelRecord
-from kmsgd.types import Confidence, Outcome
+from kmsgd.types import CLEAN, Confidence, Outcome, Subject
 
 FINAL_LINES = 200  # the final window: this many last kernel/userspace lines ...
 FINAL_SECONDS = 300  # ... or this much printk/wall time before the last line
@@ -37,14 +38,19 @@ class Verdict:
     outcome: Outcome
     reason: str
     confidence: Confidence
-    headline: str
-    evidence: tuple[Evidence, ...]
+    summary: str  # the outcome in words ("Hard freeze (stayed_down)")
+    culprit: str  # the culprit in words ("Culprit: amdgpu_smu_timeout on …"), or ""
     primary: TagStats | None
     final_tags: frozenset[tuple[str, str]]  # (tag, device) seen in the final window
     noise: frozenset[str]  # tags at or below their healthy-boot rate
     routine_only: bool  # nothing but routine warnings in the final window
-    subject: str
+    subject: Subject
     errors: tuple[RuleError, ...]
+    evidence: tuple[Evidence, ...] = ()
+
+    @property
+    def headline(self) -> str:
+        return f"{self.summary}. {self.culprit}" if self.culprit else f"{self.summary}."
 
 
 # -- window, noise, culprit --------------------------------------------------------------
@@ -139,15 +145,7 @@ def classify(
         ctx.primary = _culprit(ctx)
     except Exception as err:
         ctx.errors.append(RuleError("culprit", f"{type(err).__name__}: {err}"))
-    decision = None
-    for rule in RULES:
-        try:
-            decision = rule(ctx)
-        except Exception as err:
-            ctx.errors.append(RuleError(rule.__name__, f"{type(err).__name__}: {err}"))
-            continue
-        if decision is not None:
-            break
+    decision = first_decision(RULES, ctx, errors=ctx.errors)
     undecided = decision is None or decision.outcome is Outcome.UNKNOWN
     if undecided and nxt is None and not ctx.ended and not previous_known:
         try:
@@ -165,20 +163,21 @@ def classify(
 
 
 def _verdict(ctx: Context, d: Decision) -> Verdict:
-    clean = d.outcome in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT)
-    primary = None if clean or d.subject == "previous_boot" else ctx.primary
+    clean = d.outcome in CLEAN
+    primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else ctx.primary
     routine_only = primary is not None and primary.hit.signature.routine
     evidence = list(d.evidence)
     if primary is not None and not any(e.item == primary.first for e in evidence):
         evidence.insert(0, Evidence(f"first {primary.tag}", primary.first))
     for t in previous_end(ctx.nxt)[0]:
-        if d.subject == "this_boot" and not any(e.item == t.last for e in evidence):
+        if d.subject is Subject.THIS_BOOT and not any(e.item == t.last for e in evidence):
             evidence.append(evidence_of(t, f"next boot: {t.tag}"))
     return Verdict(
         outcome=d.outcome,
         reason=d.reason,
         confidence=d.confidence,
-        headline=_headline(d, primary, routine_only),
+        summary=_summary(d, primary),
+        culprit=_culprit_words(primary, routine_only),
         evidence=tuple(evidence[:8]),
         primary=primary,
         final_tags=frozenset((t.tag, t.device) for t in ctx.final),
@@ -189,20 +188,28 @@ def _verdict(ctx: Context, d: Decision) -> Verdict:
     )
 
 
-def _headline(d: Decision, primary: TagStats | None, routine_only: bool) -> str:
-    head = d.summary
-    # the culprit line names the tag, the reset wording names the bit: no need to repeat them
-    redundant = (primary is not None and d.reason == primary.tag) or d.reason.startswith("amd_")
-    if d.reason and d.outcome is not Outcome.UNKNOWN and d.reason not in head and not redundant:
-        head += f" ({d.reason})"
+def _summary(d: Decision, primary: TagStats | None) -> str:
+    # the culprit line names the tag, and some summaries say the reason in words already
+    redundant = (primary is not None and d.reason == primary.tag) or d.says_reason
+    if (
+        d.reason
+        and d.outcome is not Outcome.UNKNOWN
+        and d.reason not in d.summary
+        and not redundant
+    ):
+        return f"{d.summary} ({d.reason})"
+    return d.summary
+
+
+def _culprit_words(primary: TagStats | None, routine_only: bool) -> str:
     if primary is None:
-        return head + "."
+        return ""
     meaning = describe(primary.tag)[0] or primary.tag
     where = f" on {primary.device}" if primary.device else ""
     times = f", {primary.count}×" if primary.count > 1 else ""
     if routine_only:
-        return f"{head}. Only routine warnings at the end: {primary.tag}{where}{times}."
-    return f"{head}. Culprit: {primary.tag}{where}{times}: {meaning}"
+        return f"Only routine warnings at the end: {primary.tag}{where}{times}."
+    return f"Culprit: {primary.tag}{where}{times}: {meaning}"
 
 
 __all__ = ["RULES", "Confidence", "Decision", "Evidence", "RuleError", "Verdict", "classify"]

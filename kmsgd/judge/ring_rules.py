@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.clocks import Downtime, downtime
 from kmsgd.judge.liveness import Liveness
+from kmsgd.judge.rules import RuleError, first_decision
 from kmsgd.ring.records import KernelRecord
-from kmsgd.types import Confidence, Outcome
+from kmsgd.types import CLEAN, WORDS, Confidence, Outcome
 
 QUICK_RETURN_S = 120.0  # next boot this soon after the last sign of life: it came back by itself
 TEXT_DECIDES = (Outcome.KERNEL_PANIC, Outcome.THERMAL_SHUTDOWN, Outcome.WATCHDOG_RESET)
@@ -69,8 +70,9 @@ class RingDecision:
     outcome: Outcome
     reason: str
     confidence: Confidence
-    summary: str
+    summary: str  # the outcome in words; "" keeps the kernel lines' verdict's words
     evidence: tuple[str, ...] = ()
+    detail: str = ""  # why, after a colon: "the machine slowed down, then stopped"
 
 
 def _still_running(v: Verdict, f: RingFacts) -> RingDecision | None:
@@ -86,30 +88,27 @@ def _stop_marker(v: Verdict, f: RingFacts) -> RingDecision | None:
         return None
     said = f"recorder stopped by {stop.signal or 'request'}, system state '{stop.system_state}'"
     if not stop.shutting_down:
-        if f.journal is not None and f.journal.outcome in (
-            Outcome.CLEAN_SHUTDOWN,
-            Outcome.CLEAN_REBOOT,
-        ):
+        if f.journal is not None and f.journal.outcome in CLEAN:
             return RingDecision(
                 f.journal.outcome,
                 "journal",
                 Confidence.MEDIUM,
-                f"{_clean_words(f.journal.outcome)} (the recorder had been stopped earlier)",
+                f"{WORDS[f.journal.outcome]} (the recorder had been stopped earlier)",
                 (said, f.journal.text),
             )
         return RingDecision(
             Outcome.RECORDER_STOPPED,
             "",
             Confidence.HIGH,
-            "Recorder stopped: kmsgd was stopped while the system kept running, so how the "
-            "boot ended is unknown",
+            WORDS[Outcome.RECORDER_STOPPED],
             (said,),
+            "kmsgd was stopped while the system kept running, so how the boot ended is unknown",
         )
     if "reboot" in stop.detail or "kexec" in stop.detail:
         outcome = Outcome.CLEAN_REBOOT
     elif "poweroff" in stop.detail or "halt" in stop.detail:
         outcome = Outcome.CLEAN_SHUTDOWN
-    elif v.outcome in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT):
+    elif v.outcome in CLEAN:
         outcome = v.outcome
     else:
         outcome = (
@@ -118,11 +117,7 @@ def _stop_marker(v: Verdict, f: RingFacts) -> RingDecision | None:
             else Outcome.CLEAN_SHUTDOWN
         )
     detail = f" ({stop.detail})" if stop.detail else ""
-    return RingDecision(outcome, "", Confidence.HIGH, _clean_words(outcome), (said + detail,))
-
-
-def _clean_words(outcome: Outcome) -> str:
-    return "Clean reboot" if outcome is Outcome.CLEAN_REBOOT else "Clean shutdown"
+    return RingDecision(outcome, "", Confidence.HIGH, WORDS[outcome], (said + detail,))
 
 
 def _kernel_said(v: Verdict, f: RingFacts) -> RingDecision | None:
@@ -137,19 +132,21 @@ def _pstore(v: Verdict, f: RingFacts) -> RingDecision | None:
     if f.pstore is None:
         return None
     w = f.pstore
-    return RingDecision(w.outcome, w.reason, w.confidence, "Kernel panic (from pstore)", (w.text,))
+    return RingDecision(
+        w.outcome, w.reason, w.confidence, f"{WORDS[Outcome.KERNEL_PANIC]} (from pstore)", (w.text,)
+    )
 
 
 def _journal_clean(v: Verdict, f: RingFacts) -> RingDecision | None:
     """No stop record, but the journal's final entries show systemd finishing a shutdown."""
     w = f.journal
-    if w is None or w.outcome not in (Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT):
+    if w is None or w.outcome not in CLEAN:
         return None
     return RingDecision(
         w.outcome,
         "journal",
         Confidence.MEDIUM,
-        f"{_clean_words(w.outcome)} (from the journal; the recorder wrote no stop record)",
+        f"{WORDS[w.outcome]} (from the journal; the recorder wrote no stop record)",
         (w.text,),
     )
 
@@ -171,7 +168,7 @@ def _memory(v: Verdict, f: RingFacts) -> RingDecision | None:
         Outcome.HANG_MEMORY_EXHAUSTION,
         "oom_kill" if m.oom_kills else "memory_starved",
         confidence,
-        "Memory-exhaustion hang",
+        WORDS[Outcome.HANG_MEMORY_EXHAUSTION],
         (*lines, *_liveness_lines(f)),
     )
 
@@ -184,8 +181,9 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
             Outcome.UNKNOWN,
             "no_heartbeats",
             Confidence.LOW,
-            "Unknown end: the ring holds no heartbeats for this boot",
+            WORDS[Outcome.UNKNOWN],
             _liveness_lines(f),
+            "the ring holds no heartbeats for this boot",
         )
     down = f.downtime_s
     lines = _liveness_lines(f)
@@ -194,8 +192,9 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
             Outcome.HARD_FREEZE,
             "slowed_then_stopped",
             Confidence.MEDIUM,
-            "Hard freeze: the machine slowed down, then stopped",
+            WORDS[Outcome.HARD_FREEZE],
             lines,
+            "the machine slowed down, then stopped",
         )
     if down is None and f.next_boot_wall_us is not None:
         # A later boot exists, but the two boots' clocks disagree: the downtime that would
@@ -205,34 +204,37 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
             Outcome.HARD_FREEZE if freeze else Outcome.ABRUPT_RESET_OR_POWER_LOSS,
             "clocks_disagree",
             Confidence.LOW,
-            ("Hard freeze or power loss" if freeze else "Abrupt reset, power loss or freeze")
-            + ": heartbeats stopped abruptly; the clocks disagree, so the downtime cannot tell",
+            "Hard freeze or power loss" if freeze else "Abrupt reset, power loss or freeze",
             (*lines, f.downtime.note),
+            "heartbeats stopped abruptly; the clocks disagree, so the downtime cannot tell",
         )
     if down is None:
         return RingDecision(
             Outcome.UNKNOWN,
             "no_later_boot",
             Confidence.LOW,
-            "Unknown end: heartbeats stopped abruptly and the ring holds no later boot to tell "
-            "a freeze from a power loss",
+            WORDS[Outcome.UNKNOWN],
             lines,
+            "heartbeats stopped abruptly and the ring holds no later boot to tell a freeze from "
+            "a power loss",
         )
     if down <= QUICK_RETURN_S:
         return RingDecision(
             Outcome.ABRUPT_RESET_OR_POWER_LOSS,
             "",
             Confidence.MEDIUM,
-            "Abrupt reset or power loss: heartbeats regular to the end, next boot soon after",
+            WORDS[Outcome.ABRUPT_RESET_OR_POWER_LOSS],
             lines,
+            "heartbeats regular to the end, next boot soon after",
         )
     return RingDecision(
         Outcome.HARD_FREEZE,
         "stayed_down",
         Confidence.MEDIUM if v.primary else Confidence.LOW,
-        "Hard freeze: heartbeats stopped and the box stayed down until reset "
-        "(a power loss with power restored later would look the same)",
+        WORDS[Outcome.HARD_FREEZE],
         lines,
+        "heartbeats stopped and the box stayed down until reset (a power loss with power "
+        "restored later would look the same)",
     )
 
 
@@ -265,15 +267,8 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def decide(verdict: Verdict, facts: RingFacts) -> tuple[RingDecision, list[str]]:
+def decide(verdict: Verdict, facts: RingFacts) -> tuple[RingDecision, list[RuleError]]:
     """The ring's decision and the errors of rules that raised."""
-    errors = []
-    for rule in RULES:
-        try:
-            d = rule(verdict, facts)
-        except Exception as err:  # one broken rule must not cost the report
-            errors.append(f"{rule.__name__.strip('_')}: {type(err).__name__}: {err}")
-            continue
-        if d is not None:
-            return d, errors
-    return RingDecision(Outcome.UNKNOWN, "", Confidence.LOW, "Unknown"), errors
+    errors: list[RuleError] = []
+    d = first_decision(RULES, verdict, facts, errors=errors)
+    return d or RingDecision(Outcome.UNKNOWN, "", Confidence.LOW, WORDS[Outcome.UNKNOWN]), errors

@@ -10,29 +10,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from kmsgd.catalogue.reset import decode_reset
 from kmsgd.judge.timeline import Item, TagStats, Timeline
-from kmsgd.types import Confidence, Outcome
+from kmsgd.types import WORDS, Confidence, Outcome, Subject
 
 END_LINES = 40  # a shutdown marker must be this close to the end to count
 PREVIOUS_END_TAGS = ("reset_reason", "journal_unclean", "fs_recovery", "mce_logged_at_boot")
 LOCKUP_TAGS = ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
+D = TypeVar("D")
 MEMORY_TAGS = ("oom_kill", "oomd_kill", "page_allocation_failure")
-
-PHRASES = {
-    Outcome.CLEAN_SHUTDOWN: "Clean shutdown",
-    Outcome.CLEAN_REBOOT: "Clean reboot",
-    Outcome.KERNEL_PANIC: "Kernel panic",
-    Outcome.HARD_FREEZE: "Hard freeze",
-    Outcome.HANG_MEMORY_EXHAUSTION: "Memory-exhaustion hang",
-    Outcome.ABRUPT_RESET_OR_POWER_LOSS: "Abrupt reset or power loss",
-    Outcome.WATCHDOG_RESET: "Watchdog reset",
-    Outcome.THERMAL_SHUTDOWN: "Thermal shutdown",
-    Outcome.RECORDER_STOPPED: "Recorder stopped",
-    Outcome.UNKNOWN: "Unknown end",
-    Outcome.STILL_RUNNING: "Still running",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +38,30 @@ class Decision:
     confidence: Confidence
     summary: str  # the outcome in words, start of the headline
     evidence: tuple[Evidence, ...] = ()
-    subject: str = "this_boot"  # or "previous_boot": the log's start speaks of the boot before
+    subject: Subject = Subject.THIS_BOOT  # a log's start may speak of the boot before
+    says_reason: bool = False  # the summary already says the reason in words
 
 
 @dataclass(frozen=True, slots=True)
 class RuleError:
     where: str
     error: str
+
+
+def first_decision(
+    rules: Sequence[Callable[..., D | None]], *args: Any, errors: list[RuleError]
+) -> D | None:
+    """Run `rules` in order on `args`; the first that decides wins. A rule that raises is
+    recorded in `errors` and skipped: one broken rule must not cost the report."""
+    for rule in rules:
+        try:
+            decision = rule(*args)
+        except Exception as err:
+            errors.append(RuleError(rule.__name__.strip("_"), f"{type(err).__name__}: {err}"))
+            continue
+        if decision is not None:
+            return decision
+    return None
 
 
 @dataclass
@@ -183,6 +188,7 @@ def _next_boot_decision(
             else Confidence.MEDIUM,
             f"Reset without a shutdown; the CPU reset status says: {words} (bit {bit})",
             evidence,
+            says_reason=True,
         )
     if any(t.tag == "mce_logged_at_boot" for t in found):
         return Decision(
@@ -221,7 +227,7 @@ def _stuck(ctx: Context, tags: Sequence[str], outcome: Outcome, what: str) -> De
         outcome,
         first.tag,
         Confidence.MEDIUM,
-        f"{PHRASES[outcome]} after {what}",
+        f"{WORDS[outcome]} after {what}",
         (evidence_of(first, what),),
     )
 
@@ -306,5 +312,5 @@ def previous_boot_decision(ctx: Context) -> Decision | None:
         d.confidence,
         f"The boot before this log: {d.summary}",
         d.evidence,
-        subject="previous_boot",
+        subject=Subject.PREVIOUS_BOOT,
     )

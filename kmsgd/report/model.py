@@ -13,12 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.logparse.model import Line, LogFormat
 from kmsgd.report.fingerprint import driver_of, fingerprint
-from kmsgd.types import Outcome
+from kmsgd.types import Confidence, Outcome, Subject
 
 SCHEMA = "kmsgd.report/1"
 FINAL_SHOW = 25
@@ -98,7 +99,7 @@ class EvidenceLine:
 @dataclass(frozen=True, slots=True)
 class SignatureReport:
     tag: str
-    severity: str
+    severity: Severity
     subsystem: str
     device: str
     count: int
@@ -242,7 +243,7 @@ class ReportError:
 class Report:
     outcome: Outcome
     reason: str
-    confidence: str
+    confidence: Confidence
     headline: str
     evidence: tuple[EvidenceLine, ...] = ()
     time_of_death: TimeOfDeath | None = None
@@ -253,7 +254,7 @@ class Report:
     changes: tuple[Mapping[str, Any], ...] = ()
     fingerprint: str = ""
     errors: tuple[ReportError, ...] = ()
-    subject: str = "this_boot"
+    subject: Subject = Subject.THIS_BOOT
     source: SourceInfo | None = None
     boots: tuple[InputBoot, ...] = ()
     omitted_lines: int = 0
@@ -334,7 +335,7 @@ def signature_report(
     meaning, step, severity, entry = describe(t.tag)
     return SignatureReport(
         tag=t.tag,
-        severity=severity.value,
+        severity=severity,
         subsystem=entry.subsystem if entry else "",
         device=t.device,
         count=t.count,
@@ -388,7 +389,7 @@ def build_report(
     return Report(
         outcome=verdict.outcome,
         reason=verdict.reason,
-        confidence=verdict.confidence.value,
+        confidence=verdict.confidence,
         headline=verdict.headline,
         evidence=tuple(
             EvidenceLine(e.why, LineRef.of(e.item) if e.item else None) for e in verdict.evidence

@@ -12,6 +12,7 @@ import json
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
 from kmsgd.report.render_incident import incident_lines, incident_md
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
+from kmsgd.types import CLEAN, FAILURES, Subject
 
 FORMATS = ("text", "md", "json")
 _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
@@ -22,14 +23,6 @@ _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
     "\x1b[2m",
     "\x1b[32m",
 )
-_BAD = {
-    "kernel_panic",
-    "hard_freeze",
-    "hang_memory_exhaustion",
-    "abrupt_reset_or_power_loss",
-    "watchdog_reset",
-    "thermal_shutdown",
-}
 
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:
@@ -73,7 +66,7 @@ def _final_text(f: FinalLine, color: bool) -> str:
 
 def render_text(r: Report, *, color: bool = False) -> str:
     out: list[str] = []
-    tone = _RED if r.outcome.value in _BAD else (_GREEN if "clean" in r.outcome.value else _YELLOW)
+    tone = _RED if r.outcome in FAILURES else (_GREEN if r.outcome in CLEAN else _YELLOW)
     out.append(_paint(color, _BOLD + tone, r.headline))
     reason = f" ({r.reason})" if r.reason else ""
     out.append(
@@ -82,7 +75,7 @@ def render_text(r: Report, *, color: bool = False) -> str:
     )
     if r.boot_id:
         out.append(f"boot: {r.boot_id}" + (f" on {r.hostname}" if r.hostname else ""))
-    if r.subject == "previous_boot":
+    if r.subject is Subject.PREVIOUS_BOOT:
         out.append("note: this verdict is about the boot before the one in the log")
     if r.primary is not None:
         p = r.primary
@@ -173,7 +166,7 @@ def render_md(r: Report) -> str:
     if r.boot_id:
         host = f" on `{r.hostname}`" if r.hostname else ""
         out += ["", f"Boot `{r.boot_id}`{host}"]
-    if r.subject == "previous_boot":
+    if r.subject is Subject.PREVIOUS_BOOT:
         out += ["", "_This verdict is about the boot before the one in the log._"]
     if r.primary is not None:
         p = r.primary
