@@ -33,6 +33,7 @@ def start(
     heartbeat: float = 0.2,
     sysctl: bool = False,
     settings: dict[str, str] | None = None,
+    tables: str = "",
 ) -> subprocess.Popen[bytes]:
     """The real `kmsgd run` on a 1 MiB ring, its state, textfile and fs root under the ring's
     directory unless `settings` says otherwise; sysctls only when asked (they are the host's)."""
@@ -41,7 +42,9 @@ def start(
     values = {"state_dir": str(state), "textfile_dir": str(state), "fs_root": str(state)}
     values |= settings or {}
     cfg = ring.parent / "kmsgd.toml"
-    cfg.write_text("[kmsgd]\n" + "".join(f'{k} = "{v}"\n' for k, v in values.items()))
+    cfg.write_text(
+        "[kmsgd]\n" + "".join(f'{k} = "{v}"\n' for k, v in values.items()) + tables
+    )  # `tables`: more TOML after [kmsgd] ([incident] ...)
     cmd = [sys.executable, "-m", "kmsgd", "run", "--ring", str(ring), "--ring-size", "1M"]
     cmd += ["--kmsg", kmsg, "--proc", proc, "--config", str(cfg), "--no-mlock"]
     cmd += ["--heartbeat", str(heartbeat)] + ([] if sysctl else ["--no-sysctl"])

@@ -288,3 +288,39 @@ class FakeNvml:
 
     def nvmlSystemGetDriverVersion(self) -> str:
         return "550.127.05"
+
+
+AER_COR = "RxErr 0\nBadTLP {n}\nBadDLLP 0\nRollover 0\nTimeout 0\nNonFatalErr 0\nCorrIntErr 0\nHeaderOF 0\nTOTAL_ERR_COR {n}\n"
+
+
+def link_state(
+    dev: Path,
+    *,
+    aer_cor: int = 0,
+    bridge_speed: str = "2.5 GT/s PCIe",
+    metrics: bytes | None = None,
+    runtime: str = "active",
+) -> Path:
+    """Incident-snapshot files on an amd_card device: AER counters, runtime PM, gpu_metrics,
+    and the bridge above it trained at `bridge_speed` x16 though capable of 16 GT/s x16."""
+    put(dev / "aer_dev_correctable", AER_COR.format(n=aer_cor))
+    put(dev / "aer_dev_nonfatal", "Undefined 0\nDLP 0\nTOTAL_ERR_NONFATAL 0")
+    put(dev / "aer_dev_fatal", "Undefined 0\nDLP 0\nTOTAL_ERR_FATAL 0")
+    put(dev / "power" / "runtime_status", runtime)
+    bridge = dev.parent
+    for name, value in {
+        "current_link_speed": bridge_speed,
+        "current_link_width": 16,
+        "max_link_speed": "16.0 GT/s PCIe",
+        "max_link_width": 16,
+    }.items():
+        put(bridge / name, value)
+    if metrics is not None:
+        (dev / "gpu_metrics").write_bytes(metrics)
+    return dev
+
+
+AMD_FDINFO_OLD = (
+    "pos:\t0\nflags:\t02100002\nmnt_id:\t25\ndrm-driver:\tamdgpu\ndrm-client-id:\t77\n"
+    "amd-memory-vram:\t8388608 KiB\namd-memory-gtt:\t1024 KiB\n"
+)
