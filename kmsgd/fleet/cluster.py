@@ -95,7 +95,7 @@ def fleet(scan: Scan, window: Window) -> Fleet:
     older = sum(1 for pm in pms if pm.attributes is None)
     if older:
         notes.append(
-            f"{older} post-mortems from a kmsgd older than 0.2 carry no attributes: "
+            f"{older} post-mortems carry no attributes (a kmsgd from before the fleet): "
             "they count as boots and bad ends, not in the shares"
         )
     if scan.unusable:

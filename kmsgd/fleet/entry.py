@@ -27,7 +27,7 @@ PRIMARY = "KMSGD_PRIMARY"  # the primary signature's tag, "" when none
 FINGERPRINT = "KMSGD_FINGERPRINT"
 REPORT_PATH = "KMSGD_REPORT"  # where the box saved the JSON report
 
-# Fields added with the fleet (kmsgd 0.2): the entry alone tells what the boot ran on.
+# Fields added with the fleet: the entry alone tells what the boot ran on.
 VERSION = "KMSGD_VERSION"  # kmsgd's version; absent: an older kmsgd, no attributes below
 REASON = "KMSGD_REASON"
 HOSTNAME = "KMSGD_HOSTNAME"  # as the report says it (journald adds _HOSTNAME too)

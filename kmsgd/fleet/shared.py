@@ -15,7 +15,7 @@ random bad ends shows differences of 25 points by chance, which z keeps out, whi
 without `iommu=pt`, where 40 % of the fleet's boots lack it, passes (z 4.2). The difference,
 not the ratio, is ranked: a ratio rewards rarity (3 of 3 against 0.1 % of the fleet is a
 ratio of 1000 and says little); a difference rewards what covers the cluster and sets it
-apart. Shares are over post-mortems that carry attributes (kmsgd 0.2 and later); the counts
+apart. Shares are over post-mortems that carry attributes (a kmsgd with the fleet); the counts
 go with every share so a reader can judge them.
 """
 
@@ -83,7 +83,7 @@ def shared(members: Sequence[PostMortem], base: Baseline) -> tuple[tuple[Shared,
     n_c = len(with_attrs)
     older = len(members) - n_c
     older_note = (
-        f"{older} of {len(members)} bad ends from a kmsgd older than 0.2 (no attributes): "
+        f"{older} of {len(members)} bad ends from a kmsgd without attributes: "
         f"shares are over the other {n_c}"
         if older
         else ""

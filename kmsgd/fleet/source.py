@@ -139,9 +139,10 @@ def _entries(files: list[str], since_us: int, until_us: int) -> Iterator[tuple[_
 
 
 def _why(err: Exception) -> str:
-    if isinstance(err, OSError) and err.strerror:
-        return err.strerror
-    return str(err) or type(err).__name__
+    """ "unreadable (No data available)": libsystemd says no more than errno; a file cut short
+    or overwritten gives EBADMSG or ENODATA, one being rotated EBUSY."""
+    what = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+    return f"unreadable ({what or type(err).__name__}): truncated or corrupt?"
 
 
 def _collect(
