@@ -15,6 +15,7 @@ from typing import Any
 
 from kmsgd.judge.clocks import EARLY_STEP_S, ClockStep
 from kmsgd.judge.liveness import Liveness, LivenessBuilder
+from kmsgd.judge.telemetry import FINAL_WINDOW_US, MEMORY_WINDOW_US
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.ring import frame as fr
@@ -22,8 +23,6 @@ from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Entry, Heartbeat, KernelRecord, Kind
 
-FINAL_WINDOW_US = 70_000_000  # samples kept: the final minute plus margin
-MEMORY_WINDOW_US = 600_000_000  # memory samples kept: a thrash can last minutes
 _MEMORY = b'"sample":"memory"'
 EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
 _SAMPLE, _KERNEL = KIND_CODES[Kind.SAMPLE], KIND_CODES[Kind.KERNEL]

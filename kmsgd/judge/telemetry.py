@@ -24,8 +24,8 @@ from kmsgd.ring.samples import DeviceSample, MemorySample, ProcsSample, sample_f
 
 WINDOW_S = 60
 SHORT_S = 10
-KEEP_US = 70_000_000  # device and procs samples kept: the final minute plus margin
-MEMORY_KEEP_US = 600_000_000  # memory samples: 10 min, so a slow fall before a hang is seen
+FINAL_WINDOW_US = 70_000_000  # device and procs samples kept: the final minute plus margin
+MEMORY_WINDOW_US = 600_000_000  # memory samples: 10 min, so a slow fall before a hang is seen
 OFFSET_US = 10_000_000  # samples near the end whose clocks map mono to wall
 STALE_S = 5.0  # a device silent this long before the end had stopped reporting
 MAX_SAMPLES = 20_000  # a hard bound whatever the clocks do (16 devices x 70 s is ~1,200)
@@ -88,7 +88,7 @@ class _Collector:
 
     def _trim(self) -> None:
         newest = self.newest or 0
-        for keep, span in ((self.samples, KEEP_US), (self.memory, MEMORY_KEEP_US)):
+        for keep, span in ((self.samples, FINAL_WINDOW_US), (self.memory, MEMORY_WINDOW_US)):
             while keep and (keep[0].wall_us < newest - span or len(keep) > MAX_SAMPLES):
                 keep.popleft()
 
@@ -170,8 +170,8 @@ Decoded = list[tuple[int, int, DeviceSample | MemorySample | ProcsSample | None]
 
 def _decode(col: _Collector, end: int) -> Decoded:
     """(envelope wall, mono, sample) of the kept samples, oldest first; None for garbage."""
-    kept = [e for e in col.samples if e.wall_us >= end - KEEP_US]
-    kept += [e for e in col.memory if e.wall_us >= end - MEMORY_KEEP_US]
+    kept = [e for e in col.samples if e.wall_us >= end - FINAL_WINDOW_US]
+    kept += [e for e in col.memory if e.wall_us >= end - MEMORY_WINDOW_US]
     rows: Decoded = []
     for e in sorted(kept, key=lambda e: (e.wall_us, e.serial)):
         try:
@@ -316,7 +316,7 @@ def _memory(rows: Decoded, offset: int | None, end: int) -> dict[str, Any] | Non
     avail = [(t, s.mem_available_bytes) for t, s in mem if s.mem_available_bytes is not None]
     recent = [v for t, v in avail if t >= end - WINDOW_S * 1_000_000]
     out: dict[str, Any] = {
-        "window_s": MEMORY_KEEP_US // 1_000_000,
+        "window_s": MEMORY_WINDOW_US // 1_000_000,
         "samples": len(mem),
         "mem_total_bytes": last.mem_total_bytes,
         "mem_available_bytes_last": avail[-1][1] if avail else None,
@@ -389,31 +389,41 @@ class MemoryEvidence:
     psi_some_avg10_max_pct: float | None
     total_bytes: int | None = None
     fell_to_bytes: int | None = None
-
-    @property
-    def exhausted(self) -> bool:
-        """Under 5 % available at the end, or a system stalled on memory (PSI full ≥ 40 %)."""
-        low = self.available_fraction_end is not None and self.available_fraction_end < 0.05
-        return low or (self.psi_full_avg10_max_pct or 0.0) >= 40.0
+    fell_before_end_s: float | None = None  # how long before the end the fall bottomed out
+    available_min_60s_bytes: int | None = None
 
     @property
     def text(self) -> str:
-        """One evidence line: "MemAvailable 90.0 GiB → 0.3 GiB in 40 s; PSI memory full …"."""
-        gib = 2**30
-        fell = self.fell_over_s is not None and self.fell_to_bytes is not None
-        if fell and self.fell_bytes >= gib:
+        """The one sentence on memory at the end, for the evidence and the telemetry section:
+        "MemAvailable 90.0 GiB → 0.3 GiB in 40 s at the end; PSI memory full avg10 up to 78%"."""
+        big = max(2**30, (self.total_bytes or 0) / 10)  # a fall worth a sentence of its own
+        if (
+            self.fell_over_s is not None
+            and self.fell_to_bytes is not None
+            and self.fell_bytes >= big
+        ):
+            ago = self.fell_before_end_s or 0.0
+            end = f", ending {ago:.0f} s before the end" if ago > 5 else " at the end"
             out = (
-                f"MemAvailable {((self.fell_to_bytes or 0) + self.fell_bytes) / gib:.1f} GiB → "
-                f"{(self.fell_to_bytes or 0) / gib:.1f} GiB in {self.fell_over_s or 0:.0f} s"
+                f"MemAvailable {_gib(self.fell_to_bytes + self.fell_bytes)} → "
+                f"{_gib(self.fell_to_bytes)} in {self.fell_over_s:.0f} s{end}"
             )
         elif self.available_bytes_end is not None:
-            of = f" of {self.total_bytes / gib:.1f} GiB" if self.total_bytes else ""
-            out = f"MemAvailable {self.available_bytes_end / gib:.1f} GiB{of} at the end"
+            of = f" of {_gib(self.total_bytes)}" if self.total_bytes else ""
+            least = self.available_min_60s_bytes
+            low = f" (min {_gib(least)} in 60 s)" if least is not None else ""
+            out = f"MemAvailable {_gib(self.available_bytes_end)}{of} at the end{low}"
         else:
             out = "no memory samples"
         if self.psi_full_avg10_max_pct is not None:
             out += f"; PSI memory full avg10 up to {self.psi_full_avg10_max_pct:.0f}%"
         return out
+
+
+def _gib(n: float | None) -> str:
+    if n is None:
+        return "?"
+    return f"{n / 2**30:.1f} GiB" if abs(n) >= 2**30 / 10 else f"{n / 2**20:.1f} MiB"
 
 
 def memory_evidence(summary: Mapping[str, Any]) -> MemoryEvidence:
@@ -442,4 +452,6 @@ def memory_evidence(summary: Mapping[str, Any]) -> MemoryEvidence:
         psi_some_avg10_max_pct=num(mem.get("psi_memory_some_avg10_max_pct")),
         total_bytes=whole(total),
         fell_to_bytes=whole(low),
+        fell_before_end_s=num(fall.get("before_end_s")),
+        available_min_60s_bytes=whole(mem.get("mem_available_bytes_min_60s")),
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kmsgd.judge.telemetry import memory_evidence
 from kmsgd.report.model import RingDeath, iso_utc
 
 
@@ -121,24 +122,7 @@ def telemetry_lines(t: Mapping[str, Any]) -> list[str]:
 def _memory_lines(m: Any) -> list[str]:
     if not isinstance(m, Mapping):
         return []
-    fall, total = m.get("fall"), m.get("mem_total_bytes")
-    big = max(2**30, total / 10) if isinstance(total, int | float) else 2**30
-    fell = _num_of(fall, "from_bytes") - _num_of(fall, "to_bytes")
-    if isinstance(fall, Mapping) and fell >= big:
-        ago = _num_of(fall, "before_end_s")
-        end = f", ending {ago:.0f} s before the end" if ago > 5 else " at the end"
-        line = (
-            f"MemAvailable {_bytes(fall.get('from_bytes'))} → {_bytes(fall.get('to_bytes'))} "
-            f"in {_n(fall.get('over_s'))} s{end}"
-        )
-    else:
-        line = (
-            f"MemAvailable {_bytes(m.get('mem_available_bytes_last'))} of {_bytes(total)} at the "
-            f"end (min {_bytes(m.get('mem_available_bytes_min_60s'))} in 60 s)"
-        )
-    if isinstance(m.get("psi_memory_full_avg10_max_pct"), int | float):
-        line += f"; PSI memory full avg10 up to {_n(m.get('psi_memory_full_avg10_max_pct'))}%"
-    return [line]
+    return [memory_evidence({"memory": m}).text]
 
 
 def _num_of(row: Any, key: str) -> float:

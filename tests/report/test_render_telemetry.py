@@ -133,5 +133,5 @@ def test_partial_or_odd_telemetry_renders_without_raising() -> None:
     }
     lines = telemetry_lines(odd)
     assert lines[0] == "power x None: ? W → ? W in ? s, ? s before the end"
-    assert any(x.startswith("MemAvailable ? of ?") for x in lines)
+    assert "no memory samples" in lines
     assert lines[-1] == "this ring was written on another machine"
