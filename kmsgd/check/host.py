@@ -190,8 +190,8 @@ def nvidia_finding(cfg: Config, nvml_loader: Callable[[], Any] | None = None) ->
     return warn(
         "nvml",
         f"{len(gpus)} NVIDIA GPU(s), no power or temperature recorded: {why}",
-        "apt install python3-pynvml (or pip install 'kmsgd[nvidia]'); the NVIDIA driver "
-        "provides libnvidia-ml.so.1; then systemctl restart kmsgd",
+        "apt install python3-pynvml (Debian contrib), or pip install 'kmsgd[nvidia]'; "
+        "the NVIDIA driver provides libnvidia-ml.so.1; then systemctl restart kmsgd",
     )
 
 
