@@ -1,4 +1,4 @@
-"""`kmsgd analyze FILE|-`: a pasted kernel log in, a post-mortem report out.
+"""`kmsgd analyze FILE|DIR|-...`: pasted kernel logs and bundles in, a post-mortem report out.
 
 Streams the input once: lines → boots → bounded timelines → one verdict per boot (each boot
 judged with the next boot's early lines as evidence about its end). The report is about the
@@ -7,10 +7,11 @@ boot that matters most: the latest failure, else the latest boot. No click, no p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import BinaryIO
 
+from kmsgd.bundle import DECODE_ERRORS, open_path, open_stream
 from kmsgd.errors import BadInput
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.timeline import HEAD_LINES, Timeline, TimelineBuilder
@@ -23,6 +24,8 @@ from kmsgd.types import FAILURES, Outcome
 
 MAX_BOOTS_LISTED = 200
 MAX_HOSTS = 64
+
+
 @dataclass(frozen=True, slots=True)
 class _Judged:
     tl: Timeline
@@ -145,6 +148,75 @@ def analyze_report(
 ) -> tuple[Report, Redactor]:
     """Read and judge a log; returns the report and a redactor primed with its hostnames.
     Raises BadInput for unusable input (empty, binary, no log lines at all)."""
+    report, hosts, keep = _judge(source, name=name, baseline=baseline)
+    return report, Redactor(hosts, keep=keep)
+
+
+def _score_report(r: Report) -> int:
+    if r.outcome in FAILURES:
+        return 3
+    if r.outcome is Outcome.UNKNOWN and r.reason not in ("no_end_in_log", ""):
+        return 2
+    return 1 if r.outcome is not Outcome.UNKNOWN else 0
+
+
+def analyze_inputs(
+    paths: Sequence[str],
+    *,
+    stdin: BinaryIO | None = None,
+    baseline: Mapping[str, float] | None = None,
+) -> tuple[Report, Redactor]:
+    """Judge every kernel log in the inputs (files, directories, bundles, "-" for stdin;
+    see bundle.py) and report on the one that matters most (a failure first, ties to the
+    later input). The report names the file its evidence came from and lists the others."""
+    judged: list[tuple[Report, set[str], set[str]]] = []
+    refused: list[BadInput] = []
+    for path in paths:
+        if path == "-":
+            if stdin is None:
+                raise BadInput("no standard input to read")
+            pieces = open_stream("<stdin>", stdin)
+        else:
+            pieces = open_path(path)
+        try:
+            for piece in pieces:
+                try:
+                    judged.append(_judge(piece.stream, name=piece.name, baseline=baseline))
+                except BadInput as err:
+                    refused.append(err)
+        except DECODE_ERRORS as err:  # a truncated .gz/.xz/.zst: what was read still counts
+            refused.append(
+                BadInput(
+                    f"{path}: compressed data could not be read to the end ({err})",
+                    hint="check the download; zcat/xzcat it to see where it breaks",
+                )
+            )
+    if not judged:
+        if len(refused) == 1:
+            raise refused[0]
+        raise BadInput(
+            f"no kernel log lines found in any of {len(refused)} inputs",
+            hint="pass dmesg, journalctl, syslog files or a sosreport",
+        )
+    best = max(range(len(judged)), key=lambda k: (_score_report(judged[k][0]), k))
+    report = judged[best][0]
+    hosts = set().union(*(h for _, h, _ in judged))
+    keep = set().union(*(k for _, _, k in judged))
+    if len(judged) + len(refused) > 1 and report.source is not None:
+        notes = [f"evidence from {report.source.name}"]
+        for k, (other, _, _) in enumerate(judged):
+            if k != best and other.source is not None:
+                tag = other.primary.tag if other.primary else "no culprit"
+                notes.append(f"also read {other.source.name}: {other.outcome.value}, {tag}")
+        notes += [f"skipped: {err}" for err in refused[:20]]
+        source = replace(report.source, notes=report.source.notes + tuple(notes))
+        report = replace(report, source=source)
+    return report, Redactor(hosts, keep=keep)
+
+
+def _judge(
+    source: BinaryIO, *, name: str, baseline: Mapping[str, float] | None = None
+) -> tuple[Report, set[str], set[str]]:
     stats = InputStats()
     stream = LogStream()
     col = _Collector(baseline)
@@ -198,7 +270,7 @@ def analyze_report(
         next_boot=best.nxt,
         extra_errors=col.errors,
     )
-    return report, Redactor(col.hosts, keep=col.boot_ids | {b.boot_id for b in col.boots})
+    return report, col.hosts, col.boot_ids | {b.boot_id for b in col.boots}
 
 
 def analyze(
@@ -214,6 +286,24 @@ def analyze(
     Raises kmsgd.errors.BadInput for unusable input or an unknown format."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
-    report, redactor = analyze_report(source, name=name, baseline=baseline)
+    report, redactor = analyze_inputs(["-"], stdin=source, baseline=baseline)
+    if report.source is not None and report.source.name == "<stdin>":
+        report = replace(report, source=replace(report.source, name=name))
+    out = render(report, fmt, color=color and not redact)
+    return redactor.redact(out) if redact else out
+
+
+def analyze_paths(
+    paths: Sequence[str],
+    *,
+    stdin: BinaryIO | None = None,
+    fmt: str = "text",
+    redact: bool = False,
+    color: bool = False,
+) -> str:
+    """The rendered report of files, directories and bundles (`kmsgd analyze A B DIR`)."""
+    if fmt not in FORMATS:
+        raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
+    report, redactor = analyze_inputs(paths, stdin=stdin)
     out = render(report, fmt, color=color and not redact)
     return redactor.redact(out) if redact else out

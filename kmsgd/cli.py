@@ -159,26 +159,20 @@ def dump(ring: str | None, boot: str | None, fmt: str, config_file: str | None) 
 
 
 @main.command()
-@click.argument("source", metavar="FILE|-")
+@click.argument("sources", metavar="FILE|DIR|-...", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
 @config_option
-def analyze(source: str, fmt: str, redact: bool, config_file: str | None) -> None:
-    """Explain a pasted kernel log (dmesg, journalctl, syslog, pstore, /dev/kmsg)."""
-    from kmsgd.analyze import analyze as run_analyze
+def analyze(sources: tuple[str, ...], fmt: str, redact: bool, config_file: str | None) -> None:
+    """Explain pasted kernel logs (dmesg, journalctl, syslog, pstore, /dev/kmsg) and the
+    bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
+    *.journal files, pstore and other directories)."""
+    from kmsgd.analyze import analyze_paths
 
     settings(config_file)  # nothing in it changes a pasted log's analysis; its problems are said
 
     color = fmt == "text" and sys.stdout.isatty()
-    if source == "-":
-        out = run_analyze(sys.stdin.buffer, name="<stdin>", fmt=fmt, redact=redact, color=color)
-    else:
-        try:
-            f = open(source, "rb")  # noqa: SIM115 - closed below; a directory raises here
-        except OSError as err:
-            raise BadInput(f"{source}: {err.strerror}") from None
-        with f:
-            out = run_analyze(f, name=source, fmt=fmt, redact=redact, color=color)
+    out = analyze_paths(list(sources), stdin=sys.stdin.buffer, fmt=fmt, redact=redact, color=color)
     click.echo(out, nl=not out.endswith("\n"))
 
 

@@ -262,3 +262,27 @@ def kernel_records(
                         entries.append(entry)
                 entries.reverse()
     return [_kernel_record(e) for e in entries]
+
+
+def file_entries(path: str) -> Iterator[JournalEntry]:
+    """Every entry of one journal file (`*.journal`, as attached to a ticket or found in a
+    sosreport), oldest first: systemd-python's Reader(files=…), else `journalctl --file`."""
+    mod = _binding()
+    if mod is not None:
+        raw = {key: (lambda v: v) for key in mod.DEFAULT_CONVERTERS}
+        reader = mod.Reader(files=[os.path.abspath(path)], converters=raw)
+        for fields in reader:
+            if (entry := entry_from_fields(_plain(fields))) is not None:
+                yield entry
+        return
+    yield from _json_entries(_journalctl(["-o", "json", f"--file={os.path.abspath(path)}"], None))
+
+
+def _plain(fields: Mapping[str, Any]) -> dict[str, object]:
+    """The binding's raw values (bytes, ints, UUIDs) as the JSON output spells them."""
+    out: dict[str, object] = {}
+    for key, value in fields.items():
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", errors="replace")
+        out[key] = str(value) if not isinstance(value, str) else value
+    return out

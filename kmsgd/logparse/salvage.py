@@ -34,7 +34,7 @@ _STAMP = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\]\s?")
 _BLANK_STAMP = re.compile(r"\[\s+\]\s?")
 # a wall-clock time (with its date before it, in any language) ending a prefix
 _TIME = re.compile(
-    r"(?<![\w:.])(?P<time>\d{1,2}:\d{2}:\d{2})(?![:\w])(?:[.,](?P<frac>\d{1,9}))?"
+    r"(?<![\d:.])(?P<time>\d{1,2}:\d{2}:\d{2})(?![:\w])(?:[.,](?P<frac>\d{1,9}))?"
     r"(?:\s*(?:Z|UTC|[+-]\d\d:?\d\d))?\]?:?\s+"
 )
 _ISO_DATE = re.compile(r"(\d{4})-(\d\d)-(\d\d)[T ]$")

@@ -1,0 +1,258 @@
+"""What people attach to tickets, opened into the kernel-log texts inside it.
+
+A compressed file (.gz, .xz, .bz2, .zst; judged by its magic bytes, not its name), a tar
+archive such as `sosreport-*.tar.xz` (its `sos_commands/kernel/dmesg*`, `sos_commands/logs/
+journalctl*`, `var/log/messages*`, `kern.log*`, `syslog*`, journal files), an
+`nvidia-bug-report.log(.gz)` (its `dmesg:` and kernel-message sections), a systemd journal
+file (`*.journal`), a pstore directory (`dmesg-*`, `console-*`) or any directory holding
+these. Everything streams: a member is decompressed while it is read, never held whole.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import json
+import lzma
+import os
+import re
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, BinaryIO
+
+from kmsgd.errors import BadInput
+
+_GZIP, _XZ, _BZ2, _ZSTD = b"\x1f\x8b", b"\xfd7zXZ\x00", b"BZh", b"\x28\xb5\x2f\xfd"
+_JOURNAL = b"LPKSHHRH"  # systemd's journal file signature (src/libsystemd/sd-journal)
+# files inside a bundle or directory that hold kernel log text
+_WANTED = re.compile(
+    r"(?:^|/)(?:sos_commands/kernel/dmesg[^/]*|sos_commands/logs/journalctl[^/]*"
+    r"|var/log/(?:messages|kern\.log|syslog|dmesg)(?:[.-][^/]*)?|[^/]+\.journal(?:~)?"
+    r"|nvidia-bug-report\.log(?:\.gz)?|(?:dmesg|console)-[\w.-]+-\d+(?:\.enc\.z)?"
+    r"|[^/]*\.(?:log|txt|dmesg|kmsg)(?:\.(?:gz|xz|bz2|zst))?)$"
+)
+_NV_SEPARATOR = b"____________________________________________"
+
+
+def _decode_errors() -> tuple[type[Exception], ...]:
+    errors: list[type[Exception]] = [OSError, EOFError, lzma.LZMAError, zlib.error]
+    try:
+        import zstandard
+
+        errors.append(zstandard.ZstdError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+# what a truncated or corrupt compressed stream raises while it is read
+DECODE_ERRORS = _decode_errors()
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One kernel-log text found in the input: `name` says where (file, member, section)."""
+
+    name: str
+    stream: BinaryIO
+
+
+def _zstd_reader(raw: BinaryIO) -> BinaryIO:
+    try:  # Python 3.14+
+        from compression import zstd  # type: ignore[import-not-found]
+
+        return zstd.ZstdFile(raw)  # type: ignore[no-any-return]
+    except ImportError:
+        pass
+    try:
+        import zstandard
+    except ImportError:
+        raise BadInput(
+            "zstd-compressed input needs Python 3.14 or the zstandard package",
+            hint="pip install zstandard (Debian: python3-zstandard), or zstdcat it first",
+        ) from None
+    return zstandard.ZstdDecompressor().stream_reader(raw)
+
+
+def decompressed(raw: BinaryIO, head: bytes) -> BinaryIO | None:
+    """A reader of the decompressed stream when `head` shows a compressed one, else None."""
+    if head.startswith(_GZIP):
+        return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+    if head.startswith(_XZ):
+        return lzma.LZMAFile(raw)  # type: ignore[return-value]
+    if head.startswith(_BZ2):
+        return bz2.BZ2File(raw)  # type: ignore[return-value]
+    if head.startswith(_ZSTD):
+        return _zstd_reader(raw)
+    return None
+
+
+class _Peek(io.RawIOBase):
+    """A stream with its first bytes read ahead (to sniff magic) and put back."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        n = len(b)
+        if self._head:
+            chunk, self._head = self._head[:n], self._head[n:]
+        else:
+            chunk = self._rest.read(n)
+        b[: len(chunk)] = chunk
+        return len(chunk)
+
+
+def _peeked(stream: IO[bytes], n: int = 512) -> tuple[bytes, BinaryIO]:
+    head = stream.read(n)
+    return head, io.BufferedReader(_Peek(head, stream), 1 << 20)
+
+
+def open_stream(name: str, stream: IO[bytes], *, path: str | None = None) -> Iterator[Piece]:
+    """The pieces of one stream: decompressed, unpacked, split, as its content says
+    (`path`: the plain file it reads, which a journal reader can open directly)."""
+    head, buf = _peeked(stream)
+    inner = decompressed(buf, head)
+    if inner is not None:
+        head, buf, path = *_peeked(inner), None
+    if len(head) > 262 and head[257:262] == b"ustar":
+        yield from _tar(name, buf)
+    elif head.startswith(_JOURNAL):
+        yield _journal_piece(name, buf, path=path)
+    elif b"Start of NVIDIA bug report log file" in head:
+        yield from _nvidia_bug_report(name, buf)
+    else:
+        yield Piece(name, buf)
+
+
+def open_path(path: str) -> Iterator[Piece]:
+    """The pieces of a file or a directory (walked in name order; only log-like files)."""
+    if os.path.isdir(path):
+        found = False
+        for root, dirs, files in os.walk(path):
+            dirs.sort()
+            for fname in sorted(files):
+                full = os.path.join(root, fname)
+                rel = os.path.relpath(full, path)
+                if _WANTED.search(rel.replace(os.sep, "/")) and os.path.isfile(full):
+                    found = True
+                    yield from _open_file(full)
+        if not found:
+            raise BadInput(f"{path}: no kernel log files in this directory")
+        return
+    yield from _open_file(path)
+
+
+def _open_file(path: str) -> Iterator[Piece]:
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed when the caller is done with its pieces
+    except OSError as err:
+        raise BadInput(f"{path}: {err.strerror}") from None
+    with f:
+        yield from open_stream(path, f, path=path)
+
+
+def _tar(name: str, stream: BinaryIO) -> Iterator[Piece]:
+    """Members of a tar stream that hold kernel logs, read in archive order."""
+    try:
+        with tarfile.open(fileobj=stream, mode="r|") as tar:
+            for member in tar:
+                if not member.isfile() or not _WANTED.search(member.name):
+                    continue
+                f = tar.extractfile(member)
+                if f is None:
+                    continue
+                where = f"{name}:{member.name}"
+                yield from open_stream(where, f)
+    except tarfile.TarError as err:
+        raise BadInput(f"{name}: broken tar archive ({err})") from None
+
+
+def _journal_piece(name: str, stream: IO[bytes], *, path: str | None = None) -> Piece:
+    """A binary journal file as `journalctl -o json` lines (what the log parser reads);
+    read with the systemd journal reader kmsgd/judge/journal.py uses for `last-boot`."""
+    from kmsgd.judge.journal import file_entries
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if path is None:  # a member of an archive: the reader needs a file
+            path = os.path.join(tmp, "member.journal")
+            with open(path, "wb") as out:
+                while chunk := stream.read(1 << 20):
+                    out.write(chunk)
+        spool = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115 - returned
+        try:
+            for e in file_entries(path):
+                entry = {
+                    "MESSAGE": e.message,
+                    "_TRANSPORT": e.transport,
+                    "PRIORITY": e.priority,
+                    "__REALTIME_TIMESTAMP": e.realtime_us,
+                    "_SOURCE_MONOTONIC_TIMESTAMP": e.source_monotonic_us
+                    if e.transport == "kernel"
+                    else None,
+                    "SYSLOG_IDENTIFIER": e.identifier,
+                    "_PID": e.pid,
+                    "_BOOT_ID": e.boot_id,
+                }
+                clean = {k: v for k, v in entry.items() if v is not None and v != ""}
+                spool.write(json.dumps(clean).encode() + b"\n")
+        except OSError as err:
+            raise BadInput(f"{name}: not a readable journal file ({err})") from None
+    spool.seek(0)
+    return Piece(name, spool)  # type: ignore[arg-type]
+
+
+def _nvidia_bug_report(name: str, stream: BinaryIO) -> Iterator[Piece]:
+    """nvidia-bug-report.sh writes blocks after a line of underscores; the kernel's are
+    "dmesg:" (the dmesg output), "Scanning kernel log files for NVIDIA kernel messages:"
+    (grep of /var/log/messages, kern.log and `journalctl -b -0/-1/-2`) and appended
+    /var/log files ("*** /var/log/kern.log"). Each becomes a piece of its own."""
+    section: tempfile.SpooledTemporaryFile[bytes] | None = None
+    title = ""
+    header_next = False
+    for raw in stream:
+        line = raw.rstrip(b"\r\n")
+        if line == _NV_SEPARATOR:
+            if section is not None:
+                section.seek(0)
+                yield Piece(f"{name}:{title}", section)  # type: ignore[arg-type]
+            section, header_next = None, True
+            continue
+        if header_next:
+            if not line.strip():
+                continue
+            header_next = False
+            text = line.decode("utf-8", "replace").strip()
+            if text in ("dmesg:",) or text.startswith(
+                (
+                    "Scanning kernel log files",
+                    "*** /var/log/messages",
+                    "*** /var/log/kern",
+                    "*** /var/log/syslog",
+                    "journalctl",
+                )
+            ):
+                title = text.rstrip(":").removeprefix("*** ")
+                section = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115
+            continue
+        if section is not None:
+            sub = line.strip()
+            if sub.startswith(b"journalctl -b ") and sub.endswith(b":"):
+                # one boot's kernel lines inside the scan: a piece per boot
+                if section.tell():
+                    section.seek(0)
+                    yield Piece(f"{name}:{title}", section)  # type: ignore[arg-type]
+                title = sub.decode().rstrip(":")
+                section = tempfile.SpooledTemporaryFile(max_size=8 << 20)  # noqa: SIM115
+                continue
+            section.write(raw)
+    if section is not None:
+        section.seek(0)
+        yield Piece(f"{name}:{title}", section)  # type: ignore[arg-type]
