@@ -1,7 +1,7 @@
 """GPU signatures: amdgpu (drivers/gpu/drm/amd) and the NVIDIA driver (NVRM).
 
-The amdgpu chain of seed 000 reads SMU → MES → KFD → ring timeout → GPU reset; ranks put the
-power-management firmware (SMU) first because every later step waits on it.
+The amdgpu chain of docs/incidents.md reads SMU → MES → KFD → ring timeout → GPU reset; ranks
+put the power-management firmware (SMU) first because every later step waits on it.
 NVIDIA prints Xids as `NVRM: Xid (PCI:0000:3d:00): 79, pid=…, GPU has fallen off the bus.`
 """
 
@@ -161,8 +161,8 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         Severity.WARNING,
         AMDGPU,
         "An amdgpu work item ran long on a CPU (a performance hint, not a failure).",
-        "Usually noise under heavy GPU memory traffic (seed 000 counted more on a healthy "
-        "7-hour boot); compare with healthy boots before suspecting it.",
+        "Usually noise under heavy GPU memory traffic (a healthy 7-hour boot can show more of it "
+        "than a frozen one); compare with healthy boots before suspecting it.",
         85,
         device_kind=DeviceKind.NONE,
         routine=True,

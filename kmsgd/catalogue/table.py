@@ -103,11 +103,6 @@ def match_record(record: KernelRecord, index: int = 0) -> list[SignatureHit]:
     return [SignatureHit(tag, s, record, dev, index) for tag, s, dev in found] if found else []
 
 
-def trigger_words(message: str) -> frozenset[str]:
-    """The catalogue's trigger words in a message; empty for almost every line."""
-    return TRIGGERS.intersection(message.translate(WORD_SPLIT).split())
-
-
 def match_text(
     message: str,
     facility: int | None,

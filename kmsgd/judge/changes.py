@@ -1,9 +1,9 @@
 """What changed between two inventories, and what the forensic sysctls were in a boot.
 
-A GPU missing after a power trip (seed 004), `iommu=pt` added to the command line (seed 000's
-fix), a power cap lowered: the report lists these against the previous boot. Inventory
-payloads are docs/telemetry.md's `inventory` records; SYSCTL payloads are
-`{"changes": [{key, desired, old, new, error}]}` (kmsgd/sysctl.py `to_payload`). Pure, and
+A GPU missing after a power trip, `iommu=pt` added to the command line (the amdgpu freeze's fix;
+both in docs/incidents.md), a power cap lowered: the report lists these against the previous
+boot. Inventory payloads are docs/telemetry.md's `inventory` records; SYSCTL payloads are
+`{"changes": [{key, desired, old, new, error}]}` (kmsgd/record/sysctl.py `to_payload`). Pure, and
 tolerant: a malformed payload gives fewer changes, never an exception.
 """
 
@@ -78,7 +78,7 @@ def _gpus(inv: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 
 def config_facts(inventory: Mapping[str, Any]) -> dict[str, Any]:
-    """The configuration a report states even when nothing changed (seed 000: "IOMMU was in
+    """The configuration a report states even when nothing changed (the amdgpu freeze: "IOMMU was in
     Translated mode"): kernel, IOMMU mode, ASPM policy, per GPU its identity, driver, firmware,
     IOMMU domain and power cap, and the host (BIOS, board, CPU, RAM): what a fleet groups
     boxes by (docs/fleet.md)."""

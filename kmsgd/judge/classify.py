@@ -86,9 +86,10 @@ def _hours(tl: Timeline) -> float | None:
 
 
 def _noise(ctx: Context) -> None:
-    """A tag no more frequent than on healthy boots is noise (seed 000: the svm_range hog
-    came 6 times in a healthy 7-hour boot). Its count is compared with what the healthy
-    rate predicts for this boot's length (an hour at least), with slack for small numbers."""
+    """A tag no more frequent than on healthy boots is noise (docs/incidents.md, the amdgpu
+    freeze: the svm_range hog came 6 times in a healthy 7-hour boot). Its count is compared with
+    what the healthy rate predicts for this boot's length (an hour at least), with slack for
+    small numbers."""
     hours = max(_hours(ctx.tl) or 1.0, 1.0)
     for tag, rate in ctx.baseline.items():
         count = ctx.tl.count(tag)

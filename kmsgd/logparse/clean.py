@@ -60,6 +60,6 @@ def journal_note(line: str) -> bool:
 
 
 def is_command(line: str) -> bool:
-    """A shell prompt or a diagnostic command someone ran: never evidence (seed 000's
-    `journalctl … | grep -c 'systemd-shutdown'` matched its own pattern)."""
+    """A shell prompt or a diagnostic command someone ran: never evidence (in docs/incidents.md's
+    amdgpu freeze, `journalctl … | grep -c 'systemd-shutdown'` matched its own pattern)."""
     return _PROMPT.match(line) is not None or _COMMAND.match(line) is not None

@@ -29,7 +29,7 @@ def lock_memory(log: Any) -> None:
     """Lock what is mapped now and what gets touched later, so paging cannot stall us.
 
     MCL_ONFAULT keeps untouched thread stacks and arenas from being faulted in at once
-    (kernel-facts.md §10: without it one thread adds 8 MiB of locked RSS).
+    (mlockall(2); without it one thread adds its 8 MiB stack to the locked RSS).
     """
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) != 0:

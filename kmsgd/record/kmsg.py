@@ -72,10 +72,6 @@ class KmsgReader:
         else:
             yield from self._read_stream()
 
-    def rewind(self) -> None:
-        """Start again from the oldest record the kernel still holds."""
-        os.lseek(self.fd, 0, os.SEEK_SET)
-
     def _read_device(self) -> Iterator[bytes | Overrun]:
         while True:
             try:

@@ -4,8 +4,8 @@ A freeze leaves evidence only if the kernel is told to turn lockups and oopses i
 pstore and the ring can capture) and to reboot afterwards. The wanted values live here, once;
 the shipped `sysctl.d/60-kmsgd.conf` is rendered from them (`render_conf`), a test keeps both equal.
 
-Writes go through `os.open` + `os.write` with a trailing newline: a buffered `open().write()` hides
-the errno until close, and string sysctls reject a value without `\\n` (kernel-facts.md, addendum).
+Writes go through `os.open` + `os.write` with a trailing newline, as sysctl(8) writes them: a
+buffered `open().write()` hides the errno until close (tests/record/test_sysctl.py).
 Every value is read back afterwards: a write that "succeeded" is not proof that it took effect.
 """
 

@@ -1,7 +1,7 @@
 """The report: what a post-mortem says, as frozen values; renderers only render it.
 
 `build_report` turns a Timeline and its Verdict into a Report; `Report.to_json_dict()` is the
-`kmsgd.report/1` JSON document of DESIGN.md. `telemetry`, `changes` and `time_of_death` are
+`kmsgd.report/1` JSON document (docs/report.md). `telemetry`, `changes` and `time_of_death` are
 left for ring-based callers (`kmsgd last-boot`) to fill with `dataclasses.replace`.
 """
 

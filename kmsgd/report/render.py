@@ -243,6 +243,3 @@ def _md_text(text: str) -> str:
     """Paths and process names hold `_` and `*`: keep Markdown from reading them as emphasis."""
     return "".join("\\" + ch if ch in "\\`*_[]<>|" else ch for ch in text)
 
-
-# Telemetry sentences: short, concrete, units spelled out. The summary comes from
-# kmsgd.telemetry_view.summarize; every key is read with .get so an older or partial one renders.

@@ -37,19 +37,6 @@ KIND_CODES: dict[Kind, int] = {kind: code for code, kind in enumerate(Kind, star
 KINDS_BY_CODE: dict[int, Kind] = {code: kind for kind, code in KIND_CODES.items()}
 
 
-class Level(enum.IntEnum):
-    """syslog(3) levels as the kernel uses them; lower is worse."""
-
-    EMERG = 0
-    ALERT = 1
-    CRIT = 2
-    ERR = 3
-    WARNING = 4
-    NOTICE = 5
-    INFO = 6
-    DEBUG = 7
-
-
 @dataclass(frozen=True, slots=True)
 class KernelRecord:
     """One kernel log message, from /dev/kmsg or from a pasted log.

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from kmsgd.sensors.reader import read_text
 
-PCI_ADDRESS = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 _VALUE_FILE = re.compile(r"^(temp|in|curr|power|energy|fan|freq)(\d+)_(input|average)$")
 _CAP_FILE = re.compile(r"^(power\d+)_(cap|cap_default|cap_min|cap_max)$")
 

@@ -16,7 +16,8 @@ from kmsgd.sensors.amdgpu import read_card_info, read_cards
 from kmsgd.sensors.hwmon import Chip, read_chips
 from kmsgd.sensors.reader import read_int, read_text
 
-# The sysctls that decide what a lockup or OOM does to this boot (kernel-facts §8).
+# The sysctls that decide what a lockup or OOM does to this boot
+# (Documentation/admin-guide/sysctl/kernel.rst).
 FORENSIC_SYSCTLS = (
     "kernel/panic",
     "kernel/panic_on_oops",

@@ -1,8 +1,9 @@
 """Memory figures: /proc/meminfo, /proc/pressure/*, and who holds the memory.
 
-A memory-exhaustion hang (seed 003) must name its holders, GPU-pinned memory included, which
-RSS does not show: amdgpu reports per-client memory in /proc/<pid>/fdinfo/<fd> (`drm-memory-vram`,
-`drm-memory-gtt`, or `drm-total-*` on newer kernels; Documentation/gpu/drm-usage-stats.rst).
+A memory-exhaustion hang (docs/incidents.md, the unified-memory hang) must name its holders,
+GPU-pinned memory included, which RSS does not show: amdgpu reports per-client memory in
+/proc/<pid>/fdinfo/<fd> (`drm-memory-vram`, `drm-memory-gtt`, or `drm-total-*` on newer kernels;
+Documentation/gpu/drm-usage-stats.rst).
 Parsers are pure; `MemoryReader` keeps /proc/meminfo and PSI files open and preads them.
 """
 

@@ -3,10 +3,11 @@
 pyudev is used when it imports and the tree is the real /sys; otherwise a plain directory walk
 enumerates and a raw NETLINK_KOBJECT_UEVENT socket (the kernel's own uevents, group 1) watches.
 Both listen to the *kernel* source, never udevd's: without udevd `source='udev'` receives
-nothing (kernel-facts §5), and under the unit's PrivateNetwork=yes udevd's rebroadcasts do not
-reach us while the kernel's do (docs/security.md). The kernel's event also comes first, before
-rules run, which is what a GPU falling off the bus needs. Subsystems are filtered here:
-kernel-source messages bypass libudev's socket filter.
+nothing (libudev's monitor: udevd's group is 2, the kernel's is 1), and under the unit's
+PrivateNetwork=yes udevd's rebroadcasts do not reach us while the kernel's do
+(docs/security.md). The kernel's event also comes first, before rules run, which is what a GPU
+falling off the bus needs. Subsystems are filtered here: kernel-source messages bypass
+libudev's socket filter.
 """
 
 from __future__ import annotations
