@@ -15,7 +15,7 @@ from kmsgd.sensors.amdgpu import read_card_info, read_cards
 from kmsgd.sensors.hwmon import normalise_label, read_chips
 from kmsgd.sensors.reader import KeptFile, ReadFailed, parse_int
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "amdgpu-sysfs"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "sysfs" / "amdgpu"
 
 
 @pytest.mark.parametrize(
@@ -194,10 +194,9 @@ def _install_fixture(sys: Path, name: str, pci: str, card: str) -> None:
     os.symlink(dev, sys / "class" / "drm" / card / "device")
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="../shared/fixtures/amdgpu-sysfs is not present")
 def test_real_amdgpu_snapshots_give_sane_values(tmp_path: Path) -> None:
     sys = tmp_path / "sys"
-    names = sorted(p.name for p in FIXTURES.iterdir())
+    names = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
     for i, name in enumerate(names):
         _install_fixture(sys, name, f"0000:{i + 3:02x}:00.0", f"card{i}")
     specs = {s.device: s for s in discover.discover(str(sys))}
