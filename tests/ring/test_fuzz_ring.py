@@ -211,9 +211,35 @@ def test_hostile_header_slots_with_valid_crcs(
 @budget(300)
 @given(st.binary(max_size=4096))
 def test_arbitrary_header_slot_bytes(slot: bytes) -> None:
+    """Only a slot kmsgd itself could have written is accepted: whatever unpacks, packs back
+    to the very bytes it came from."""
     tried["header slot bytes"] += 1
-    ring.unpack_header(slot + bytes(max(0, ring.SLOT_SIZE - len(slot))))
-    ring.unpack_header(ring.RING_MAGIC + slot)
+    for raw in (slot + bytes(max(0, ring.SLOT_SIZE - len(slot))), ring.RING_MAGIC + slot):
+        header = ring.unpack_header(raw)
+        if header is not None:
+            assert raw.startswith(header.pack())
+
+
+@budget(300)
+@given(
+    st.integers(1, 2**40),
+    st.integers(0, 2**40),
+    st.lists(st.tuples(st.binary(min_size=16, max_size=16), st.integers(0, 2**40)), max_size=4),
+    st.data(),
+)
+def test_one_changed_byte_in_a_header_slot_is_refused(
+    gen: int, head: int, hints: list[tuple[bytes, int]], data: st.DataObject
+) -> None:
+    """A header torn or flipped anywhere (its CRC included) is never read as another header."""
+    tried["header byte changes"] += 1
+    boots = tuple(ring.BootHint(b, off, off) for b, off in hints)
+    packed = ring.Header(gen, 1 << 26, b"r" * 16, head, head, boots).pack()
+    assert ring.unpack_header(packed) is not None
+    at = data.draw(st.integers(0, len(packed) - 1))
+    xor = data.draw(st.integers(1, 255))
+    bad = bytearray(packed)
+    bad[at] ^= xor
+    assert ring.unpack_header(bytes(bad)) is None
 
 
 @budget(500)
