@@ -5,7 +5,13 @@ The model (what a power cut may do to writes not yet covered by an fdatasync):
 - `torn`: they reached it in order up to one, which stopped at a 512-byte sector boundary;
 - `pages`: any subset of the dirty 4 KiB pages reached it, each as it was after any one of the
   writes that touched it (the page cache writes pages back in any order, at any time);
-- `sectors`: the same per 512-byte sector (a multi-sector page write that the cut tore).
+- `sectors`: the same per 512-byte sector (a multi-sector page write that the cut tore);
+- `shorn`: sectors are not atomic either: each dirty sector holds its old bytes, any version
+  it went through, or two of them cut apart at any byte (SQLite's crash VFS and CrashMonkey
+  model the same; a drive promises at most one atomic logical sector, and a 512e drive
+  rewrites a whole 4 KiB physical sector for it);
+- `garbage`: `shorn`, and a dirty sector may also hold garbage, bytes the write did not
+  change included (not in MODES: it loses acknowledged frames, see test_powercut.py).
 Everything before the last completed fdatasync is on the disk, whole.
 """
 
@@ -17,7 +23,7 @@ from dataclasses import dataclass
 
 SECTOR = 512
 PAGE = 4096
-MODES = ("drop", "torn", "pages", "sectors")
+MODES = ("drop", "torn", "pages", "sectors", "shorn")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +95,8 @@ def crash_image(synced: bytes, unsynced: list[Write], mode: str, rng: random.Ran
         cut = rng.choice([w.offset, *cuts])  # the write stopped at a sector boundary
         image[w.offset : cut] = w.data[: cut - w.offset]
         return image
+    if mode in ("shorn", "garbage"):
+        return shorn_image(image, unsynced, rng, garbage=mode == "garbage")
     unit = PAGE if mode == "pages" else SECTOR
     # Every version each dirty unit went through, oldest first.
     versions: dict[int, list[bytes]] = {}
@@ -100,4 +108,32 @@ def crash_image(synced: bytes, unsynced: list[Write], mode: str, rng: random.Ran
     for start, seen in versions.items():
         if rng.random() < 0.5:
             image[start : start + unit] = rng.choice(seen)
+    return image
+
+
+def shorn_image(
+    image: bytearray, unsynced: list[Write], rng: random.Random, *, garbage: bool = False
+) -> bytearray:
+    """Each dirty sector: untouched, one of its versions, two versions torn apart at a byte
+    (an old prefix and a new suffix, or the reverse), or with `garbage`, random bytes."""
+    old = bytes(image)
+    versions: dict[int, list[bytes]] = {}
+    current = bytearray(image)
+    for w in unsynced:
+        apply(current, w)
+        for start in range(w.offset - w.offset % SECTOR, w.end, SECTOR):
+            versions.setdefault(start, []).append(bytes(current[start : start + SECTOR]))
+    for start, seen in versions.items():
+        before = old[start : start + SECTOR]
+        roll = rng.random()
+        if roll < 0.35:
+            continue
+        if roll < 0.7:
+            image[start : start + SECTOR] = rng.choice(seen)
+        elif roll < 0.8 and garbage:
+            image[start : start + SECTOR] = rng.randbytes(len(before))
+        else:
+            a, b = rng.sample([before, *seen], 2) if seen else (before, before)
+            cut = rng.randrange(len(before) + 1)
+            image[start : start + SECTOR] = a[:cut] + b[cut:]
     return image

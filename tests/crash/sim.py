@@ -51,6 +51,7 @@ class Counts:
     corrupt: int = 0  # returned records that were never written (or differ from it)
     disorder: int = 0  # returned records out of serial order
     unreadable: int = 0  # images the reader refused (RingCorrupt)
+    header_cuts: int = 0  # cuts placed right before or right after a header write
     reopen_lost: int = 0  # records lost when a new writer appended on top
     modes: Counter[str] = field(default_factory=Counter)
     failures: list[str] = field(default_factory=list)
@@ -244,8 +245,20 @@ def simulate(
         w.close()
         counts.boots += 1
         ops: list[Op] = io.ops
-        n_cuts = min(cuts - counts.cuts, rng.randrange(4, 16))
-        points = sorted(rng.randrange(len(ops) + 1) for _ in range(n_cuts))
+        # Around every header write: right before it, and right after it (not yet synced),
+        # where the write itself may be torn; plus random points anywhere.
+        around = [
+            i + d
+            for i, op in enumerate(ops)
+            if isinstance(op, Write) and op.offset < ring.DATA_START
+            for d in (0, 1)
+        ]
+        n_cuts = min(cuts - counts.cuts, rng.randrange(4, 16) + len(around))
+        points = sorted(
+            around[:n_cuts]
+            + [rng.randrange(len(ops) + 1) for _ in range(n_cuts - len(around[:n_cuts]))]
+        )
+        at_header = set(around)
         go_on = rng.randrange(n_cuts + 1)  # the cut the chain continues from (n_cuts: clean end)
         synced, unsynced = bytearray(disk), list[Write]()
         next_disk: bytes | None = None
@@ -253,7 +266,14 @@ def simulate(
         cut_no = 0
         for i in range(len(ops) + 1):
             while cut_no < len(points) and points[cut_no] == i:
-                mode = rng.choice(modes)
+                header_cut = i in at_header
+                if header_cut:
+                    counts.header_cuts += 1
+                    # the header write in flight is what these cuts are for: tear it
+                    torn = [m for m in modes if m in ("shorn", "garbage")]
+                    mode = rng.choice(torn) if torn and rng.random() < 0.7 else rng.choice(modes)
+                else:
+                    mode = rng.choice(modes)
                 image = crash_image(bytes(synced), unsynced, mode, rng)
                 counts.modes[mode] += 1
                 counts.cuts += 1
