@@ -25,6 +25,7 @@ from kmsgd.judge.bootview import (
 )
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.clocks import downtime, rtc_in_local_time
+from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.judge.rules import Evidence
 from kmsgd.judge.timeline import Timeline
@@ -234,7 +235,7 @@ def _time_of_death(tod: TimeOfDeath | None, f: RingFacts) -> TimeOfDeath:
 
 
 def _memory(summary: dict[str, object], v: Verdict, tl: Timeline) -> MemoryFacts:
-    ev = tv.memory_evidence(summary)
+    ev = memory_evidence(summary)
     kills = sum(
         t.count
         for t in tl.tags

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kmsgd.judge.telemetry import memory_evidence
+from kmsgd.judge.memory import memory_evidence
 from kmsgd.report.model import RingDeath, iso_utc
 
 

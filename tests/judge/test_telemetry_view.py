@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from telemetry_boots import BOOT, BOOT_WALL, WRITE_DELAY_US, GiB, Ring, seed_003, seed_004
 
-from kmsgd.judge.telemetry import memory_evidence, summarize
+from kmsgd.judge.memory import memory_evidence
+from kmsgd.judge.telemetry import summarize
 from kmsgd.ring.events import DeviceEvent, DumpEvent, EventName, SensorEvent
 from kmsgd.ring.records import Entry, Kind
 from kmsgd.ring.samples import DeviceSample, PowerStats
