@@ -35,5 +35,5 @@ def test_every_field_is_documented() -> None:
 
 def test_a_wrong_report_is_refused() -> None:
     pytest.importorskip("jsonschema")
-    with pytest.raises(AssertionError, match="kmsgd.report/1 schema"):
+    with pytest.raises(AssertionError, match=r"kmsgd\.report/1 schema"):
         validate_report({"schema": "kmsgd.report/1", "outcome": "exploded"})
