@@ -99,7 +99,9 @@ class Committer(threading.Thread):
             self._closing = True
             self._cond.notify()
         self.join(timeout_s)
-        return not self.is_alive() and self.failing is None
+        # Records, not the header: a header write that failed last costs hints only (the
+        # injected-failure test found a clean close reported incomplete for it).
+        return not self.is_alive() and self._durable_total >= self._queued_total
 
     def run(self) -> None:
         last_header = time.monotonic()
