@@ -31,7 +31,7 @@ class Box:
     boots: int  # post-mortems in the window
     bad_ends: int
     last_outcome: str
-    last_fingerprint: str  # the fingerprint of its newest post-mortem
+    last_fingerprint: str  # its newest post-mortem's, when that was a bad end; else ""
     last_seen_us: int
     last_bad: LastBad | None
     kmsgd_version: str  # "" for a kmsgd older than the fleet

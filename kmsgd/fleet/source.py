@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from kmsgd.errors import BadInput
@@ -96,26 +97,22 @@ def _binding() -> Any:
 
 
 class _Current:
-    """The fields of the reader's current entry (`postmortem.Fields`)."""
+    """The fields of the reader's current entry (`postmortem.Fields`); one per reader, valid
+    for the entry the reader is on."""
 
-    __slots__ = ("_all", "_reader")
+    __slots__ = ("all", "get")
 
     def __init__(self, reader: Any) -> None:
-        self._reader = reader
-        self._all: dict[str, Any] | None = None
+        look = reader._get
 
-    def get(self, name: str) -> object:
-        if self._all is not None:
-            return self._all.get(name)
-        try:
-            return self._reader._get(name)
-        except KeyError:
-            return None
+        def get(name: str) -> object:
+            try:
+                return look(name)
+            except KeyError:
+                return None
 
-    def all(self) -> dict[str, Any]:
-        if self._all is None:
-            self._all = self._reader._get_all()
-        return self._all
+        self.get = get
+        self.all = reader._get_all
 
 
 def _entries(files: list[str], since_us: int, until_us: int) -> Iterator[tuple[_Current, int]]:
@@ -128,12 +125,13 @@ def _entries(files: list[str], since_us: int, until_us: int) -> Iterator[tuple[_
         reader.add_match(f"MESSAGE_ID={entry.MESSAGE_ID}")
         if since_us > 0:
             reader.seek_realtime(since_us)
+        current = _Current(reader)
         while reader._next():
             t = reader._get_realtime()
             # A file's entries follow the collector's arrival order; a box that uploads late
             # can put older times after newer ones, so each entry is checked, not just sought.
             if since_us <= t < until_us:
-                yield _Current(reader), t
+                yield current, t
     finally:
         reader.close()
 
@@ -189,5 +187,5 @@ def read(directory: str, since_us: int, until_us: int) -> Scan:
                 if old.realtime_us > pm.realtime_us:
                     continue
             kept[key] = pm
-    scan.post_mortems = sorted(kept.values(), key=lambda p: (p.realtime_us, p.box))
+    scan.post_mortems = sorted(kept.values(), key=attrgetter("realtime_us", "box"))
     return scan
