@@ -13,6 +13,7 @@ import enum
 import itertools
 import shlex
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kmsgd.ring.records import Entry, Kind
@@ -31,7 +32,49 @@ class Change(enum.StrEnum):
     SYSCTL = "sysctl"
 
 
-MAJOR, MINOR = "major", "minor"
+class Weight(enum.StrEnum):
+    """`severity` of a change: a GPU gone is major, everything else minor."""
+
+    MAJOR = "major"
+    MINOR = "minor"
+
+
+MAJOR, MINOR = Weight.MAJOR, Weight.MINOR
+Value = str | int | float | None  # an inventory or sysctl value as recorded
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """One change between two inventories, or one sysctl kmsgd set (`changes[]` in JSON)."""
+
+    what: Change
+    text: str
+    when: str
+    before: Value = None
+    after: Value = None
+    severity: Weight = MINOR
+    device: str | None = None
+    key: str | None = None  # the GPU fact or sysctl that changed
+    desired: str | None = None  # a sysctl's wanted value
+    error: str | None = None  # why a sysctl could not be set
+    wall_us: int | None = None  # when, for changes within a boot
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "what": self.what.value,
+            "device": self.device,
+            "before": self.before,
+            "after": self.after,
+            "when": self.when,
+            "severity": self.severity.value,
+            "text": self.text,
+        }
+        optional = {"key": self.key, "desired": self.desired, "error": self.error}
+        out |= {k: v for k, v in optional.items() if v is not None}
+        if self.wall_us is not None:
+            out["wall_us"] = self.wall_us
+        return out
+
 
 # GPU facts compared across boots: key -> (label, unit, severity). A card that lost its driver
 # is as good as missing; link and clocks that move with load are not compared.
@@ -115,12 +158,14 @@ def _pci_id(gpu: Mapping[str, Any]) -> str:
     return f"{vendor}:{device}" if vendor and device else ""
 
 
-def _change(
-    what: Change, say: str, when: str, before: Any, after: Any, **extra: Any
-) -> dict[str, Any]:
+def _value(x: Any) -> Value:
+    return x if x is None or isinstance(x, str | int | float) else str(x)
+
+
+def _change(what: Change, say: str, when: str, before: Any, after: Any, **extra: Any) -> Changed:
     """One change; its `text` is `say` and `when`, unless `extra` brings its own."""
-    out = {"what": what.value, "device": None, "before": before, "after": after, "when": when}
-    return {**out, "severity": MINOR, "text": f"{say} {when}", **extra}
+    fields: dict[str, Any] = {"text": f"{say} {when}"} | extra
+    return Changed(what, when=when, before=_value(before), after=_value(after), **fields)
 
 
 def _flat(value: Any) -> str | None:
@@ -136,7 +181,7 @@ def _words(cmdline: str) -> list[str]:
     return [w for w in words if not w.startswith(CMDLINE_NOISE)]
 
 
-def _cmdline(before: str, after: str, when: str) -> list[dict[str, Any]]:
+def _cmdline(before: str, after: str, when: str) -> list[Changed]:
     old, new = _words(before), _words(after)
     removed = [w for w in old if w not in new]
     added = [w for w in new if w not in old]
@@ -159,7 +204,7 @@ def _cmdline(before: str, after: str, when: str) -> list[dict[str, Any]]:
 
 def diff_inventory(
     before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, *, when: str
-) -> list[dict[str, Any]]:
+) -> list[Changed]:
     """Changes from one inventory payload to a later one; [] when either is None.
 
     `when` ends each change's text ("after the reboot", "during the boot"). GPUs are matched
@@ -168,7 +213,7 @@ def diff_inventory(
     if before is None or after is None:
         return []
     b, a = _map(before), _map(after)
-    out: list[dict[str, Any]] = []
+    out: list[Changed] = []
     gb, ga = _gpus(b), _gpus(a)
     for dev in sorted(gb.keys() - ga.keys()):
         text = f"card {dev} ({gb[dev].get('driver') or '?'}) missing"
@@ -215,12 +260,12 @@ def inventories(entries: Iterable[Entry]) -> list[tuple[int, Mapping[str, Any]]]
     return [(e.wall_us, p) for e in entries if (p := _payload(e, Kind.INVENTORY)) is not None]
 
 
-def changes_within(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+def changes_within(entries: Iterable[Entry]) -> list[Changed]:
     """Changes between consecutive inventories of one boot (a GPU falling off the bus)."""
     invs = inventories(entries)
     out = []
     for (_, old), (wall, new) in itertools.pairwise(invs):
-        out += [{**c, "wall_us": wall} for c in diff_inventory(old, new, when="during the boot")]
+        out += [replace(c, wall_us=wall) for c in diff_inventory(old, new, when="during the boot")]
     return out
 
 
@@ -234,13 +279,13 @@ def _sysctl_rows(entries: Iterable[Entry]) -> Iterable[tuple[int, Mapping[str, A
                     yield e.wall_us, row
 
 
-def sysctl_changes(entries: Iterable[Entry]) -> list[dict[str, Any]]:
+def sysctl_changes(entries: Iterable[Entry]) -> list[Changed]:
     """What kmsgd's sysctl apply did in this boot: `old → new`, and keys it could not set.
 
     These decide what the boot would have done on a lockup or an oops: a hard lockup with
     `kernel.hardlockup_panic` missing is a freeze, not a panic with a dump.
     """
-    out: list[dict[str, Any]] = []
+    out: list[Changed] = []
     seen: set[str] = set()
     for wall, row in _sysctl_rows(entries):
         key, err = row["key"], row.get("error")
@@ -254,7 +299,13 @@ def sysctl_changes(entries: Iterable[Entry]) -> list[dict[str, Any]]:
             continue
         if text not in seen:  # a restarted daemon reports the same failure again
             seen.add(text)
-            extra = {"key": key, "desired": row.get("desired"), "error": err, "wall_us": wall}
+            desired = row.get("desired")
+            extra = {
+                "key": key,
+                "desired": None if desired is None else str(desired),
+                "error": None if err is None else str(err),
+                "wall_us": wall,
+            }
             out.append(_change(Change.SYSCTL, "", "during the boot", old, new, text=text, **extra))
     return out
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
+from kmsgd.judge.changes import Changed
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.logparse.model import Line, LogFormat
@@ -251,7 +252,7 @@ class Report:
     signatures: tuple[SignatureReport, ...] = ()
     final_kernel: tuple[FinalLine, ...] = ()
     telemetry: Mapping[str, Any] = field(default_factory=dict)
-    changes: tuple[Mapping[str, Any], ...] = ()
+    changes: tuple[Changed, ...] = ()
     fingerprint: str = ""
     errors: tuple[ReportError, ...] = ()
     subject: Subject = Subject.THIS_BOOT
@@ -285,7 +286,7 @@ class Report:
                 for f in self.final_kernel
             ],
             "telemetry": dict(self.telemetry),
-            "changes": [dict(c) for c in self.changes],
+            "changes": [c.to_json() for c in self.changes],
             "fingerprint": self.fingerprint,
             "errors": [{"where": e.where, "error": e.error} for e in self.errors],
             "incidents": [dict(i) for i in self.incidents],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from kmsgd.judge.changes import MAJOR
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
 from kmsgd.report.render_incident import incident_lines, incident_md
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
@@ -108,9 +109,7 @@ def render_text(r: Report, *, color: bool = False) -> str:
         out += ["", _paint(color, _BOLD, head)] + [f"  {x}" for x in telemetry_lines(r.telemetry)]
     if r.changes:
         out += ["", _paint(color, _BOLD, "Changes:")]
-        out += [
-            f"  {'!' if c.get('severity') == 'major' else '-'} {c.get('text')}" for c in r.changes
-        ]
+        out += [f"  {'!' if c.severity is MAJOR else '-'} {c.text}" for c in r.changes]
     others = [
         s
         for s in r.signatures
@@ -200,8 +199,8 @@ def render_md(r: Report) -> str:
     if r.changes:
         out += ["", "**Changes**", ""]
         for c in r.changes:
-            text = _md_text(str(c.get("text")))
-            out.append(f"- **{text}**" if c.get("severity") == "major" else f"- {text}")
+            text = _md_text(c.text)
+            out.append(f"- **{text}**" if c.severity is MAJOR else f"- {text}")
     if r.signatures:
         out += ["", "| tag | device | count | first | last | note |", "|---|---|---|---|---|---|"]
         for s in r.signatures:
@@ -242,4 +241,3 @@ def _md_code(text: str) -> str:
 def _md_text(text: str) -> str:
     """Paths and process names hold `_` and `*`: keep Markdown from reading them as emphasis."""
     return "".join("\\" + ch if ch in "\\`*_[]<>|" else ch for ch in text)
-

@@ -73,8 +73,8 @@ def test_seed_004_psu_trip(tmp_path: Path) -> None:
     steps = {s["device"]: s for s in rep.telemetry["steps"]}
     assert set(steps) == set(CARDS)
     assert all(s["from_w"] == 12.0 and s["to_w"] >= 298 for s in steps.values())
-    missing = [c for c in rep.changes if c["what"] == "gpu_missing"]
-    assert [c["device"] for c in missing] == ["0000:43:00.0"]
+    missing = [c for c in rep.changes if c.what == "gpu_missing"]
+    assert [c.device for c in missing] == ["0000:43:00.0"]
     assert 40 <= rep.time_of_death.ring.downtime_s <= 43  # type: ignore[union-attr,operator]
     text = render(rep, "text")
     assert "12 W → 30" in text and "missing after the reboot" in text

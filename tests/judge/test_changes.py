@@ -30,7 +30,7 @@ def inventory(sys: Path, proc: Path) -> dict[str, Any]:
 
 
 def texts(changes: list[dict[str, Any]]) -> list[str]:
-    return [c["text"] for c in changes]
+    return [c.text for c in changes]
 
 
 def test_same_box_twice_is_no_change(tmp_path: Path) -> None:
@@ -47,16 +47,16 @@ def test_seed_004_card_missing_after_the_reboot_is_major(tmp_path: Path) -> None
     shutil.rmtree(sys / "class" / "drm" / "card1")
     (sys / "class" / "hwmon" / "hwmon4").unlink()
     (change,) = diff_inventory(before, inventory(sys, proc), when=WHEN)
-    assert change["text"] == "card 0000:43:00.0 (amdgpu) missing after the reboot"
-    assert (change["what"], change["severity"], change["device"]) == (
+    assert change.text == "card 0000:43:00.0 (amdgpu) missing after the reboot"
+    assert (change.what, change.severity, change.device) == (
         "gpu_missing",
         "major",
         "0000:43:00.0",
     )
-    assert (change["before"], change["after"], change["when"]) == ("0000:43:00.0", None, WHEN)
+    assert (change.before, change.after, change.when) == ("0000:43:00.0", None, WHEN)
     back = diff_inventory(inventory(sys, proc), before, when=WHEN)
     assert texts(back) == ["card 0000:43:00.0 (amdgpu) new after the reboot"]
-    assert back[0]["severity"] == "minor"
+    assert back[0].severity == "minor"
 
 
 def test_power_cap_change(tmp_path: Path) -> None:
@@ -64,8 +64,8 @@ def test_power_cap_change(tmp_path: Path) -> None:
     before = inventory(sys, proc)
     (next(sys.rglob("0000:43:00.0")) / "hwmon" / "hwmon4" / "power1_cap").write_text("250000000\n")
     (change,) = diff_inventory(before, inventory(sys, proc), when=WHEN)
-    assert change["text"] == "card 0000:43:00.0 power cap 289 W → 250 W after the reboot"
-    assert (change["key"], change["before"], change["after"]) == ("power1.cap_w", 289.0, 250.0)
+    assert change.text == "card 0000:43:00.0 power cap 289 W → 250 W after the reboot"
+    assert (change.key, change.before, change.after) == ("power1.cap_w", 289.0, 250.0)
 
 
 def test_iommu_pt_added_and_domain_type_changed(tmp_path: Path) -> None:
@@ -94,8 +94,8 @@ def test_iommu_pt_added_and_domain_type_changed(tmp_path: Path) -> None:
         "kernel command line: iommu=pt added after the reboot",  # BOOT_IMAGE is not a change
         "kernel command line: pcie_aspm=off added after the reboot",
     ]
-    assert {c["what"] for c in changes} == {"gpu", "iommu_mode", "cmdline"}
-    assert all(c["severity"] == "minor" for c in changes)
+    assert {c.what for c in changes} == {"gpu", "iommu_mode", "cmdline"}
+    assert all(c.severity == "minor" for c in changes)
 
 
 def test_a_changed_parameter_is_one_change_and_aspm_kernel_sysctls_are_told() -> None:
@@ -168,7 +168,7 @@ def test_sysctl_records_from_a_real_apply(tmp_path: Path) -> None:
     assert "kernel.softlockup_panic could not be set (missing)" in found
     assert len(found) == len(set(found))  # the restart's identical failures are not repeated
     first = sysctl_changes(entries)[0]
-    assert (first["key"], first["before"], first["after"], first["when"]) == (
+    assert (first.key, first.before, first.after, first.when) == (
         "kernel.panic",
         "0",
         "30",
@@ -189,5 +189,5 @@ def test_a_gpu_falling_off_the_bus_within_the_boot(tmp_path: Path) -> None:
     shutil.rmtree(sys / "class" / "drm" / "card1")
     entries = [entry(1, Kind.INVENTORY, first), entry(9, Kind.INVENTORY, inventory(sys, proc))]
     (change,) = changes_within(entries)
-    assert change["text"] == "card 0000:43:00.0 (amdgpu) missing during the boot"
-    assert change["wall_us"] == entries[1].wall_us
+    assert change.text == "card 0000:43:00.0 (amdgpu) missing during the boot"
+    assert change.wall_us == entries[1].wall_us
