@@ -15,6 +15,7 @@ Stdlib only: this runs in the recorder.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,12 +29,20 @@ DUMP_TAIL = 200  # dump lines compared; the dump's end is what the ring may also
 BOOT_TAIL = 4000  # ring records compared per boot; the dump holds ~10-128 KiB of log
 
 
+class Method(enum.StrEnum):
+    """How the boot that wrote a dump was found."""
+
+    TAIL_MATCH = "tail_match"  # the dump's last lines are that boot's kernel records
+    FALLBACK_PREVIOUS = "fallback_previous"  # nothing matched: the boot before the importing one
+    NONE = "none"
+
+
 @dataclass(frozen=True, slots=True)
 class Attribution:
     """Which boot wrote a dump, how that was decided and how sure it is."""
 
     boot_id: str | None
-    method: str  # "tail_match", "fallback_previous" or "none"
+    method: Method
     confidence: Confidence
     matched: int  # dump lines (stamp + text) found among that boot's kernel records
     compared: int  # dump lines with a stamp that could be compared
@@ -77,15 +86,15 @@ def attribute_detail(
     if best and best > second:
         sure = Confidence.HIGH if best >= 3 and best >= 2 * second else Confidence.MEDIUM
         return Attribution(
-            boot, "tail_match", sure, best, len(wanted),
+            boot, Method.TAIL_MATCH, sure, best, len(wanted),
             f"{best} of the dump's last {len(wanted)} stamped lines are in boot {boot}",
         )  # fmt: skip
     fallback = _before(list(boots), importing_boot)
     why = "no boot's kernel records match" if not best else f"{best} lines match several boots"
     if fallback is None:
-        return Attribution(None, "none", Confidence.LOW, best, len(wanted), why)
+        return Attribution(None, Method.NONE, Confidence.LOW, best, len(wanted), why)
     return Attribution(
-        fallback, "fallback_previous", Confidence.LOW, 0, len(wanted),
+        fallback, Method.FALLBACK_PREVIOUS, Confidence.LOW, 0, len(wanted),
         f"{why}; assumed the boot before the one that imported it",
     )  # fmt: skip
 
