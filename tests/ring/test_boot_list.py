@@ -143,3 +143,30 @@ def test_a_boot_lapped_within_itself_keeps_every_restart(tmp_path: Path) -> None
         assert r.boot_ids() == [boot.hex(), nxt.hex()]
         assert r.last_frame_of(boot.hex(), Kind.KERNEL) is None  # not the head's boot
     assert os.path.getsize(path) == SIZE
+
+
+def test_long_uptime_ten_laps_three_restarts_then_a_reboot(tmp_path: Path) -> None:
+    # Weeks of uptime in small: one boot laps a 256 KiB ring ten times, the recorder restarts
+    # three times in between, then the machine reboots. boots, dump and last-boot agree.
+    path, size = tmp_path / "ring", 256 * 1024
+    earlier, boot, nxt = (uuid.uuid4().bytes for _ in range(3))
+    w = RingWriter(str(path), size=size)
+    run_boot(w, earlier, 50)
+    per_lap = size // (fr.HEADER_SIZE + len(kline(0)) + 8)
+    seq = 0
+    for part in range(4):  # the first run and three restarts
+        run_boot(w, boot, per_lap * 10 // 4, first_seq=seq)
+        seq += per_lap * 10 // 4
+        if part < 3:
+            w.close()
+            w = RingWriter(str(path), size=size)
+    w.close()
+    w = RingWriter(str(path), size=size)
+    run_boot(w, nxt, 20)
+    w.close()
+    rows, dumped, last = cli_views(path, fake_proc(tmp_path, nxt))
+    assert rows == dumped == [boot.hex(), nxt.hex()] and last == boot.hex()
+    d = kmsgd("dump", "--ring", str(path), "--boot", "-1", "--format", "json")
+    seqs = [json.loads(line)["data"]["seq"] for line in d.stdout.splitlines() if '"kernel"' in line]
+    assert seqs == list(range(seq - len(seqs), seq)) and len(seqs) > per_lap // 2
+    assert os.path.getsize(path) == size
