@@ -272,8 +272,9 @@ def generate(out: str, boxes: int, days: int, files: int, seed: int = 14, foreig
     return boxes * days
 
 
-def measure(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, this child's own peak RSS (MiB, from wait4) and its output."""
+def measure(cmd: list[str]) -> tuple[float, float, str, float]:
+    """Wall seconds, this child's own peak RSS (MiB, from wait4), its output and its CPU
+    seconds (user + system: on a shared machine, what it would take alone)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err)
@@ -283,7 +284,7 @@ def measure(cmd: list[str]) -> tuple[float, float, str]:
         out.seek(0)
         err.seek(0)
         text = (out if proc.returncode == 0 else err).read().decode()
-    return wall, usage.ru_maxrss / 1024, text
+    return wall, usage.ru_maxrss / 1024, text, usage.ru_utime + usage.ru_stime
 
 
 def main(argv: list[str]) -> None:
@@ -316,7 +317,7 @@ def main(argv: list[str]) -> None:
                 f"post-mortems (+{args.foreign} foreign entries each) in {args.files} journal "
                 f"files, {size / 2**20:.0f} MiB, in {time.perf_counter() - t0:.1f} s"
             )
-        wall, rss, out = measure(
+        wall, rss, out, cpu = measure(
             [
                 sys.executable,
                 "-m",
@@ -341,13 +342,18 @@ def main(argv: list[str]) -> None:
             )
         else:
             print(f"  kmsgd fleet failed: {out.strip()[:200]}")
-        print(f"  kmsgd fleet --format json             {wall:6.2f} s  peak RSS {rss:6.1f} MiB")
-        wall, rss, _ = measure(
+        print(
+            f"  kmsgd fleet --format json              {wall:6.2f} s  (CPU {cpu:5.2f} s)  "
+            f"peak RSS {rss:6.1f} MiB"
+        )
+        wall, rss, _, cpu = measure(
             ["journalctl", "-D", d, f"MESSAGE_ID={f.MESSAGE_ID}", "-o", "json", "--no-pager"]
         )
         print(
-            f"  journalctl -D DIR MESSAGE_ID=… -o json {wall:6.2f} s  peak RSS {rss:6.1f} MiB (baseline)"
+            f"  journalctl -D DIR MESSAGE_ID=… -o json {wall:6.2f} s  (CPU {cpu:5.2f} s)  "
+            f"peak RSS {rss:6.1f} MiB (baseline: the same entries, every field)"
         )
+        print(f"  load average after: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
