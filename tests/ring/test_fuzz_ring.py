@@ -283,3 +283,34 @@ def test_typed_payloads_with_wrong_field_types(tmp_path: Path) -> None:
 
 def test_kind_codes_cover_every_kind() -> None:
     assert sorted(KIND_CODES.values()) == list(range(1, len(Kind) + 1))
+
+
+@budget(150)
+@given(st.integers(0, 10_000), st.binary(min_size=1, max_size=64), st.integers(0, 10_000))
+def test_damage_in_one_frame_costs_that_frame_only(
+    tmp_path: Path, base_ring: bytes, pick: int, chunk: bytes, at: int
+) -> None:
+    # Oracles stronger than "only RingCorrupt escapes": a ring damaged inside one frame is
+    # still a ring (RingCorrupt is no answer), and every frame away from the damage (not the
+    # damaged one, not its neighbours) is returned.
+    tried["one damaged frame"] += 1
+    path = tmp_path / "ring"
+    path.write_bytes(base_ring)
+    with RingReader(str(path)) as r:
+        before = list(r.frames())
+    victim = before[pick % len(before)]
+    start = victim.offset + at % victim.size
+    data = bytearray(base_ring)
+    data[start : min(start + len(chunk), victim.offset + victim.size)] = chunk[
+        : victim.offset + victim.size - start
+    ]
+    path.write_bytes(data)
+    with RingReader(str(path)) as r:  # no RingCorrupt: the header slots are untouched
+        after = {f.serial: f.payload for f in r.frames()}
+        listed = [row.boot_id for row in r.boots()]
+        assert r.boot_ids() == listed or victim.kind is Kind.BOOT
+    i = before.index(victim)
+    near = {f.serial for f in before[max(0, i - 1) : i + 2]}
+    for f in before:
+        if f.serial not in near:
+            assert after.get(f.serial) == f.payload, f"frame {f.serial} lost, damage at {start}"
