@@ -10,6 +10,7 @@ of the newest lap. Headers only hold hints (head, boot starts), and every hint i
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import struct
@@ -242,6 +243,10 @@ def boot_frames(buf: Buf, size: int) -> list[RawFrame]:
             frame = decode_at(buf, hit, size)
             if frame is not None and frame.kind is Kind.BOOT:
                 found.append(frame)
+        if isinstance(buf, mmap.mmap):
+            # Unmap what was read: a scan of 256 MiB must not hold 256 MiB of RSS (the
+            # pages stay in the page cache).
+            buf.madvise(mmap.MADV_DONTNEED, pos, min(FIND_CHUNK, size - pos))
         pos += FIND_CHUNK
     return found
 
