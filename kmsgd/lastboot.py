@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kmsgd.catalogue.table import find_signatures
+from kmsgd.errors import NothingToJudge
 from kmsgd.judge import changes as chg
 from kmsgd.judge import telemetry as tv
 from kmsgd.judge.bootview import (
@@ -62,7 +63,13 @@ class Options:
 def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
     """The post-mortem of the chosen boot."""
     ids = reader.boot_ids()
-    i = pick_boot(ids, spec, opts.current_boot_id)
+    try:
+        i = pick_boot(ids, spec, opts.current_boot_id)
+    except NothingToJudge as err:
+        moved = _replaced(early_records(reader, ids[-1])) if ids else []
+        if moved:  # the boots before lie in the file the corrupt ring was moved to
+            raise NothingToJudge(f"{err}; {moved[0]}", hint="judge that file with --ring") from None
+        raise
     return judge(reader, ids, i, opts)
 
 
@@ -153,7 +160,11 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         ),
         *chg.sysctl_changes(view.kept),
     ]
-    notes = [*_foreign(view.live.boot, opts), *loop_notes(reader, ids, i, view)]
+    notes = [
+        *_foreign(view.live.boot, opts),
+        *loop_notes(reader, ids, i, view),
+        *(f"at the next boot {m}" for m in _replaced(nxt)),
+    ]
     return dataclasses.replace(
         rep,
         time_of_death=_time_of_death(rep.time_of_death, facts),
@@ -376,6 +387,15 @@ def _foreign(boot: Boot | None, opts: Options) -> list[str]:
     if boot.machine_id == opts.machine_id:
         return []
     return [f"this ring was recorded on another machine ({boot.hostname or boot.machine_id})"]
+
+
+def _replaced(entries: Sequence[Entry]) -> list[str]:
+    """What the recorder said when it found its ring corrupt and started a new one."""
+    return [
+        f"the ring was found unusable and replaced: {e.data.ring_replaced}"
+        for e in entries
+        if isinstance(e.data, Boot) and e.data.ring_replaced
+    ]
 
 
 def _boot_wall(entries: Sequence[Entry]) -> int | None:
