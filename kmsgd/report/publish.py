@@ -8,6 +8,7 @@ import time
 
 from kmsgd import outputs
 from kmsgd.report import export
+from kmsgd.report.entry import entry_fields
 from kmsgd.report.model import Report
 from kmsgd.report.render import render
 
@@ -34,16 +35,8 @@ def publish(
         saved = str(next(p for p in paths if p.suffix == ".json"))
     primary = report.primary.tag if report.primary else None
     if journal:
-        fields = export.journal_fields(
-            boot_id=boot_id,
-            outcome=report.outcome.value,
-            confidence=report.confidence,
-            headline=report.headline,
-            primary_tag=primary,
-            fingerprint=report.fingerprint,
-            report_path=saved,
-        )
-        send_entry(fields)
+        # the whole report and what the boot ran on travel with it (docs/fleet.md)
+        send_entry(dict(entry_fields(report, report_path=saved)))
     if textfile:
         tod = doc.get("time_of_death") or {}
         end = tod.get("last_sign_of_life_wall_us")

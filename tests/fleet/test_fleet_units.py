@@ -15,7 +15,10 @@ from kmsgd.fleet.attributes import Attribute, from_fields, ram_label, split_cmdl
 from kmsgd.fleet.postmortem import PostMortem
 from kmsgd.fleet.shared import Baseline, shared
 from kmsgd.fleet.window import parse_time, window
-from kmsgd.report.entry import report_json
+from kmsgd.report import publish as publish_mod
+from kmsgd.report.entry import entry_fields, report_json
+from kmsgd.report.model import Report
+from kmsgd.types import Outcome
 
 NOW = datetime(2025, 11, 30, 12, 0).timestamp()
 
@@ -182,3 +185,63 @@ def test_the_cap_cuts_the_bulk_first_and_says_so() -> None:
     assert "telemetry left out" in cut and "final_kernel: the last 20 of 100" in cut
     text, cut = report_json({**doc, "headline": "z" * 50_000}, limit=5_000)
     assert cut.endswith("all but the verdict left out") and json.loads(text)["outcome"]
+
+
+def a_report() -> Report:
+    config = {
+        "kernel": "6.8.0-49-generic",
+        "cmdline": "root=/dev/sda1 quiet",
+        "gpus": [
+            {
+                "device": "0000:03:00.0",
+                "driver": "amdgpu",
+                "pci_id": "1002:744c",
+                "subsystem_id": "1da2:e471",
+                "model": "",
+                "driver_version": "",
+                "vbios": "113-D70401XT-N11",
+                "firmware": {"smc": "0x00553700", "mec": "0x000001f4"},
+            }
+        ],
+        "host": {"bios_vendor": "AMI", "bios_version": "1.40", "cpu_model": "EPYC"},
+    }
+    return Report(
+        Outcome.HARD_FREEZE,
+        "",
+        "high",
+        "Hard freeze.",
+        telemetry={"config": config},
+        fingerprint="5e1f0c2a9b7d4e31",
+        boot_id="ab" * 16,
+        hostname="gpu-1",
+    )
+
+
+def test_the_entry_of_a_report() -> None:
+    fields = entry_fields(a_report(), report_path="/var/lib/kmsgd/reports/x.json")
+    names = [k for k, _ in fields]
+    got = dict(fields)
+    assert names[-1] == f.REPORT_JSON and json.loads(got[f.REPORT_JSON])["outcome"] == "hard_freeze"
+    assert got["MESSAGE_ID"] == f.MESSAGE_ID and got[f.BOOT_ID] == "ab" * 16
+    assert got[f.END_USEC] == ""  # always there, so a reader's look-up never misses
+    assert got[f.GPU_COUNT] == "1" and got[f.gpu_field(0, "ID")] == "1002:744c"
+    assert got[f.gpu_field(0, "FIRMWARE")] == "mec=0x000001f4 smc=0x00553700"
+    assert f.gpu_field(0, "MODEL") not in got  # empty facts give no field
+    assert (got[f.BIOS_VENDOR], got[f.CPU], got[f.REPORT_PATH]) == (
+        "AMI",
+        "EPYC",
+        "/var/lib/kmsgd/reports/x.json",
+    )
+    assert f.REPORT_JSON_CUT not in got and len(got[f.CONFIG_ID]) == 16
+    # the fleet reads back the attributes the report side wrote
+    attrs = from_fields(lambda n: got.get(n, ""))
+    assert Attribute("gpu firmware", "smc 0x00553700") in attrs
+    assert Attribute("cmdline", "quiet") in attrs
+
+
+def test_the_boot_time_service_sends_the_whole_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[dict[str, str]] = []
+    monkeypatch.setattr(publish_mod, "send_entry", lambda fields: sent.append(fields) or True)
+    publish_mod.publish(a_report(), "ab" * 16, save_dir=None, keep=5, journal=True, textfile=None)
+    (fields,) = sent
+    assert list(fields)[-1] == f.REPORT_JSON and fields[f.KERNEL] == "6.8.0-49-generic"
