@@ -1,14 +1,10 @@
 """The systemd journal of an earlier boot: a second witness of how that boot ended.
 
-The only module that imports `systemd.journal` (systemd-python), lazily: the daemon never
-loads it. Without the binding the same questions go to `journalctl -o json` with a fixed
-argument list (no shell; the only value taken from outside is a boot id checked to be 32 hex
-digits, and the journal directory the caller configured).
-
-Only a boot's FINAL entries speak about its end. The journal also holds what people typed
-while investigating (`journalctl | grep systemd-shutdown`, an sshd line saying "reboot"), so
-evidence counts only from the programs that write it, by trusted fields (_PID, _COMM) that
-journald fills in itself, never by searching the whole boot's text.
+Reads a boot's final entries and kernel records; `shutdown` judges them. The only module
+here that imports `systemd.journal` (systemd-python), lazily: the daemon never loads it.
+Without the binding the same questions go to `journalctl -o json` with a fixed argument list
+(no shell; the only value taken from outside is a boot id checked to be 32 hex digits, and the
+journal directory the caller configured).
 """
 
 from __future__ import annotations

@@ -1,16 +1,5 @@
-"""Which boot wrote a pstore dump: attribution at judge time by matching the dump's tail.
-
-Background on pstore dumps:
-
-The kernel's kmsg dumper writes the log's tail to a persistent backend (ramoops RAM, EFI
-variables, ERST) in chunks; after the next boot each chunk is a file `dmesg-<backend>-<id>`
-under /sys/fs/pstore (Documentation/ABI/testing/pstore) whose first line is the header
-`"%s#%d Part%u"` (fs/pstore/platform.c): reason, dump count, part. Part1 holds the newest tail;
-higher parts are older. systemd-pstore copies the files to /var/lib/systemd/pstore/ (EFI:
-`<timestamp>/<count>/`, ERST: `<first id>/`, other backends at the top) with a reassembled
-`dmesg.txt`, then unlinks them from pstore. Both places are read; nothing is ever unlinked
-(that is systemd-pstore's job, and a dump left in place is harmless: `new_dumps` skips it).
-Stdlib only: this runs in the recorder.
+"""Which boot wrote a pstore dump, at judge time: the dump's last lines are compared with each
+boot's last kernel records (the dump record type: ring/pstore.py).
 """
 
 from __future__ import annotations
@@ -22,8 +11,6 @@ from dataclasses import dataclass
 from kmsgd.ring.pstore import PstoreDump
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import Confidence
-
-# --- which boot a dump belongs to ------------------------------------------------------------
 
 DUMP_TAIL = 200  # dump lines compared; the dump's end is what the ring may also hold
 BOOT_TAIL = 4000  # ring records compared per boot; the dump holds ~10-128 KiB of log

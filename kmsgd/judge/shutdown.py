@@ -1,9 +1,5 @@
-"""The systemd journal of an earlier boot: a second witness of how that boot ended.
-
-The only module that imports `systemd.journal` (systemd-python), lazily: the daemon never
-loads it. Without the binding the same questions go to `journalctl -o json` with a fixed
-argument list (no shell; the only value taken from outside is a boot id checked to be 32 hex
-digits, and the journal directory the caller configured).
+"""How a boot ended, from its journal's final entries (read by `journal`): a shutdown or reboot
+that systemd finished, or none.
 
 Only a boot's FINAL entries speak about its end. The journal also holds what people typed
 while investigating (`journalctl | grep systemd-shutdown`, an sshd line saying "reboot"), so

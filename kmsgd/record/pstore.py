@@ -1,14 +1,11 @@
-"""Scanning pstore at record time: kernel logs written at panic/oops time that userspace never saw.
+"""Scanning pstore at record time: the dumps in /sys/fs/pstore and in systemd-pstore's
+archive, grouped into whole dumps (the dump record type and its file format: ring/pstore.py).
 
-The kernel's kmsg dumper writes the log's tail to a persistent backend (ramoops RAM, EFI
-variables, ERST) in chunks; after the next boot each chunk is a file `dmesg-<backend>-<id>`
-under /sys/fs/pstore (Documentation/ABI/testing/pstore) whose first line is the header
-`"%s#%d Part%u"` (fs/pstore/platform.c): reason, dump count, part. Part1 holds the newest tail;
-higher parts are older. systemd-pstore copies the files to /var/lib/systemd/pstore/ (EFI:
-`<timestamp>/<count>/`, ERST: `<first id>/`, other backends at the top) with a reassembled
-`dmesg.txt`, then unlinks them from pstore. Both places are read; nothing is ever unlinked
-(that is systemd-pstore's job, and a dump left in place is harmless: `new_dumps` skips it).
-Stdlib only: this runs in the recorder.
+systemd-pstore copies the files to /var/lib/systemd/pstore/ (EFI: `<timestamp>/<count>/`,
+ERST: `<first id>/`, other backends at the top) with a reassembled `dmesg.txt`, then unlinks
+them from pstore. Both places are read; nothing is ever unlinked (that is systemd-pstore's job,
+and a dump left in place is harmless: `new_dumps` skips it). Stdlib only: this runs in the
+recorder.
 """
 
 from __future__ import annotations
