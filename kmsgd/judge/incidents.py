@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kmsgd.ring.records import Entry, Kind
@@ -109,9 +110,48 @@ def _by_record(group: list[Entry]) -> dict[str, list[Entry]]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Blocked:
+    """Tasks an incident saw stuck in D state in one kernel function, until its last snapshot."""
+
+    function: str
+    tasks: int
+    comm: str  # the task blocked longest
+    pid: int | None
+    seconds: float
+
+    def __str__(self) -> str:
+        how_long = f" for {self.seconds:.0f} s" if self.seconds >= 1 else ""
+        who = f"{self.comm} ({self.pid})"
+        if self.tasks == 1:
+            return f"{who} blocked in {self.function}{how_long}"
+        return f"{self.tasks} tasks blocked in {self.function}, longest {who}{how_long}"
+
+
+def blocked_calls(entries: Sequence[Entry], hung_lines: Sequence[str] = ()) -> list[Blocked]:
+    """The D-state pile-ups of a boot's last incident with process snapshots, most tasks
+    first: a hang's strongest culprit when the kernel named none (the verdict uses it)."""
+    procs = [
+        e
+        for e in entries
+        if e.kind is Kind.INCIDENT and isinstance(e.data, dict) and e.data.get("record") == "procs"
+    ]
+    if not procs:
+        return []
+    last = procs[-1].data.get("incident") if isinstance(procs[-1].data, dict) else None
+    return _blocked(
+        [p for p in procs if isinstance(p.data, dict) and p.data.get("incident") == last],
+        hung_lines,
+    )
+
+
 def _blocked_tasks(procs: list[Entry], hung_lines: Sequence[str]) -> list[str]:
     """ "llama-server (4321) blocked in amdgpu_fence_wait_timeout for ≥ 118 s", grouped by
     the function when several tasks wait in the same one."""
+    return [str(b) for b in _blocked(procs, hung_lines)]
+
+
+def _blocked(procs: list[Entry], hung_lines: Sequence[str]) -> list[Blocked]:
     if not procs:
         return []
     seen: dict[int, tuple[int, Mapping[str, Any]]] = {}  # tid -> (first wall, task)
@@ -142,12 +182,12 @@ def _blocked_tasks(procs: list[Entry], hung_lines: Sequence[str]) -> list[str]:
     for fn, tasks in sorted(by_fn.items(), key=lambda kv: -len(kv[1])):
         tasks.sort(key=lambda ts: -ts[1])
         task, span = tasks[0]
-        how_long = f" for {span:.0f} s" if span >= 1 else ""
-        who = f"{task.get('comm')} ({task.get('pid')})"
-        if len(tasks) == 1:
-            out.append(f"{who} blocked in {fn}{how_long}")
-        else:
-            out.append(f"{len(tasks)} tasks blocked in {fn}, longest {who}{how_long}")
+        pid = task.get("pid")
+        out.append(
+            Blocked(
+                fn, len(tasks), str(task.get("comm")), pid if isinstance(pid, int) else None, span
+            )
+        )
     return out[:4]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.clocks import Downtime, downtime
+from kmsgd.judge.incidents import Blocked
 from kmsgd.judge.liveness import Liveness
 from kmsgd.judge.rules import RuleError, first_decision
 from kmsgd.ring.records import KernelRecord
@@ -53,6 +54,7 @@ class RingFacts:
     pstore: Witness | None = None
     journal: Witness | None = None
     checked_downtime: Downtime | None = None  # from clocks.downtime, both boots' clocks checked
+    stuck: Blocked | None = None  # an incident saw tasks pile up in D state in one call
 
     @property
     def downtime(self) -> Downtime:
@@ -187,11 +189,13 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
         )
     down = f.downtime_s
     lines = _liveness_lines(f)
+    if f.stuck is not None:  # an incident watched tasks pile up in one call before the end
+        lines = (*lines, f"incident: {f.stuck}")
     if live.late_final_beats >= 2:  # one hiccup under load is no slowing machine
         return RingDecision(
             Outcome.HARD_FREEZE,
             "slowed_then_stopped",
-            Confidence.MEDIUM,
+            Confidence.HIGH if f.stuck is not None else Confidence.MEDIUM,
             WORDS[Outcome.HARD_FREEZE],
             lines,
             "the machine slowed down, then stopped",
@@ -199,7 +203,7 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
     if down is None and f.next_boot_wall_us is not None:
         # A later boot exists, but the two boots' clocks disagree: the downtime that would
         # tell a freeze (stayed down) from a reset (came back at once) is unknown.
-        freeze = v.primary is not None
+        freeze = v.primary is not None or f.stuck is not None
         return RingDecision(
             Outcome.HARD_FREEZE if freeze else Outcome.ABRUPT_RESET_OR_POWER_LOSS,
             "clocks_disagree",
@@ -230,7 +234,7 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
     return RingDecision(
         Outcome.HARD_FREEZE,
         "stayed_down",
-        Confidence.MEDIUM if v.primary else Confidence.LOW,
+        Confidence.MEDIUM if v.primary or f.stuck else Confidence.LOW,
         WORDS[Outcome.HARD_FREEZE],
         lines,
         "heartbeats stopped and the box stayed down until reset (a power loss with power "
