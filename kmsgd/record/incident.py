@@ -1,32 +1,32 @@
 """Incident mode: at the first sign of a hang, capture what the post-mortem will need.
 
 A trigger (a kernel-facility line of a trigger signature, kmsgd/record/triggers.py, or a
-symptom the recorder sees itself: PSI memory full, MemAvailable nearly gone, a sensor read
-blocked, its own heartbeat late) starts an incident. The kmsg loop only matches and queues
-(`see_kernel`, ~1-2 µs a record); everything else runs in the `kmsgd-incident` thread and in
-one short-lived capture thread per snapshot, each with its own timeout:
+symptom the recorder sees itself, kmsgd/record/symptoms.py: PSI memory full, MemAvailable
+nearly gone, a sensor read blocked, its own heartbeat late) starts an incident. The kmsg loop
+only matches and queues (`see_kernel`, ~1-2 µs a record); everything else runs in the
+`kmsgd-incident` thread and in one short-lived capture thread per snapshot, each with its own
+timeout:
 
 1. every record durable at once for `durable_s` (the committer's flush window is skipped);
 2. GPU sensors at `gpu_hz`, memory/PSI at `memory_hz` for `boost_s` (Sampler.boost);
 3. `procs` snapshots (D-state tasks with stack and wchan, top RAM and GPU memory holders,
    load) and `gpus` snapshots (links, AER, runtime PM, gpu_metrics, fences, NVML state),
-   kmsgd/sensors/snapshot.py;
+   kmsgd/sensors/snapshot.py and gpu_snapshot.py;
 4. SysRq `w` once per incident (`l` when configured), written to /proc/sysrq-trigger
    (Documentation/admin-guide/sysrq.rst: the trigger file ignores the kernel.sysrq mask);
 5. a device coredump scan at once; dumps saved during the incident are listed in it.
 
-A capture still running at its timeout is recorded (`capture_blocked`, with the path it was
-reading) and left behind: a thread in a kernel read cannot be cancelled, and no second
-capture of that kind starts while it hangs. Bounds: one incident per class per
-`rate_limit_s`; an incident ends `durable_s` after its last trigger and lasts at most
-`max_s`; its records and the boosted samples stop at `max_bytes`. No fork, no exec.
-Record shapes: docs/ring-format.md (*Incident records*).
+This module is the state machine (when an incident starts, extends, ends; what is due);
+kmsgd/record/captures.py runs the captures. A capture still running at its timeout is
+recorded (`capture_blocked`, with the path it was reading) and left behind. Bounds: one
+incident per class per `rate_limit_s`; an incident ends `durable_s` after its last trigger
+and lasts at most `max_s`; its records and the boosted samples stop at `max_bytes`. No fork,
+no exec. Record shapes: docs/ring-format.md (*Incident records*).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from collections import deque
@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kmsgd.config import Config, IncidentConfig
-from kmsgd.record import triggers
+from kmsgd.record import symptoms, triggers
+from kmsgd.record.captures import Captures
 from kmsgd.ring.records import Kind, Payload
-from kmsgd.sensors import snapshot
 
 Emit = Callable[[Kind, Payload, bool], None]
 TICK_S = 0.25
@@ -48,15 +48,6 @@ STALE_TRIGGER_S = 60.0  # a backlog line older than this (read at start) starts 
 
 def _mono() -> float:
     return time.monotonic()
-
-
-@dataclass
-class _Capture:
-    name: str
-    thread: threading.Thread
-    started: float
-    busy: list[str]  # the path being read (one slot, written by the capture thread)
-    reported: bool = False
 
 
 @dataclass
@@ -107,7 +98,15 @@ class IncidentMode:
         self.current: _Incident | None = None
         self._count = 0
         self.suppressed = 0
-        self._captures: dict[str, _Capture] = {}
+        self.captures = Captures(
+            cfg,
+            self._emit_record,
+            proc_root=proc_root,
+            sys_root=sys_root,
+            clock=clock,
+            sampler=lambda: self.sampler,
+        )
+        self._captures = self.captures.running  # the same dict (tests join its threads)
 
     # -- any thread ---------------------------------------------------------------------------
     def see_kernel(self, raw: bytes, backlog: bool = False) -> None:
@@ -122,7 +121,7 @@ class IncidentMode:
             times.append(now)
             if len(times) < hit.burst or now - times[0] > hit.window_s:
                 return
-        age = _age_s(raw) if backlog else None
+        age = triggers.age_s(raw) if backlog else None
         if age is not None and age > STALE_TRIGGER_S:
             return  # logged long before this recorder started
         self._queue.append(("kernel", hit.tag, hit.cls, hit.text, now))
@@ -143,24 +142,8 @@ class IncidentMode:
             return
         cfg = self.cfg
         if kind is Kind.SAMPLE and data.get("sample") == "memory":
-            psi = data.get("psi") or {}
-            full = psi.get("memory.full_avg10_pct") if isinstance(psi, dict) else None
-            if isinstance(full, int | float) and full >= cfg.psi_full_pct:
-                self.symptom(
-                    "psi_memory_full",
-                    "memory",
-                    f"PSI memory full avg10 {full:g} % (≥ {cfg.psi_full_pct:g} %)",
-                )
-            total, avail = data.get("mem_total_bytes"), data.get("mem_available_bytes")
-            if isinstance(total, int) and isinstance(avail, int) and total > 0:
-                pct = 100 * avail / total
-                if pct < cfg.mem_available_pct:
-                    self.symptom(
-                        "mem_available_low",
-                        "memory",
-                        f"MemAvailable {pct:.1f} % of {total >> 20} MiB"
-                        f" (< {cfg.mem_available_pct:g} %)",
-                    )
+            for found in symptoms.memory(data, cfg):
+                self.symptom(*found)
         elif kind is Kind.EVENT:
             name = data.get("event")
             duration = data.get("duration_s")
@@ -175,17 +158,13 @@ class IncidentMode:
     def heartbeat_late(self, late_s: float) -> None:
         """The kmsg loop woke `late_s` after a heartbeat was due."""
         if late_s >= self.cfg.heartbeat_late_s:
-            self.symptom("heartbeat_late", "recorder_late", f"heartbeat {late_s:.1f} s late")
+            self.symptom(*symptoms.heartbeat_late(late_s))
 
     def attach_sampler(self, sampler: Any) -> None:
         self.sampler = sampler
 
     def _stall(self, path: str, device: str, duration: float) -> None:
-        self.symptom(
-            "sensor_stall",
-            "sensor_stall",
-            f"sensor read blocked {duration:.1f} s: {path}" + (f" ({device})" if device else ""),
-        )
+        self.symptom(*symptoms.stall(path, device, duration))
 
     # -- the manager thread ----------------------------------------------------------------
     def start(self) -> None:
@@ -326,78 +305,33 @@ class IncidentMode:
 
     # -- captures ----------------------------------------------------------------------------
     def _capture(self, inc: _Incident, what: str, now: float) -> None:
-        running = self._captures.get(what)
-        if running is not None and running.thread.is_alive():
+        if not self.captures.start(what, inc.number, inc.start, now, self._captured):
             skipped = inc.captured.setdefault("skipped", [])
             if len(skipped) < MAX_BLOCKED_REPORTS:
                 skipped.append({"capture": what, "why": "the previous one is still blocked"})
-            return
-        busy = [""]
-        number, start = inc.number, inc.start
 
-        def mark(path: str) -> None:
-            busy[0] = path
-
-        def work() -> None:
-            t0 = self.clock()
-            try:
-                data = self._collect(what, mark)
-            except Exception as err:  # a reader bug is evidence too, never a crash
-                data = {"record": what, "error": repr(err)[:200]}
-            took = self.clock() - t0
-            name = data.pop("record", what)
-            late = took > self.cfg.capture_timeout_s
-            self._emit_record(
-                number,
-                name,
-                at_s=round(t0 - start, 1),
-                took_ms=round(took * 1000, 1),
-                **({"late": True} if late else {}),
-                **data,
-            )
-            if self.current is not None and self.current.number == number:
-                counts = self.current.captured
-                counts[name] = counts.get(name, 0) + 1
-
-        thread = threading.Thread(target=work, name=f"kmsgd-capture-{what}", daemon=True)
-        self._captures[what] = _Capture(what, thread, now, busy)
-        thread.start()
-
-    def _collect(self, what: str, mark: Callable[[str], None]) -> dict[str, Any]:
-        if what == "procs":
-            nv = self.sampler.gpu_processes() if self.sampler is not None else {}
-            return snapshot.snapshot_procs(self.proc_root, nv, mark)
-        if what == "gpus":
-            nvml = self.sampler.nvml_gpus() if self.sampler is not None else []
-            debugfs = os.path.join(self.sys_root, "kernel", "debug")
-            return snapshot.snapshot_gpus(self.sys_root, debugfs, nvml, mark)
-        if what == "sysrq":
-            keys = ("w" if self.cfg.sysrq_w else "") + ("l" if self.cfg.sysrq_l else "")
-            return {"record": "sysrq", **sysrq(self.proc_root, keys, mark)}
-        raise ValueError(what)
+    def _captured(self, number: int, name: str) -> None:
+        """A capture thread emitted its record: count it in the incident it belongs to."""
+        inc = self.current
+        if inc is not None and inc.number == number:
+            inc.captured[name] = inc.captured.get(name, 0) + 1
 
     def _check_captures(self, now: float) -> None:
         inc = self.current
-        for cap in self._captures.values():
-            if cap.reported or not cap.thread.is_alive():
-                continue
-            blocked = now - cap.started
-            if blocked < self.cfg.capture_timeout_s:
-                continue
-            cap.reported = True
+        for cap in self.captures.newly_blocked(now):
             if inc is not None:
                 blocked_list = inc.captured.setdefault("blocked", [])
                 if len(blocked_list) < MAX_BLOCKED_REPORTS:
-                    blocked_list.append({"capture": cap.name, "path": cap.busy[0]})
+                    blocked_list.append({"capture": cap.capture, "path": cap.path})
                 self._record(
                     inc,
                     "capture_blocked",
-                    capture=cap.name,
-                    path=cap.busy[0],
-                    blocked_s=round(blocked, 1),
+                    capture=cap.capture,
+                    path=cap.path,
+                    blocked_s=cap.blocked_s,
                 )
             if self.log is not None:
-                self.log.warning("incident_capture_blocked", capture=cap.name, path=cap.busy[0])
+                self.log.warning("incident_capture_blocked", capture=cap.capture, path=cap.path)
 
     # -- records ----------------------------------------------------------------------------
     def _record(self, inc: _Incident, name: str, **data: Any) -> None:
@@ -454,34 +388,3 @@ def build(cfg: Config, emit: Emit, committer: Any, log: Any) -> IncidentMode | N
         set_urgent_until=urgent_until,
         log=log,
     )
-
-
-def sysrq(proc_root: str, keys: str, mark: Callable[[str], None]) -> dict[str, Any]:
-    """Write each SysRq key to <proc>/sysrq-trigger (`w`: blocked tasks' stacks into the
-    kernel log, so into the ring; `l`: every CPU's backtrace). Errors are the result."""
-    path = os.path.join(proc_root, "sysrq-trigger")
-    done: dict[str, Any] = {"keys": keys}
-    for key in keys:
-        mark(path)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-            try:
-                os.write(fd, key.encode())
-            finally:
-                os.close(fd)
-            done[key] = "ok"
-        except OSError as err:
-            done[key] = err.strerror or str(err)
-    return done
-
-
-def _age_s(raw: bytes) -> float | None:
-    """How long ago (s) the kernel logged a raw record, by its printk stamp and
-    CLOCK_MONOTONIC (the printk clock is local_clock(), which tracks CLOCK_MONOTONIC to
-    within a millisecond; neither counts suspend: clock_gettime(2))."""
-    head = raw.split(b";", 1)[0].split(b",", 3)
-    try:
-        ts = int(head[2])
-    except (IndexError, ValueError):
-        return None
-    return time.clock_gettime(time.CLOCK_MONOTONIC) - ts / 1e6

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import string
+import time
 from dataclasses import dataclass
 
 
@@ -279,3 +280,15 @@ def match_message(msg: bytes) -> Hit | None:
             continue
         return Hit(t.tag, t.cls, msg.decode("ascii", "replace"), t.burst, t.window_s)
     return None
+
+
+def age_s(raw: bytes) -> float | None:
+    """How long ago (s) the kernel logged a raw record, by its printk stamp and
+    CLOCK_MONOTONIC (the printk clock is local_clock(), which tracks CLOCK_MONOTONIC to
+    within a millisecond; neither counts suspend: clock_gettime(2))."""
+    head = raw.split(b";", 1)[0].split(b",", 3)
+    try:
+        ts = int(head[2])
+    except (IndexError, ValueError):
+        return None
+    return time.clock_gettime(time.CLOCK_MONOTONIC) - ts / 1e6

@@ -29,7 +29,7 @@ from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
 from kmsgd.record.incident import IncidentMode
 from kmsgd.ring.records import Entry, Kind
-from kmsgd.sensors import snapshot
+from kmsgd.sensors import gpu_snapshot, snapshot
 from kmsgd.sensors.gpu_metrics import decode_gpu_metrics, encode_v1_3
 
 HUNG = "INFO: task llama-server:4321 blocked for more than 120 seconds."
@@ -66,12 +66,12 @@ def test_gpu_metrics_odd_inputs_never_raise() -> None:
 
 
 def test_small_parsers() -> None:
-    assert snapshot.parse_aer(b"RxErr 3\nBadTLP 0\nTOTAL_ERR_COR 3\n") == {
+    assert gpu_snapshot.parse_aer(b"RxErr 3\nBadTLP 0\nTOTAL_ERR_COR 3\n") == {
         "RxErr": 3,
         "BadTLP": 0,
         "TOTAL_ERR_COR": 3,
     }
-    fences = snapshot.parse_fence_info(
+    fences = gpu_snapshot.parse_fence_info(
         "--- ring 0 (gfx_0.0.0) ---\nLast signaled fence          0x00001234\n"
         "Last emitted                 0x00001236\nLast signaled trailing fence 0x0\n"
         "Last emitted                 0x0\n--- ring 9 (sdma0) ---\n"
@@ -101,7 +101,7 @@ def test_gpu_snapshot_reads_the_link_chain_and_metrics(tmp_path: Path) -> None:
     fence = sys_root / "kernel/debug/dri/0/amdgpu_fence_info"
     fence.parent.mkdir(parents=True)
     fence.write_text("--- ring 9 (sdma0) ---\nLast signaled fence 0x10\nLast emitted 0x13\n")
-    snap = snapshot.snapshot_gpus(str(sys_root), str(sys_root / "kernel/debug"))
+    snap = gpu_snapshot.snapshot_gpus(str(sys_root), str(sys_root / "kernel/debug"))
     card0 = snap["gpus"][0]
     assert [h["device"] for h in card0["link"]] == ["0000:03:00.0", "0000:00:01.1"]
     assert card0["link"][0]["aer_correctable"]["TOTAL_ERR_COR"] == 12

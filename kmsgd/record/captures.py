@@ -1,0 +1,145 @@
+"""Incident mode's capture actions: each snapshot in a thread of its own, with a timeout.
+
+The manager (kmsgd/record/incident.py) decides when to capture; this module runs the capture
+(`procs` and `gpus` snapshots, kmsgd/sensors/snapshot.py and gpu_snapshot.py; SysRq keys) in a
+short-lived daemon thread, emits its record, and tells the manager which capture is still
+reading past `capture_timeout_s` and on which path. A thread in a kernel read cannot be
+cancelled: it is left behind, and no second capture of its kind starts while it hangs.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kmsgd.config import IncidentConfig
+from kmsgd.sensors import gpu_snapshot, snapshot
+
+EmitRecord = Callable[..., None]  # (incident number, record name, **fields)
+
+
+@dataclass
+class Capture:
+    name: str
+    thread: threading.Thread
+    started: float
+    busy: list[str]  # the path being read (one slot, written by the capture thread)
+    reported: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Blocked:
+    """A capture still reading at its timeout: what it was reading and for how long."""
+
+    capture: str
+    path: str
+    blocked_s: float
+
+
+class Captures:
+    """The capture threads of one recorder, at most one running per kind."""
+
+    def __init__(
+        self,
+        cfg: IncidentConfig,
+        emit_record: EmitRecord,
+        *,
+        proc_root: str,
+        sys_root: str,
+        clock: Callable[[], float],
+        sampler: Callable[[], Any],
+    ) -> None:
+        self.cfg = cfg
+        self.emit_record = emit_record
+        self.proc_root, self.sys_root = proc_root, sys_root
+        self.clock = clock
+        self.sampler = sampler  # the attached Sampler, or None
+        self.running: dict[str, Capture] = {}
+
+    def start(
+        self, what: str, number: int, start: float, now: float, done: Callable[[int, str], None]
+    ) -> bool:
+        """Run capture `what` for incident `number` (started at `start`) in a new thread;
+        `done(number, record name)` after its record is emitted. False, and nothing started,
+        while the previous capture of this kind is still blocked."""
+        running = self.running.get(what)
+        if running is not None and running.thread.is_alive():
+            return False
+        busy = [""]
+
+        def mark(path: str) -> None:
+            busy[0] = path
+
+        def work() -> None:
+            t0 = self.clock()
+            try:
+                data = self.collect(what, mark)
+            except Exception as err:  # a reader bug is evidence too, never a crash
+                data = {"record": what, "error": repr(err)[:200]}
+            took = self.clock() - t0
+            name = data.pop("record", what)
+            late = took > self.cfg.capture_timeout_s
+            self.emit_record(
+                number,
+                name,
+                at_s=round(t0 - start, 1),
+                took_ms=round(took * 1000, 1),
+                **({"late": True} if late else {}),
+                **data,
+            )
+            done(number, name)
+
+        thread = threading.Thread(target=work, name=f"kmsgd-capture-{what}", daemon=True)
+        self.running[what] = Capture(what, thread, now, busy)
+        thread.start()
+        return True
+
+    def collect(self, what: str, mark: Callable[[str], None]) -> dict[str, Any]:
+        """One capture's record fields (`record` names it), read in the calling thread."""
+        sampler = self.sampler()
+        if what == "procs":
+            nv = sampler.gpu_processes() if sampler is not None else {}
+            return snapshot.snapshot_procs(self.proc_root, nv, mark)
+        if what == "gpus":
+            nvml = sampler.nvml_gpus() if sampler is not None else []
+            debugfs = os.path.join(self.sys_root, "kernel", "debug")
+            return gpu_snapshot.snapshot_gpus(self.sys_root, debugfs, nvml, mark)
+        if what == "sysrq":
+            keys = ("w" if self.cfg.sysrq_w else "") + ("l" if self.cfg.sysrq_l else "")
+            return {"record": "sysrq", **sysrq(self.proc_root, keys, mark)}
+        raise ValueError(what)
+
+    def newly_blocked(self, now: float) -> list[Blocked]:
+        """Captures that passed their timeout since the last call (each reported once)."""
+        out = []
+        for cap in self.running.values():
+            if cap.reported or not cap.thread.is_alive():
+                continue
+            blocked = now - cap.started
+            if blocked < self.cfg.capture_timeout_s:
+                continue
+            cap.reported = True
+            out.append(Blocked(cap.name, cap.busy[0], round(blocked, 1)))
+        return out
+
+
+def sysrq(proc_root: str, keys: str, mark: Callable[[str], None]) -> dict[str, Any]:
+    """Write each SysRq key to <proc>/sysrq-trigger (`w`: blocked tasks' stacks into the
+    kernel log, so into the ring; `l`: every CPU's backtrace). Errors are the result."""
+    path = os.path.join(proc_root, "sysrq-trigger")
+    done: dict[str, Any] = {"keys": keys}
+    for key in keys:
+        mark(path)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.write(fd, key.encode())
+            finally:
+                os.close(fd)
+            done[key] = "ok"
+        except OSError as err:
+            done[key] = err.strerror or str(err)
+    return done
