@@ -1,12 +1,13 @@
-"""Clean Debian chroots for the package tests, from a cached base tarball.
+"""Clean Debian chroots for the package tests, from a cached base.
 
 A base is `mmdebstrap --variant=buildd` of one suite from this machine's own Debian mirror, with
 the apt lists kept and every package the tests install (the declared Build-Depends, lintian,
-sos, kmsgd's Depends) downloaded but not installed. Each test session unpacks it twice: one
+sos, kmsgd's Depends) downloaded but not installed. Each test session uses it twice: one
 chroot builds the package with only the Build-Depends installed (`apt-get build-dep`), another
-installs the result from nothing. The tarball lives in ~/.cache/kmsgd-package (override with
-$KMSGD_PACKAGE_CACHE) and is rebuilt when debian/control's build dependencies change or it is
-a week old, so that the archive's lists never drift far from the mirror.
+installs the result from nothing. The base is a directory in ~/.cache/kmsgd-package (override
+with $KMSGD_PACKAGE_CACHE), and a chroot an overlay mount on it; it is rebuilt when
+debian/control's build dependencies change or it is a week old, so that the archive's lists
+never drift far from the mirror.
 """
 
 from __future__ import annotations
@@ -87,26 +88,30 @@ def _key(suite: str) -> str:
     return digest[:12]
 
 
-def base_tarball(suite: str) -> Path:
-    """The cached base of suite, made when missing or stale (a few minutes, once)."""
+def base(suite: str) -> Path:
+    """The cached base of suite, a directory, made when missing or stale (a minute, once)."""
     if os.geteuid() != 0:
         raise Unavailable("mmdebstrap --mode=root and chroot need root")
     if shutil.which("mmdebstrap") is None:
         raise Unavailable("mmdebstrap is not installed (apt-get install mmdebstrap)")
     CACHE.mkdir(parents=True, exist_ok=True)
-    tarball = CACHE / f"{suite}-{_key(suite)}.tar"
-    if tarball.is_file() and time.time() - tarball.stat().st_mtime < MAX_AGE_S:
-        return tarball
-    for old in CACHE.glob(f"{suite}-*.tar*"):
-        old.unlink()
+    tree = CACHE / f"{suite}-{_key(suite)}"
+    stamp = tree / ".complete"
+    if stamp.is_file() and time.time() - stamp.stat().st_mtime < MAX_AGE_S:
+        return tree
+    for old in CACHE.glob(f"{suite}-*"):
+        if old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            old.unlink()
     wanted = sorted({*build_depends(), *RUNTIME, "lintian", SOS[suite]})
-    partial = tarball.with_suffix(".tar.partial")
+    partial = tree.with_name(tree.name + ".partial")
     done = subprocess.run(
         [
             "mmdebstrap",
             "--variant=buildd",
             "--mode=root",
-            "--format=tar",
+            "--format=directory",
             "--quiet",
             # Keep the lists and the downloaded packages: the tests install from them.
             "--skip=cleanup/apt/lists",
@@ -124,7 +129,7 @@ def base_tarball(suite: str) -> Path:
         check=False,
     )
     if done.returncode != 0:
-        partial.unlink(missing_ok=True)
+        shutil.rmtree(partial, ignore_errors=True)
         tail = done.stderr.strip().splitlines()[-5:]
         if re.search(
             r"Temporary failure resolving|Could not resolve|Failed to fetch|no such "
@@ -134,8 +139,9 @@ def base_tarball(suite: str) -> Path:
         ):
             raise Unavailable(f"debootstrap of {suite} from this mirror failed: {tail[-1:]}")
         raise AssertionError(f"mmdebstrap {suite} failed:\n" + "\n".join(tail))
-    partial.rename(tarball)
-    return tarball
+    (partial / ".complete").touch()
+    partial.rename(tree)
+    return tree
 
 
 @dataclass
@@ -146,9 +152,20 @@ class Chroot:
     suite: str
 
     @classmethod
-    def unpack(cls, tarball: Path, root: Path, suite: str) -> Chroot:
+    def unpack(cls, base: Path, root: Path, suite: str) -> Chroot:
+        """A fresh chroot at root: an overlay on the cached base (instant), or, where overlayfs
+        cannot be mounted, a copy of it (seconds)."""
         root.mkdir(parents=True)
-        subprocess.run(["tar", "-C", str(root), "-xf", str(tarball)], check=True)
+        upper, work = root.with_name(root.name + ".upper"), root.with_name(root.name + ".work")
+        upper.mkdir()
+        work.mkdir()
+        mounted = subprocess.run(
+            ["mount", "-t", "overlay", "overlay", "-o",
+             f"lowerdir={base},upperdir={upper},workdir={work}", str(root)],
+            capture_output=True, check=False,
+        )  # fmt: skip
+        if mounted.returncode != 0:
+            subprocess.run(["cp", "-a", f"{base}/.", str(root)], check=True)
         # Maintainer scripts ask policy-rc.d before they start or stop anything: log the
         # request and refuse it (101), so no service runs here and the test sees what was asked.
         policy = root / "usr/sbin/policy-rc.d"
@@ -187,7 +204,13 @@ class Chroot:
     def remove(self) -> None:
         for mount in reversed(_mounts_under(self.root)):
             subprocess.run(["umount", "-l", mount], check=False)
-        shutil.rmtree(self.root, ignore_errors=True)
+        if os.path.ismount(self.root):
+            subprocess.run(["umount", "-l", str(self.root)], check=False)
+        for path in (
+            self.root,
+            *(self.root.with_name(self.root.name + s) for s in (".upper", ".work")),
+        ):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _mounts_under(root: Path) -> list[str]:
