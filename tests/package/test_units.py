@@ -12,7 +12,7 @@ import pytest
 
 from kmsgd import install_units
 from kmsgd.errors import KmsgdError
-from kmsgd.record import sysctl
+from kmsgd.record import sysctl, sysctl_conf
 
 REPO = Path(__file__).resolve().parent.parent.parent
 UNITS = REPO / "units"
@@ -125,7 +125,13 @@ def test_recorder_unit_settings() -> None:
     # /dev/kmsg is the point of the service.
     assert one(s, "Service", "ProtectKernelLogs") == "no"
     assert "/dev/kmsg" in " ".join(s[("Service", "DeviceAllow")])
-    assert "/proc/sys/kernel" in words(s, "Service", "ReadWritePaths")
+    # The sysctls are written by a privileged ExecStartPre= step; the recorder itself must not
+    # be able to rewrite kernel.core_pattern or kernel.modprobe (root code outside the sandbox).
+    assert not any("/proc/sys" in w for w in words(s, "Service", "ReadWritePaths"))
+    assert one(s, "Service", "ProtectKernelTunables") == "yes"
+    pre = one(s, "Service", "ExecStartPre")
+    assert pre.startswith(("-+", "+-")) and pre.split()[1:] == ["sysctl", "apply"]
+    assert "--no-sysctl" in one(s, "Service", "ExecStart").split()
 
 
 def test_recorder_starts_early_and_stops_late() -> None:
@@ -184,7 +190,7 @@ def test_install_into_a_root(tmp_path: Path) -> None:
         "etc/systemd/system/kmsgd-report.service",
         "etc/systemd/system/kmsgd.service",
     ]
-    assert (tmp_path / "etc/sysctl.d" / sysctl.CONF_NAME).read_text() == sysctl.render_conf()
+    assert (tmp_path / "etc/sysctl.d" / sysctl.CONF_NAME).read_text() == sysctl_conf.render_conf()
     assert f"ExecStart={exe} run" in (tmp_path / "etc/systemd/system/kmsgd.service").read_text()
     assert all(p.stat().st_mode & 0o777 == 0o644 for p in written)
     assert not list(tmp_path.rglob(".*kmsgd-tmp"))
