@@ -29,6 +29,7 @@ from kmsgd.judge.clocks import downtime, rtc_in_local_time
 from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.judge.rules import Evidence
+from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
 from kmsgd.report.model import (
     Ended,
@@ -168,7 +169,7 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     return dataclasses.replace(
         rep,
         time_of_death=_time_of_death(rep.time_of_death, facts),
-        telemetry={**summary, **({"notes": notes} if notes else {})},
+        telemetry=dataclasses.replace(summary, notes=tuple(notes)),
         changes=tuple(changes),
         boot_id=boot_id,
         hostname=view.live.boot.hostname if view.live.boot else "",
@@ -245,8 +246,8 @@ def _time_of_death(tod: TimeOfDeath | None, f: RingFacts) -> TimeOfDeath:
     return dataclasses.replace(base, note=note, ring=ring)
 
 
-def _memory(summary: dict[str, object], v: Verdict, tl: Timeline) -> MemoryFacts:
-    ev = memory_evidence(summary)
+def _memory(summary: Telemetry, v: Verdict, tl: Timeline) -> MemoryFacts:
+    ev = memory_evidence(summary.memory)
     kills = sum(
         t.count
         for t in tl.tags

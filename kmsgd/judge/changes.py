@@ -13,7 +13,7 @@ import enum
 import itertools
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kmsgd.ring.records import Entry, Kind
@@ -120,36 +120,90 @@ def _gpus(inv: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {str(g["device"]): g for g in rows if isinstance(g, Mapping) and g.get("device")}
 
 
-def config_facts(inventory: Mapping[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class GpuFacts:
+    """One GPU's identity and configuration from the inventory (`judge.changes.config_facts`)."""
+
+    device: str
+    driver: Value
+    iommu_group_type: Value
+    power_cap_w: Value
+    pci_id: str  # "1002:744c", "" when unknown
+    subsystem_id: str
+    model: str
+    driver_version: str
+    vbios: str
+    firmware: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "driver": self.driver,
+            "iommu_group_type": self.iommu_group_type,
+            "power_cap_w": self.power_cap_w,
+            "pci_id": self.pci_id,
+            "subsystem_id": self.subsystem_id,
+            "model": self.model,
+            "driver_version": self.driver_version,
+            "vbios": self.vbios,
+            "firmware": dict(self.firmware),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFacts:
+    """The configuration a report states even when nothing changed (docs/fleet.md)."""
+
+    kernel: str = ""
+    cmdline: str = ""
+    iommu_mode: str = "none"  # passthrough, translated, mixed, none
+    iommu_group_types: Mapping[str, Value] = field(default_factory=dict)
+    aspm_policy: str = ""
+    gpus: tuple[GpuFacts, ...] = ()
+    host: Mapping[str, Value] = field(default_factory=dict)  # BIOS, board, CPU, RAM
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kernel": self.kernel,
+            "cmdline": self.cmdline,
+            "iommu_mode": self.iommu_mode,
+            "iommu_group_types": dict(self.iommu_group_types),
+            "aspm_policy": self.aspm_policy,
+            "gpus": [g.to_json() for g in self.gpus],
+            "host": dict(self.host),
+        }
+
+
+def config_facts(inventory: Mapping[str, Any]) -> ConfigFacts:
     """The configuration a report states even when nothing changed (the amdgpu freeze: "IOMMU was in
     Translated mode"): kernel, IOMMU mode, ASPM policy, per GPU its identity, driver, firmware,
     IOMMU domain and power cap, and the host (BIOS, board, CPU, RAM): what a fleet groups
     boxes by (docs/fleet.md)."""
     inv = _map(inventory)
-    types = {str(k): v for k, v in _map(inv.get("iommu_group_types")).items()}
-    return {
-        "kernel": str(inv.get("kernel", "")),
-        "cmdline": str(inv.get("cmdline", "")),
-        "iommu_mode": iommu_mode(types),
-        "iommu_group_types": types,
-        "aspm_policy": str(inv.get("aspm_policy", "")),
-        "gpus": [
-            {
-                "device": dev,
-                "driver": g.get("driver", ""),
-                "iommu_group_type": g.get("iommu_group_type"),
-                "power_cap_w": g.get("power1.cap_w", g.get("power_limit_w")),
-                "pci_id": _pci_id(g),
-                "subsystem_id": str(g.get("subsystem_id") or ""),
-                "model": str(g.get("product") or ""),
-                "driver_version": str(g.get("driver_version") or ""),
-                "vbios": str(g.get("vbios") or ""),
-                "firmware": {str(k): str(v) for k, v in _map(g.get("firmware")).items()},
-            }
+    types = {str(k): _value(v) for k, v in _map(inv.get("iommu_group_types")).items()}
+    return ConfigFacts(
+        kernel=str(inv.get("kernel", "")),
+        cmdline=str(inv.get("cmdline", "")),
+        iommu_mode=iommu_mode(types),
+        iommu_group_types=types,
+        aspm_policy=str(inv.get("aspm_policy", "")),
+        gpus=tuple(
+            GpuFacts(
+                device=dev,
+                driver=_value(g.get("driver", "")),
+                iommu_group_type=_value(g.get("iommu_group_type")),
+                power_cap_w=_value(g.get("power1.cap_w", g.get("power_limit_w"))),
+                pci_id=_pci_id(g),
+                subsystem_id=str(g.get("subsystem_id") or ""),
+                model=str(g.get("product") or ""),
+                driver_version=str(g.get("driver_version") or ""),
+                vbios=str(g.get("vbios") or ""),
+                firmware={str(k): str(v) for k, v in _map(g.get("firmware")).items()},
+            )
             for dev, g in sorted(_gpus(inv).items())
-        ],
-        "host": {str(k): v for k, v in _map(inv.get("host")).items()},
-    }
+        ),
+        host={str(k): _value(v) for k, v in _map(inv.get("host")).items()},
+    )
 
 
 def _pci_id(gpu: Mapping[str, Any]) -> str:

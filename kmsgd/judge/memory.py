@@ -4,14 +4,9 @@ part of a report uses for it. Works on `telemetry.summarize`'s memory section; p
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
 
-
-def _is_num(x: object) -> TypeGuard[float]:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+from kmsgd.judge.telemetry_model import MemorySummary
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,32 +59,22 @@ def _gib(n: float | None) -> str:
     return f"{n / 2**30:.1f} GiB" if abs(n) >= 2**30 / 10 else f"{n / 2**20:.1f} MiB"
 
 
-def memory_evidence(summary: Mapping[str, Any]) -> MemoryEvidence:
+def memory_evidence(mem: MemorySummary | None) -> MemoryEvidence:
     """`summarize`'s memory part as a small value; None/0 where there were no samples."""
-    mem = summary.get("memory")
-    mem = mem if isinstance(mem, Mapping) else {}
-    fall = mem.get("fall")
-    fall = fall if isinstance(fall, Mapping) else {}
-    total, avail = mem.get("mem_total_bytes"), mem.get("mem_available_bytes_last")
-    start, low = fall.get("from_bytes"), fall.get("to_bytes")
-
-    def num(x: Any) -> float | None:
-        return float(x) if _is_num(x) else None
-
-    def whole(x: Any) -> int | None:
-        return int(x) if _is_num(x) else None
-
-    frac = avail / total if _is_num(total) and _is_num(avail) and total > 0 else None
+    if mem is None:
+        return MemoryEvidence(None, None, 0, None, 0.0, None, None)
+    total, avail, fall = mem.mem_total_bytes, mem.mem_available_bytes_last, mem.fall
+    frac = avail / total if total is not None and avail is not None and total > 0 else None
     return MemoryEvidence(
         available_fraction_end=None if frac is None else round(frac, 4),
-        available_bytes_end=whole(avail),
-        fell_bytes=int(start - low) if _is_num(start) and _is_num(low) else 0,
-        fell_over_s=num(fall.get("over_s")),
-        fell_bytes_per_s=num(mem.get("fell_bytes_per_s")) or 0.0,
-        psi_full_avg10_max_pct=num(mem.get("psi_memory_full_avg10_max_pct")),
-        psi_some_avg10_max_pct=num(mem.get("psi_memory_some_avg10_max_pct")),
-        total_bytes=whole(total),
-        fell_to_bytes=whole(low),
-        fell_before_end_s=num(fall.get("before_end_s")),
-        available_min_60s_bytes=whole(mem.get("mem_available_bytes_min_60s")),
+        available_bytes_end=avail,
+        fell_bytes=fall.from_bytes - fall.to_bytes if fall else 0,
+        fell_over_s=fall.over_s if fall else None,
+        fell_bytes_per_s=mem.fell_bytes_per_s,
+        psi_full_avg10_max_pct=mem.pressure("memory.full").max_pct,
+        psi_some_avg10_max_pct=mem.pressure("memory.some").max_pct,
+        total_bytes=total,
+        fell_to_bytes=fall.to_bytes if fall else None,
+        fell_before_end_s=fall.before_end_s if fall else None,
+        available_min_60s_bytes=mem.mem_available_bytes_min_60s,
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from kmsgd import __version__
 from kmsgd.fleet import entry as f
+from kmsgd.judge.changes import ConfigFacts
 from kmsgd.report import export
 from kmsgd.report.model import Report
 
@@ -82,23 +83,18 @@ def report_json(doc: Mapping[str, Any], limit: int = f.REPORT_JSON_MAX) -> tuple
     return _compact(small), "; ".join([*said, "all but the verdict left out"])
 
 
-def _config(report: Report) -> Mapping[str, Any]:
-    cfg = report.telemetry.get("config") if isinstance(report.telemetry, Mapping) else None
-    return cfg if isinstance(cfg, Mapping) else {}
-
-
-def attribute_fields(config: Mapping[str, Any]) -> Fields:
+def attribute_fields(config: ConfigFacts | None) -> Fields:
     """KMSGD_KERNEL, _CMDLINE, _CPU, _RAM_BYTES, _BIOS_*, _BOARD, _SYSTEM and the per-GPU
     fields from a report's `telemetry.config`; absent facts give no field."""
-    host = config.get("host") if isinstance(config.get("host"), Mapping) else {}
-    assert isinstance(host, Mapping)
+    c = config or ConfigFacts()
+    host = c.host
 
     def joined(*keys: str) -> str:
         return " ".join(str(host[k]) for k in keys if host.get(k))
 
     out: Fields = [
-        (f.KERNEL, str(config.get("kernel") or "")),
-        (f.CMDLINE, str(config.get("cmdline") or "")),
+        (f.KERNEL, c.kernel),
+        (f.CMDLINE, c.cmdline),
         (f.CPU, str(host.get("cpu_model") or "")),
         (f.RAM_BYTES, str(host.get("mem_total_bytes") or "")),
         (f.BIOS_VENDOR, joined("bios_vendor")),
@@ -107,20 +103,18 @@ def attribute_fields(config: Mapping[str, Any]) -> Fields:
         (f.BOARD, joined("board_vendor", "board_name", "board_version")),
         (f.SYSTEM, joined("sys_vendor", "product_name")),
     ]
-    gpus = [g for g in config.get("gpus") or () if isinstance(g, Mapping)][: f.GPU_MAX]
+    gpus = c.gpus[: f.GPU_MAX]
     out.append((f.GPU_COUNT, str(len(gpus))))
     for i, g in enumerate(gpus):
-        fw = g.get("firmware") if isinstance(g.get("firmware"), Mapping) else {}
-        assert isinstance(fw, Mapping)
         values = {
-            "PCI": g.get("device"),
-            "ID": g.get("pci_id"),
-            "SUBSYSTEM": g.get("subsystem_id"),
-            "MODEL": g.get("model"),
-            "DRIVER": g.get("driver"),
-            "DRIVER_VERSION": g.get("driver_version"),
-            "VBIOS": g.get("vbios"),
-            "FIRMWARE": " ".join(f"{k}={v}" for k, v in sorted(fw.items()) if v),
+            "PCI": g.device,
+            "ID": g.pci_id,
+            "SUBSYSTEM": g.subsystem_id,
+            "MODEL": g.model,
+            "DRIVER": g.driver,
+            "DRIVER_VERSION": g.driver_version,
+            "VBIOS": g.vbios,
+            "FIRMWARE": " ".join(f"{k}={v}" for k, v in sorted(g.firmware.items()) if v),
         }
         out += [(f.gpu_field(i, k), str(v)) for k, v in values.items() if v]
     return [(k, v) for k, v in out if v]
@@ -151,7 +145,7 @@ def entry_fields(report: Report, *, report_path: str = "") -> Fields:
         (f.END_USEC, str(end) if isinstance(end, int) else ""),
     ]
     out = [(k, v) for k, v in out if v or k in base or k == f.END_USEC]
-    attrs = attribute_fields(_config(report))
+    attrs = attribute_fields(report.telemetry.config if report.telemetry else None)
     out += [*attrs, (f.CONFIG_ID, f.config_id([*attrs, (f.VERSION, __version__)]))]
     text, cut = report_json(doc)
     if cut:

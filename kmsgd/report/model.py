@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
 from kmsgd.judge.changes import Changed
 from kmsgd.judge.classify import Verdict
+from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.logparse.model import Line, LogFormat
 from kmsgd.report.fingerprint import driver_of, fingerprint
@@ -251,7 +252,7 @@ class Report:
     primary: SignatureReport | None = None
     signatures: tuple[SignatureReport, ...] = ()
     final_kernel: tuple[FinalLine, ...] = ()
-    telemetry: Mapping[str, Any] = field(default_factory=dict)
+    telemetry: Telemetry | None = None  # ring reports only
     changes: tuple[Changed, ...] = ()
     fingerprint: str = ""
     errors: tuple[ReportError, ...] = ()
@@ -285,7 +286,7 @@ class Report:
                 {**f.line.to_json(), "tags": list(f.tags), "important": f.important}
                 for f in self.final_kernel
             ],
-            "telemetry": dict(self.telemetry),
+            "telemetry": self.telemetry.to_json() if self.telemetry else {},
             "changes": [c.to_json() for c in self.changes],
             "fingerprint": self.fingerprint,
             "errors": [{"where": e.where, "error": e.error} for e in self.errors],

@@ -105,7 +105,7 @@ def render_text(r: Report, *, color: bool = False) -> str:
         gap = f"; {t.silence_s:.0f} s until the next boot" if t.silence_s is not None else ""
         out += ["", f"Last sign of life: {t.last_line.when if t.last_line else '?'}{tail}{gap}"]
     if r.telemetry:
-        head = f"Telemetry at the end (final {r.telemetry.get('window_s', 60)} s):"
+        head = f"Telemetry at the end (final {r.telemetry.window_s} s):"
         out += ["", _paint(color, _BOLD, head)] + [f"  {x}" for x in telemetry_lines(r.telemetry)]
     if r.changes:
         out += ["", _paint(color, _BOLD, "Changes:")]
@@ -194,7 +194,7 @@ def render_md(r: Report) -> str:
         out += [("▶ " if f.important else "  ") + f.line.text for f in r.final_kernel]
         out += ["```", "", "</details>"]
     if r.telemetry:
-        out += ["", f"**Telemetry at the end** (final {r.telemetry.get('window_s', 60)} s)", ""]
+        out += ["", f"**Telemetry at the end** (final {r.telemetry.window_s} s)", ""]
         out += [f"- {_md_text(x)}" for x in telemetry_lines(r.telemetry)]
     if r.changes:
         out += ["", "**Changes**", ""]

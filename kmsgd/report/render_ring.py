@@ -1,14 +1,14 @@
 """Plain-text lines for the ring's sections of a report: telemetry at the end and the time of
-death. Pure; telemetry keys are read defensively, a broken value costs its line, never the
-report."""
+death. Pure: the values were checked where they were made (kmsgd/judge/telemetry.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
+from kmsgd.judge.changes import ConfigFacts
 from kmsgd.judge.memory import memory_evidence
+from kmsgd.judge.telemetry_model import CrashDump, DeviceSummary, Telemetry
 from kmsgd.report.model import RingDeath, iso_utc
+from kmsgd.ring.events import EventName
+from kmsgd.ring.samples import MemoryHolder
 
 
 def ring_death_line(x: RingDeath) -> str:
@@ -42,19 +42,8 @@ _SHOWN_DEVICES = 8
 _SHOWN_EVENTS = 5
 
 
-def _bytes(n: Any) -> str:
-    if not isinstance(n, int | float):
-        return "?"
+def _bytes(n: float) -> str:
     return f"{n / 2**30:.1f} GiB" if abs(n) >= 2**30 / 10 else f"{n / 2**20:.1f} MiB"
-
-
-def _n(x: Any, digits: int = 0) -> str:
-    return f"{x:.{digits}f}" if isinstance(x, int | float) else "?"
-
-
-def _rows(t: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
-    rows = t.get(key)
-    return [x for x in rows if isinstance(x, Mapping)] if isinstance(rows, Sequence) else []
 
 
 def _more(lines: list[str], total: int, what: str) -> list[str]:
@@ -63,120 +52,100 @@ def _more(lines: list[str], total: int, what: str) -> list[str]:
     return [*shown, f"… {rest} more {what}"] if rest > 0 else shown
 
 
-def telemetry_lines(t: Mapping[str, Any]) -> list[str]:
+def telemetry_lines(t: Telemetry) -> list[str]:
     """The telemetry summary as sentences, most telling first: power steps, memory, holders,
     stalls and failing sensors, crash dumps, device events, per-device readings, config."""
     out: list[str] = []
-    gpus = {d.get("device") for d in _rows(t, "devices") if d.get("gpu")}
-    for s in _rows(t, "steps"):
-        what = "GPU power" if s.get("device") in gpus else "power"
+    gpus = {d.device for d in t.devices if d.gpu}
+    for s in t.steps:
+        what = "GPU power" if s.device in gpus else "power"
         out.append(
-            f"{what} {s.get('device')} {s.get('sensor')}: {_n(s.get('from_w'))} W → "
-            f"{_n(s.get('to_w'))} W in {_n(s.get('within_s'), 1)} s, "
-            f"{_n(s.get('before_end_s'), 1)} s before the end"
+            f"{what} {s.device} {s.sensor}: {s.from_w:.0f} W → {s.to_w:.0f} W in "
+            f"{s.within_s:.1f} s, {s.before_end_s:.1f} s before the end"
         )
-    out += _memory_lines(t.get("memory"))
-    holders = _rows(t, "top_holders")
-    if holders:
-        out.append("top holders at the end: " + ", ".join(_holder(h) for h in holders))
+    if t.memory is not None:
+        out.append(memory_evidence(t.memory).text)
+    if t.top_holders:
+        out.append("top holders at the end: " + ", ".join(_holder(h) for h in t.top_holders))
     # a stall still blocked at the end, or one in the final minute, speaks about the end; a
     # file that failed and recovered hours earlier (EPERM while runtime-suspended) does not
-    recent = [
-        s for s in _rows(t, "stalls") if not s.get("ended") or _num_of(s, "before_end_s") <= 60
-    ]
     stalls = [
-        f"sensor read blocked: {s.get('path')} ({s.get('device')}) {_n(s.get('blocked_s'), 1)} s"
-        + (", still blocked at the end" if not s.get("ended") else "")
-        for s in recent
+        f"sensor read blocked: {s.path} ({s.device}) {s.blocked_s:.1f} s"
+        + (", still blocked at the end" if not s.ended else "")
+        for s in t.stalls
+        if not s.ended or s.before_end_s <= 60
     ]
     out += _more(stalls, len(stalls), "stalled reads")
-    failing = [e for e in _rows(t, "sensor_errors") if not e.get("recovered")]
     errors = [
-        f"sensor failing at the end: {e.get('path')} ({e.get('device')}): {e.get('reason')}"
-        + (f" {e.get('detail')}" if e.get("detail") else "")
-        for e in failing
+        f"sensor failing at the end: {e.path} ({e.device}): {e.reason}"
+        + (f" {e.detail}" if e.detail else "")
+        for e in t.sensor_errors
+        if not e.recovered
     ]
     out += _more(errors, len(errors), "failing sensors")
-    dumps = [_dump(d) for d in _rows(t, "devcoredumps")]
+    dumps = [_dump(d) for d in t.devcoredumps]
     out += _more(dumps, len(dumps), "crash dumps")
     events = [
-        f"udev {e.get('action')} {e.get('subsystem')} {e.get('sys_name')}"
-        + (f" ({e.get('pci')})" if e.get("pci") else "")
-        + f", {_n(e.get('before_end_s'), 1)} s before the end"
-        for e in reversed(_rows(t, "device_events"))
+        f"udev {e.event.action} {e.event.subsystem} {e.event.sys_name}"
+        + (f" ({e.event.pci})" if e.event.pci else "")
+        + f", {e.before_end_s:.1f} s before the end"
+        for e in reversed(t.device_events)
     ]
-    total = t.get("device_events_total")
-    out += _more(events, total if isinstance(total, int) else len(events), "device events")
-    devices = sorted(_rows(t, "devices"), key=lambda d: not d.get("gpu"))
+    out += _more(events, t.device_events_total, "device events")
+    devices = sorted(t.devices, key=lambda d: not d.gpu)
     out += [x for x in (_device(d) for d in devices) if x][:_SHOWN_DEVICES]
-    out += _config_lines(t.get("config"))
-    if t.get("note"):
-        out.append(str(t.get("note")))
-    notes = t.get("notes")  # the caller's own remarks (kmsgd last-boot adds some)
-    out += [str(n) for n in notes] if isinstance(notes, list) else []
-    if t.get("skipped_records"):
-        out.append(f"{t.get('skipped_records')} malformed telemetry records skipped")
+    if t.config is not None:
+        out.append(_config_line(t.config))
+    if t.note:
+        out.append(t.note)
+    out += t.notes  # the caller's own remarks (kmsgd last-boot adds some)
+    if t.skipped_records:
+        out.append(f"{t.skipped_records} malformed telemetry records skipped")
     return out
 
 
-def _memory_lines(m: Any) -> list[str]:
-    if not isinstance(m, Mapping):
-        return []
-    return [memory_evidence({"memory": m}).text]
+def _holder(h: MemoryHolder) -> str:
+    gpu = h.gpu_vram_bytes + h.gpu_gtt_bytes
+    return f"{h.comm} {_bytes(h.total_bytes)}" + (f" ({_bytes(gpu)} GPU)" if gpu else "")
 
 
-def _num_of(row: Any, key: str) -> float:
-    value = row.get(key) if isinstance(row, Mapping) else None
-    return float(value) if isinstance(value, int | float) else 0.0
-
-
-def _holder(h: Mapping[str, Any]) -> str:
-    gpu = _num_of(h, "gpu_vram_bytes") + _num_of(h, "gpu_gtt_bytes")
-    return f"{h.get('comm')} {_bytes(h.get('total_bytes'))}" + (
-        f" ({_bytes(gpu)} GPU)" if gpu else ""
-    )
-
-
-def _dump(d: Mapping[str, Any]) -> str:
-    who = f"{d.get('failing_device')} ({d.get('driver') or '?'})"
-    if d.get("event") == "devcoredump_failed":
-        return f"GPU crash dump lost: {who}: {d.get('reason')}"
-    cut = ", truncated" if d.get("truncated") else ""
+def _dump(c: CrashDump) -> str:
+    d = c.dump
+    who = f"{d.failing_device} ({d.driver or '?'})"
+    if d.event is EventName.DEVCOREDUMP_FAILED:
+        return f"GPU crash dump lost: {who}: {d.reason}"
+    cut = ", truncated" if d.truncated else ""
     return (
-        f"GPU crash dump saved: {who}, {_bytes(d.get('size_bytes'))}{cut} at "
-        f"{d.get('saved_path')}, {_n(d.get('before_end_s'), 1)} s before the end"
+        f"GPU crash dump saved: {who}, {_bytes(d.size_bytes)}{cut} at "
+        f"{d.saved_path}, {c.before_end_s:.1f} s before the end"
     )
 
 
-def _device(d: Mapping[str, Any]) -> str:
+def _device(d: DeviceSummary) -> str:
     parts = []
-    sensors = d.get("sensors")
-    for key, st in sorted(sensors.items()) if isinstance(sensors, Mapping) else ():
-        name, _, quantity = str(key).rpartition(".")
+    for key, st in sorted(d.sensors.items()):
+        name, _, quantity = key.rpartition(".")
         unit = _QUANTITY.get(quantity or name)
-        if unit is None or not isinstance(st, Mapping):
+        if unit is None:
             continue
-        top = st.get("peak_60s", st.get("max_60s"))
-        word = "peak" if "peak_60s" in st else "max"
-        parts.append(f"{name or key} {_n(st.get('last'))}{unit} ({word} {_n(top)}{unit})")
-    if not parts and not d.get("stale"):
+        word, top = ("peak", st.peak_60s) if st.peak_60s is not None else ("max", st.max_60s)
+        shown = "?" if top is None else f"{top:.0f}"
+        parts.append(f"{name or key} {st.last:.0f}{unit} ({word} {shown}{unit})")
+    if not parts and not d.stale:
         return ""  # a chip with only fans or voltages: not worth a line
-    line = f"{d.get('device')} ({d.get('driver') or d.get('source') or '?'}): " + (
+    line = f"{d.device} ({d.driver or d.source or '?'}): " + (
         ", ".join(parts) or "no temperature or power readings"
     )
-    if d.get("stale"):
-        line += f"; no record in the final {_n(d.get('last_before_end_s'))} s"
+    if d.stale:
+        line += f"; no record in the final {d.last_before_end_s:.0f} s"
     return line
 
 
-def _config_lines(c: Any) -> list[str]:
-    if not isinstance(c, Mapping):
-        return []
-    types = c.get("iommu_group_types")
-    kinds = ", ".join(f"{k} ×{n}" for k, n in types.items()) if isinstance(types, Mapping) else ""
-    line = f"IOMMU {c.get('iommu_mode')}" + (f" ({kinds})" if kinds else "")
-    if c.get("aspm_policy"):
-        line += f"; ASPM policy {c.get('aspm_policy')}"
-    if c.get("kernel"):
-        line += f"; kernel {c.get('kernel')}"
-    return [line]
+def _config_line(c: ConfigFacts) -> str:
+    kinds = ", ".join(f"{k} ×{n}" for k, n in c.iommu_group_types.items())
+    line = f"IOMMU {c.iommu_mode}" + (f" ({kinds})" if kinds else "")
+    if c.aspm_policy:
+        line += f"; ASPM policy {c.aspm_policy}"
+    if c.kernel:
+        line += f"; kernel {c.kernel}"
+    return line

@@ -70,9 +70,10 @@ def test_seed_004_psu_trip(tmp_path: Path) -> None:
     nxt.run(1)
     rep = judge(m)
     assert rep.outcome == "abrupt_reset_or_power_loss"
-    steps = {s["device"]: s for s in rep.telemetry["steps"]}
+    assert rep.telemetry is not None
+    steps = {s.device: s for s in rep.telemetry.steps}
     assert set(steps) == set(CARDS)
-    assert all(s["from_w"] == 12.0 and s["to_w"] >= 298 for s in steps.values())
+    assert all(s.from_w == 12.0 and s.to_w >= 298 for s in steps.values())
     missing = [c for c in rep.changes if c.what == "gpu_missing"]
     assert [c.device for c in missing] == ["0000:43:00.0"]
     assert 40 <= rep.time_of_death.ring.downtime_s <= 43  # type: ignore[union-attr,operator]

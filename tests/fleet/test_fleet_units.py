@@ -15,6 +15,8 @@ from kmsgd.fleet.attributes import Attribute, from_fields, ram_label, split_cmdl
 from kmsgd.fleet.postmortem import PostMortem
 from kmsgd.fleet.shared import Baseline, shared
 from kmsgd.fleet.window import parse_time, window
+from kmsgd.judge.changes import ConfigFacts, GpuFacts
+from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.report import publish as publish_mod
 from kmsgd.report.entry import entry_fields, report_json
 from kmsgd.report.model import Report
@@ -188,29 +190,30 @@ def test_the_cap_cuts_the_bulk_first_and_says_so() -> None:
 
 
 def a_report() -> Report:
-    config = {
-        "kernel": "6.8.0-49-generic",
-        "cmdline": "root=/dev/sda1 quiet",
-        "gpus": [
-            {
-                "device": "0000:03:00.0",
-                "driver": "amdgpu",
-                "pci_id": "1002:744c",
-                "subsystem_id": "1da2:e471",
-                "model": "",
-                "driver_version": "",
-                "vbios": "113-D70401XT-N11",
-                "firmware": {"smc": "0x00553700", "mec": "0x000001f4"},
-            }
-        ],
-        "host": {"bios_vendor": "AMI", "bios_version": "1.40", "cpu_model": "EPYC"},
-    }
+    gpu = GpuFacts(
+        device="0000:03:00.0",
+        driver="amdgpu",
+        iommu_group_type=None,
+        power_cap_w=None,
+        pci_id="1002:744c",
+        subsystem_id="1da2:e471",
+        model="",
+        driver_version="",
+        vbios="113-D70401XT-N11",
+        firmware={"smc": "0x00553700", "mec": "0x000001f4"},
+    )
+    config = ConfigFacts(
+        kernel="6.8.0-49-generic",
+        cmdline="root=/dev/sda1 quiet",
+        gpus=(gpu,),
+        host={"bios_vendor": "AMI", "bios_version": "1.40", "cpu_model": "EPYC"},
+    )
     return Report(
         Outcome.HARD_FREEZE,
         "",
         "high",
         "Hard freeze.",
-        telemetry={"config": config},
+        telemetry=Telemetry(end_wall_us=1_764_400_000_000_000, config=config),
         fingerprint="5e1f0c2a9b7d4e31",
         boot_id="ab" * 16,
         hostname="gpu-1",

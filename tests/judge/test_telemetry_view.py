@@ -30,24 +30,25 @@ def test_seed_004_power_step_on_both_cards_from_the_raw_reads(
     assert "raw_w" in entries[-3].data["power"]["ppt"]  # type: ignore[index]
     assert "raw_w" not in entries[0].data["power"]["ppt"]  # type: ignore[index]
     t = summarize(entries)
-    steps = {s["device"]: s for s in t["steps"]}
+    steps = {s.device: s for s in t.steps}
     assert set(steps) == {"0000:03:00.0", "0000:43:00.0"}
     a = steps["0000:03:00.0"]
-    assert (a["direction"], a["sensor"], a["from_w"], a["to_w"]) == ("rise", "ppt", 12.0, 301.5)
+    assert (a.direction, a.sensor, a.from_w, a.to_w) == ("rise", "ppt", 12.0, 301.5)
     # the last 12 W read was at 59.6 s, the first 298 W read at 59.7 s; the end is the last
     # record, written 40 ms after the final second's reads
-    end_s = (t["end_wall_us"] - BOOT_WALL) / 1e6
+    assert t.end_wall_us is not None
+    end_s = (t.end_wall_us - BOOT_WALL) / 1e6
     assert end_s == pytest.approx(60.039)
-    assert a["within_s"] == pytest.approx(0.1, abs=0.002)
-    assert a["started_before_end_s"] == pytest.approx(end_s - 59.6, abs=0.002)
-    assert a["before_end_s"] == pytest.approx(end_s - 59.7, abs=0.002)
-    assert steps["0000:43:00.0"]["from_w"] == 11.5
-    card = next(d for d in t["devices"] if d["device"] == "0000:03:00.0")
-    ppt = card["sensors"]["ppt.power_w"]
-    assert ppt["peak_10s"] == 301.5 and ppt["min_60s"] < 13 and card["gpu"] is True
-    assert ppt["last"] == pytest.approx(sum(last_a_mean()) / 10, abs=0.01)
-    assert not card["stale"] and t["skipped_records"] == 0
-    json.dumps(t, allow_nan=False)
+    assert a.within_s == pytest.approx(0.1, abs=0.002)
+    assert a.started_before_end_s == pytest.approx(end_s - 59.6, abs=0.002)
+    assert a.before_end_s == pytest.approx(end_s - 59.7, abs=0.002)
+    assert steps["0000:43:00.0"].from_w == 11.5
+    card = next(d for d in t.devices if d.device == "0000:03:00.0")
+    ppt = card.sensors["ppt.power_w"]
+    assert ppt.peak_10s == 301.5 and ppt.min_60s is not None and ppt.min_60s < 13 and card.gpu
+    assert ppt.last == pytest.approx(sum(last_a_mean()) / 10, abs=0.01)
+    assert not card.stale and t.skipped_records == 0
+    json.dumps(t.to_json(), allow_nan=False)
 
 
 def last_a_mean() -> list[float]:
@@ -71,7 +72,7 @@ def test_steady_load_and_slow_ramps_are_not_steps() -> None:
             tuple(-900 + 100 * i for i in range(10)),
         )
         ring.add(Kind.SAMPLE, sample.to_payload(), s * 1_000_000)
-    assert summarize(ring.entries)["steps"] == []
+    assert summarize(ring.entries).steps == ()
 
 
 def test_without_raw_reads_the_per_second_means_show_a_step_and_a_fall() -> None:
@@ -80,27 +81,28 @@ def test_without_raw_reads_the_per_second_means_show_a_step_and_a_fall() -> None
     for s, w in enumerate(means):
         sample = DeviceSample("nvml", "0000:3d:00.0", "nvidia", s * 1_000_000, {"gpu.power_w": w})
         ring.add(Kind.SAMPLE, sample.to_payload(), s * 1_000_000)
-    steps = summarize(ring.entries)["steps"]
-    assert [(s["direction"], s["from_w"], s["to_w"]) for s in steps] == [
+    steps = summarize(ring.entries).steps
+    assert [(s.direction, s.from_w, s.to_w) for s in steps] == [
         ("rise", 12.0, 280.0),  # the level within 1 s of the edge
         ("fall", 285.0, 15.0),
     ]
-    assert steps[0]["within_s"] == pytest.approx(1.0, abs=0.01)
+    assert steps[0].within_s == pytest.approx(1.0, abs=0.01)
 
 
 def test_seed_003_memory_exhaustion_and_gpu_memory_holders(tmp_path: Path) -> None:
     t = summarize(seed_003(tmp_path))
-    m = t["memory"]
-    assert m["mem_total_bytes"] == 121 * GiB
-    assert m["fall"]["from_bytes"] == 90 * GiB
-    assert m["fall"]["to_bytes"] == pytest.approx(0.3 * GiB, rel=0.01)
-    assert m["fall"]["over_s"] == pytest.approx(40, abs=1)  # not the flat minutes after it
-    assert m["psi_memory_full_avg10_max_pct"] == 78.0
-    top = t["top_holders"][0]
-    assert (top["comm"], top["pid"], top["total_bytes"]) == ("llama-server", 4242, 96 * GiB)
-    assert top["gpu_vram_bytes"] == 27 * GiB and top["rss_bytes"] == 69 * GiB
-    assert [h["comm"] for h in t["top_holders"]][:3] == ["llama-server", "llama-server", "python3"]
-    ev = memory_evidence(t)
+    m = t.memory
+    assert m is not None and m.fall is not None
+    assert m.mem_total_bytes == 121 * GiB
+    assert m.fall.from_bytes == 90 * GiB
+    assert m.fall.to_bytes == pytest.approx(0.3 * GiB, rel=0.01)
+    assert m.fall.over_s == pytest.approx(40, abs=1)  # not the flat minutes after it
+    assert m.pressure("memory.full").max_pct == 78.0
+    top = t.top_holders[0]
+    assert (top.comm, top.pid, top.total_bytes) == ("llama-server", 4242, 96 * GiB)
+    assert top.gpu_vram_bytes == 27 * GiB and top.rss_bytes == 69 * GiB
+    assert [h.comm for h in t.top_holders][:3] == ["llama-server", "llama-server", "python3"]
+    ev = memory_evidence(m)
     assert ev.available_fraction_end == pytest.approx(0.3 / 121, abs=1e-3)
     assert ev.fell_bytes == pytest.approx(89.7 * GiB, rel=0.01) and ev.fell_bytes_per_s > GiB
     assert ev.psi_full_avg10_max_pct == 78.0
@@ -116,11 +118,11 @@ def test_healthy_memory_is_not_exhaustion(tmp_path: Path) -> None:
         meminfo = f"MemTotal: 131072000 kB\nMemAvailable: {90_000_000 - s * 1000} kB\n"
         sample = memory_sample(s * 1_000_000, meminfo.encode(), {})
         ring.add(Kind.SAMPLE, sample.to_payload(), s * 1_000_000)
-    ev = memory_evidence(summarize(ring.entries))
+    ev = memory_evidence(summarize(ring.entries).memory)
     assert ev.psi_full_avg10_max_pct is None
     assert ev.fell_bytes == 59 * 1000 * 1024
     assert ev.text == "MemAvailable 85.8 GiB of 125.0 GiB at the end (min 85.8 GiB in 60 s)"
-    assert memory_evidence({}).text == "no memory samples"
+    assert memory_evidence(None).text == "no memory samples"
 
 
 def test_stalled_sensor_failing_file_crash_dump_and_udev_remove() -> None:
@@ -159,18 +161,18 @@ def test_stalled_sensor_failing_file_crash_dump_and_udev_remove() -> None:
     ring.add(Kind.DEVICE, gone.to_payload(), 28_000_000)
     ring.beat(30_000_000)
     t = summarize(ring.entries)
-    (stall,) = t["stalls"]
-    assert (stall["path"], stall["blocked_s"], stall["ended"]) == (path, 11.0, False)
-    (error,) = t["sensor_errors"]
-    assert (error["reason"], error["recovered"], error["count"]) == ("EIO", False, 1)
-    (d,) = t["devcoredumps"]
-    assert d["failing_device"] == "0000:43:00.0" and d["size_bytes"] == 3_145_728
-    assert d["before_end_s"] == pytest.approx(3.0, abs=0.1)
-    (u,) = t["device_events"]
-    assert (u["action"], u["pci"]) == ("remove", "0000:43:00.0")
-    card1 = next(x for x in t["devices"] if x["device"] == "0000:43:00.0")
-    assert card1["stale"] and card1["last_before_end_s"] == pytest.approx(13, abs=0.1)
-    assert not next(x for x in t["devices"] if x["device"] == "coretemp.0")["stale"]
+    (stall,) = t.stalls
+    assert (stall.path, stall.blocked_s, stall.ended) == (path, 11.0, False)
+    (error,) = t.sensor_errors
+    assert (error.reason, error.recovered, error.count) == ("EIO", False, 1)
+    (d,) = t.devcoredumps
+    assert d.dump.failing_device == "0000:43:00.0" and d.dump.size_bytes == 3_145_728
+    assert d.before_end_s == pytest.approx(3.0, abs=0.1)
+    (u,) = t.device_events
+    assert (u.event.action, u.event.pci) == ("remove", "0000:43:00.0")
+    card1 = next(x for x in t.devices if x.device == "0000:43:00.0")
+    assert card1.stale and card1.last_before_end_s == pytest.approx(13, abs=0.1)
+    assert not next(x for x in t.devices if x.device == "coretemp.0").stale
 
 
 def test_garbage_payloads_are_skipped_and_counted() -> None:
@@ -192,22 +194,22 @@ def test_garbage_payloads_are_skipped_and_counted() -> None:
     ring.add(Kind.SAMPLE, nan, 2_500_000)
     ring.add(Kind.INVENTORY, {"gpus": "none", "iommu_group_types": [1]}, 2_600_000)
     t = summarize(ring.entries)
-    assert t["skipped_records"] == 7
-    assert [d["device"] for d in t["devices"]] == ["coretemp.0", "nvme0"]
-    assert t["devices"][1]["sensors"] == {}  # NaN is no reading
-    assert t["last_sample_wall_us"] == BOOT_WALL + 2_500_000 + WRITE_DELAY_US
-    assert t["config"]["iommu_mode"] == "none" and t["config"]["gpus"] == []
-    json.dumps(t, allow_nan=False)
+    assert t.skipped_records == 7
+    assert [d.device for d in t.devices] == ["coretemp.0", "nvme0"]
+    assert t.devices[1].sensors == {}  # NaN is no reading
+    assert t.last_sample_wall_us == BOOT_WALL + 2_500_000 + WRITE_DELAY_US
+    assert t.config is not None and t.config.iommu_mode == "none" and t.config.gpus == ()
+    json.dumps(t.to_json(), allow_nan=False)
 
 
 def test_empty_boot_says_so() -> None:
     t = summarize([])
-    assert t["note"] == "no records in this boot" and t["devices"] == [] and t["memory"] is None
+    assert t.note == "no records in this boot" and t.devices == () and t.memory is None
     ring = Ring()
     ring.beat(1_000_000)
     t = summarize(ring.entries)
-    assert t["note"] == "no sensor samples in this boot" and t["last_sample_wall_us"] is None
-    assert t["steps"] == [] and t["top_holders"] == [] and t["end_wall_us"] == BOOT_WALL + 1_000_000
+    assert t.note == "no sensor samples in this boot" and t.last_sample_wall_us is None
+    assert t.steps == () and t.top_holders == () and t.end_wall_us == BOOT_WALL + 1_000_000
 
 
 def long_boot(hours: float) -> Iterator[Entry]:
@@ -230,12 +232,12 @@ def test_memory_is_bounded_and_only_the_final_minute_counts() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 3_000_000
-    st = t["devices"][0]["sensors"]["t.temp_c"]
-    assert st["max_60s"] == 60 and st["last"] == 60
+    st = t.devices[0].sensors["t.temp_c"]
+    assert st.max_60s == 60 and st.last == 60
 
 
 def test_end_wall_us_cuts_what_came_after(monkeypatch: pytest.MonkeyPatch) -> None:
     entries = seed_004(monkeypatch)
     end = entries[-1].wall_us - 2_000_000  # two seconds before the step
     t = summarize(entries, end_wall_us=end)
-    assert t["steps"] == [] and t["end_wall_us"] == end
+    assert t.steps == () and t.end_wall_us == end

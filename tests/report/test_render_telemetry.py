@@ -8,13 +8,24 @@ import json
 from pathlib import Path
 
 import pytest
-from telemetry_boots import seed_003, seed_004
+from telemetry_boots import BOOT_WALL, Ring, seed_003, seed_004
 
-from kmsgd.judge.changes import diff_inventory
+from kmsgd.judge.changes import ConfigFacts, diff_inventory
 from kmsgd.judge.telemetry import summarize
+from kmsgd.judge.telemetry_model import (
+    CrashDump,
+    DeviceSummary,
+    SensorError,
+    SensorStats,
+    Stall,
+    Telemetry,
+)
 from kmsgd.report.model import Report
 from kmsgd.report.render import render
 from kmsgd.report.render_ring import telemetry_lines
+from kmsgd.ring.events import DumpEvent, EventName
+from kmsgd.ring.records import Kind
+from kmsgd.ring.samples import DeviceSample
 from kmsgd.types import Outcome
 
 BARE = Report(
@@ -74,32 +85,36 @@ def test_seed_003_memory_and_holders(tmp_path: Path) -> None:
 
 
 def test_stalls_dumps_and_an_empty_boot() -> None:
-    t = {
-        "window_s": 60,
-        "stalls": [
-            {"path": "/sys/x/power1_input", "device": "0000:43:00.0", "blocked_s": 11.0},
-            {"path": "/sys/old", "blocked_s": 2.0, "ended": True, "before_end_s": 3600.0},
-        ],
-        "sensor_errors": [
-            {"path": "/sys/x/gpu_busy_percent", "device": "0000:03:00.0", "reason": "EIO"},
-            {"path": "/sys/y", "device": "0000:03:00.0", "reason": "EPERM", "recovered": True},
-        ],
-        "devcoredumps": [
-            {
-                "event": "devcoredump_saved",
-                "failing_device": "0000:43:00.0",
-                "driver": "amdgpu",
-                "saved_path": "/var/lib/kmsgd/devcoredump/a.bin",
-                "size_bytes": 3 * 2**20,
-                "before_end_s": 3.0,
-            }
-        ],
-        "devices": [
-            {"device": "0000:43:00.0", "driver": "amdgpu", "stale": True, "last_before_end_s": 13},
-            {"device": "it8688.0", "driver": "it87", "sensors": {"fan1.fan_rpm": {"last": 900}}},
-        ],
-        "config": {"iommu_mode": "translated", "iommu_group_types": {"DMA-FQ": 3}},
-    }
+    saved = DumpEvent(
+        EventName.DEVCOREDUMP_SAVED, "devcd1", "0000:43:00.0", 0,
+        "/var/lib/kmsgd/devcoredump/a.bin", 3 * 2**20, False, "amdgpu",
+    )  # fmt: skip
+    t = Telemetry(
+        END,
+        stalls=(
+            Stall("/sys/x/power1_input", "0000:43:00.0", 11.0, False, END, 0.0),
+            Stall("/sys/old", "", 2.0, True, END - 3_600_000_000, 3600.0),
+        ),
+        sensor_errors=(
+            SensorError("/sys/x/gpu_busy_percent", "0000:03:00.0", 1, False, 5.0, "EIO"),
+            SensorError("/sys/y", "0000:03:00.0", 1, True, 9.0, "EPERM"),
+        ),
+        devcoredumps=(CrashDump(END - 3_000_000, saved, 3.0),),
+        devices=(
+            DeviceSummary("0000:43:00.0", "amdgpu", "amdgpu", END, 13, True, True),
+            DeviceSummary(
+                "it8688.0",
+                "it87",
+                "hwmon",
+                END,
+                0.0,
+                False,
+                False,
+                {"fan1.fan_rpm": SensorStats(900)},
+            ),
+        ),
+        config=ConfigFacts(iommu_mode="translated", iommu_group_types={"DMA-FQ": 3}),
+    )
     assert telemetry_lines(t) == [
         "sensor read blocked: /sys/x/power1_input (0000:43:00.0) 11.0 s, still blocked at the end",
         "sensor failing at the end: /sys/x/gpu_busy_percent (0000:03:00.0): EIO",
@@ -113,6 +128,9 @@ def test_stalls_dumps_and_an_empty_boot() -> None:
     assert r"- sensor read blocked: /sys/x/power1\_input" in md  # `_` is not emphasis
 
 
+END = BOOT_WALL + 60_000_000
+
+
 def test_report_without_telemetry_has_no_new_sections(monkeypatch: pytest.MonkeyPatch) -> None:
     for fmt in ("text", "md"):
         out = render(BARE, fmt)
@@ -121,17 +139,32 @@ def test_report_without_telemetry_has_no_new_sections(monkeypatch: pytest.Monkey
     assert len(doc["telemetry"]["steps"]) == 2 and doc["changes"][0]["what"] == "gpu_missing"
 
 
-def test_partial_or_odd_telemetry_renders_without_raising() -> None:
-    odd = {
-        "steps": [{"device": "x"}],
-        "memory": {"fall": {"from_bytes": "a"}, "mem_total_bytes": None},
-        "top_holders": [{"comm": "a"}, "junk"],
-        "devices": [{"device": "d", "sensors": {"t.temp_c": {"last": None}, "bad": 3}}],
-        "device_events": "nope",
-        "config": {"iommu_mode": "none", "iommu_group_types": []},
-        "notes": ["this ring was written on another machine"],
-    }
-    lines = telemetry_lines(odd)
-    assert lines[0] == "power x None: ? W → ? W in ? s, ? s before the end"
-    assert "no memory samples" in lines
-    assert lines[-1] == "this ring was written on another machine"
+def test_garbage_ring_payloads_give_a_sane_summary_and_its_lines() -> None:
+    """Broken sensor records cost their own line, never the report: they are skipped and
+    counted where the summary is made, and what is left renders like any other boot."""
+    ring = Ring()
+    mean = DeviceSample("hwmon", "x", "", 1_000_000, {"ppt.power_w": 5.0}, raw_ms=(-900, -800))
+    ring.add(Kind.SAMPLE, mean.to_payload(), 1_000_000)  # raw_ms but no raw reads: the mean
+    for bad in (
+        {"sample": "device", "device": "x", "values": {"t.temp_c": "hot"}},
+        {"sample": "memory", "mem_total_bytes": None, "mem_available_bytes": "lots"},
+        {"sample": "procs", "top": ["junk"]},
+        {"sample": "device", "device": "d", "values": {"t.temp_c": "nan", "bad": 3}},
+        [1, 2],
+    ):
+        ring.add(Kind.SAMPLE, bad, 2_000_000)
+    ring.add(Kind.EVENT, {"event": "devcoredump_saved", "size_bytes": "big"}, 2_000_000)
+    ring.add(Kind.DEVICE, "nope", 2_000_000)
+    ring.add(Kind.INVENTORY, {"iommu_group_types": [], "gpus": [{"no": "device"}]}, 2_000_000)
+    t = summarize(ring.entries)  # the 5 W record once raised ValueError (zip, strict)
+    assert t.skipped_records == 6 and t.memory is None and t.top_holders == ()
+    assert [d.device for d in t.devices] == ["d", "x"]
+    assert list(t.devices[0].sensors) == ["bad"]  # NaN is no reading
+    t = dataclasses.replace(t, notes=("this ring was written on another machine",))
+    assert telemetry_lines(t) == [
+        "x (hwmon): ppt 5 W (max 5 W)",
+        "IOMMU none",
+        "this ring was written on another machine",
+        "6 malformed telemetry records skipped",
+    ]
+    json.dumps(t.to_json(), allow_nan=False)
