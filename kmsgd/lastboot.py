@@ -26,6 +26,7 @@ from kmsgd.judge.bootview import (
 )
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.clocks import downtime, rtc_in_local_time
+from kmsgd.judge.incidents import blocked_calls, incidents
 from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.judge.rules import Evidence
@@ -142,6 +143,7 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         memory=_memory(summary, verdict, view.timeline),
         pstore=pstore_witness,
         journal=_journal_witness(boot_id, opts) if opts.journal and not current else None,
+        stuck=next(iter(blocked_calls(view.of(Kind.INCIDENT), _hung_lines(view))), None),
         checked_downtime=downtime(
             view.live.last_wall_us, next_wall, steps, rtc_local=opts.rtc_local
         ),
@@ -181,17 +183,19 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     )
 
 
-def _incidents(view: BootView) -> tuple[dict[str, object], ...]:
-    """The boot's incidents (kmsgd/judge/incidents.py), hung-task lines giving durations."""
-    from kmsgd.judge.incidents import incidents
-
-    hung = [
+def _hung_lines(view: BootView) -> list[str]:
+    """The boot's hung-task lines: they say how long a task had been blocked."""
+    return [
         i.line.record.message
         for t in view.timeline.tags
         if t.tag == "hung_task"
         for i in (t.first, t.last)
     ]
-    return tuple(incidents(view.of(Kind.INCIDENT), hung))
+
+
+def _incidents(view: BootView) -> tuple[dict[str, object], ...]:
+    """The boot's incidents (kmsgd/judge/incidents.py)."""
+    return tuple(incidents(view.of(Kind.INCIDENT), _hung_lines(view)))
 
 
 def _merge(v: Verdict, d: RingDecision, f: RingFacts) -> Verdict:
