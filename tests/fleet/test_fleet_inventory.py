@@ -34,14 +34,15 @@ def test_host_facts_and_firmware(tmp_path: Path) -> None:
     assert inv.gpus[0]["firmware"] == {"smc": "0x00553700", "mec": "0x000001f4"}
     assert Inventory.from_payload(inv.to_payload()) == inv
     facts = config_facts(inv.to_payload())
-    assert facts["host"]["bios_version"] == "1.40"
-    gpu = facts["gpus"][0]
-    assert (gpu["pci_id"], gpu["subsystem_id"], gpu["vbios"]) == (
+    assert facts.host["bios_version"] == "1.40"
+    gpu = facts.gpus[0]
+    assert (gpu.pci_id, gpu.subsystem_id, gpu.vbios) == (
         "1002:744c",
         "1da2:e471",
         "113-D70401XT-N11",
     )
-    assert gpu["firmware"] == {"smc": "0x00553700", "mec": "0x000001f4"}
+    assert gpu.firmware == {"smc": "0x00553700", "mec": "0x000001f4"}
+    assert facts.to_json()["gpus"][0]["firmware"] == {"smc": "0x00553700", "mec": "0x000001f4"}
 
 
 def test_an_nvml_gpu_gets_its_pci_ids_from_sysfs(tmp_path: Path) -> None:
@@ -69,4 +70,4 @@ def test_an_old_inventory_without_host_still_reads(tmp_path: Path) -> None:
     inv = Inventory.from_payload(old)
     assert inv.host == {}
     facts = config_facts(old)
-    assert facts["host"] == {} and facts["gpus"][0]["pci_id"] == ""
+    assert facts.host == {} and facts.gpus[0].pci_id == ""
