@@ -287,6 +287,11 @@ def last_boot(
     from kmsgd.record.procfs import read_machine_id
     from kmsgd.report.render import render
 
+    if fmt == "export" and redact:
+        raise BadInput(
+            "--redact does not apply to --format export",
+            hint="the entry goes to your own collector, filed under the box's real host name",
+        )
     cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)
     if save and save_dir is None:
         save_dir = cfg.report_dir

@@ -195,3 +195,18 @@ def test_unusable_input_is_one_line_and_status_2(
     lines = run.stderr.splitlines()
     assert len(lines) == 1 and says in lines[0], run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_export_refuses_redact() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "kmsgd.cli", "last-boot", "--format", "export", "--redact"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "kmsgd: --redact does not apply to --format export (the entry goes to your own "
+        "collector, filed under the box's real host name)"
+    ]
