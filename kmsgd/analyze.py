@@ -14,7 +14,8 @@ from typing import BinaryIO
 from kmsgd.bundle import DECODE_ERRORS, open_path, open_stream
 from kmsgd.errors import BadInput
 from kmsgd.judge.classify import Verdict, classify
-from kmsgd.judge.timeline import HEAD_LINES, Timeline, TimelineBuilder
+from kmsgd.judge.skim import Plan, Skimmer
+from kmsgd.judge.timeline import HEAD_LINES, TAIL_LINES, Timeline, TimelineBuilder
 from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, Origin
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
@@ -83,6 +84,15 @@ class _Collector:
             self.error(f"matching line {line.lineno}", err)
         if self.waiting is not None and len(self.builder) >= HEAD_LINES:
             self._judge_waiting(self.builder.build())
+
+    def count(
+        self, n: int, plan: Plan, ts: tuple[int, int] | None, wall: tuple[int, int] | None
+    ) -> None:
+        """Take `n` lines that skim.py found routine (see _feed_block): only counted."""
+        self.evidence += n
+        if plan.host and len(self.hosts) < MAX_HOSTS:
+            self.hosts.add(plan.host)
+        self.builder.count(n, plan.fmt, ts, wall)
 
     def error(self, where: str, err: Exception) -> None:
         if len(self.errors) < 20:  # the first ones say enough
@@ -214,28 +224,80 @@ def analyze_inputs(
     return report, Redactor(hosts, keep=keep)
 
 
+def _feed(stream: LogStream, col: _Collector, lines: list[str], lineno: int, step: int = 1) -> None:
+    """Every line through the parser into the boots (the path every line can take)."""
+    add, mark, feed = col.line, col.mark, stream.feed
+    for text in lines:
+        try:
+            events = feed(lineno, text)
+        except Exception as err:  # a parser bug costs this line its parsing, no more
+            col.error(f"parsing line {lineno}", err)
+            events = [Line(text, Origin.TEXT, LogFormat.TEXT, lineno, text)]
+        for ev in events:
+            if type(ev) is Line:
+                add(ev)
+            else:
+                mark(ev)  # type: ignore[arg-type]
+        lineno += step
+
+
+def _feed_block(
+    stream: LogStream, col: _Collector, lines: list[str], start: int, plan: Plan
+) -> None:
+    """A block by skim.py's plan: its runs of routine lines are counted when the stream
+    and the boot are in a state where parsing them would only have counted them (past
+    the boot's head, nothing waiting on it); all other lines are parsed."""
+    fmt = plan.fmt
+    at = 0
+    for a, b in plan.runs:
+        _feed(stream, col, lines[at:a], start + at)
+        while a < b and not (
+            col.waiting is None
+            and len(col.builder) + stream.holding > HEAD_LINES
+            and stream.countable(fmt, lines[a])
+        ):
+            _feed(stream, col, lines[a : a + 1], start + a)
+            a += 1
+        at = a
+        if b - a < 2:
+            continue
+        first, last = stream.stamps(fmt, lines[a]), stream.stamps(fmt, lines[b - 1])
+        if fmt is not LogFormat.DMESG and (first[1] is None or last[1] is None):
+            continue  # a wall clock that does not parse: the parser says what it is
+        for ev in stream.count(fmt, b - a, last[0]):
+            col.line(ev) if isinstance(ev, Line) else col.mark(ev)
+        ts = (first[0], last[0]) if first[0] is not None and last[0] is not None else None
+        wall = (first[1], last[1]) if first[1] is not None and last[1] is not None else None
+        col.count(b - a, plan, ts, wall)
+        at = b
+    _feed(stream, col, lines[at:], start + at)
+
+
 def _judge(
     source: BinaryIO, *, name: str, baseline: Mapping[str, float] | None = None
 ) -> tuple[Report, set[str], set[str]]:
     stats = InputStats()
     stream = LogStream()
     col = _Collector(baseline)
-    add, mark, feed = col.line, col.mark, stream.feed
-    for start, step, lines in read_chunks(source, name, stats):
+    skim = Skimmer()
+    # a block's last TAIL_LINES lines are planned again with the next block: whether they
+    # are in a boot's final window is only known from what follows them
+    carry: list[str] = []
+    carry_text, carry_start = "", 1
+    for start, step, lines, text in read_chunks(source, name, stats):
         col.reversed = stats.reversed
-        lineno = start
-        for text in lines:
-            try:
-                events = feed(lineno, text)
-            except Exception as err:  # a parser bug costs this line its parsing, no more
-                col.error(f"parsing line {lineno}", err)
-                events = [Line(text, Origin.TEXT, LogFormat.TEXT, lineno, text)]
-            for ev in events:
-                if type(ev) is Line:
-                    add(ev)
-                else:
-                    mark(ev)  # type: ignore[arg-type]
-            lineno += step
+        if carry:
+            start, lines, carry = carry_start, carry + lines, []
+            text = carry_text + text if text is not None else None
+        plan = skim.plan(lines, text) if text is not None else None
+        if plan is None or text is None:
+            _feed(stream, col, lines, start, step)
+            continue
+        cut = len(lines) - TAIL_LINES  # plan.runs end before it
+        _feed_block(stream, col, lines[:cut], start, plan)
+        carry, carry_start = lines[cut:], start + cut
+        carry_text = text[len(text) - sum(map(len, carry)) - len(carry) :]
+    _feed(stream, col, carry, carry_start)
     for ev in stream.close():
         col.line(ev) if isinstance(ev, Line) else col.mark(ev)
     if col.evidence == 0 and not any(b for b in col.boots):

@@ -75,6 +75,7 @@ class Signature:
     check: Check | None = None
     routine: bool = False  # a warning that workloads produce daily: never blamed first
     trigger: Trigger | None = None  # starts an incident in the recorder (kernel lines only)
+    timed: bool = False  # its check reads the printk stamp (MatchInput.ts_usec)
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""

@@ -38,6 +38,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Decode with rasdaemon/mcelog: bank and address name the CPU, cache or DIMM.",
         10,
         check=lambda m, i: not ("events logged" in i.text and _early(m, i)),
+        timed=True,
         trigger=Trigger(
             "mce", narrow=r"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"
         ),
@@ -52,6 +53,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Decode with rasdaemon/mcelog (ras-mc-ctl --errors).",
         100,
         check=_early,
+        timed=True,
     ),
     # drivers/edac/edac_mc.c edac_mc_handle_error: "EDAC MC%d: %d %s error%s ..." as
     # "EDAC MC0: 1 CE memory read error on …" (3.5+); 2.6–3.4: "EDAC MC%d: CE page 0x%lx,

@@ -178,6 +178,29 @@ class TimelineBuilder:
         self._tail.append(item)
         return tags
 
+    def count(
+        self,
+        n: int,
+        fmt: LogFormat,
+        ts: tuple[int, int] | None,
+        wall: tuple[int, int] | None,
+    ) -> None:
+        """Take `n` evidence lines that show no tag and lie outside the head and the final
+        window (skim.py): counted, with the (first, last) kernel stamp and wall clock of
+        the run; nothing else of them is kept."""
+        self._total += n
+        self._evidence += n
+        self._formats[fmt] = self._formats.get(fmt, 0) + n
+        if ts is not None:
+            if self._ts[0] is None:
+                self._ts[0] = ts[0]
+            self._ts[1] = ts[1]
+        if wall is not None:
+            if self._wall[0] is None:
+                self._wall[0] = wall[0]
+            self._wall[1] = wall[1]
+        self._tail.clear()  # what is kept of the tail lies after the counted lines
+
     def _count(self, hit: SignatureHit, item: Item) -> None:
         sub = hit.signature.subsystem
         if hit.device and hit.signature.device_kind is DeviceKind.PCI:

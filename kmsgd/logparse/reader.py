@@ -41,8 +41,9 @@ def _decode(raw: bytes) -> str:
     return raw.rstrip(b"\r\n").replace(b"\x00", b"").decode("utf-8", errors="replace")
 
 
-def _decode_block(block: bytes, stats: InputStats) -> list[str]:
-    """A block of whole lines (ending in a newline) → its lines, decoded in one call."""
+def _decode_block(block: bytes, stats: InputStats) -> tuple[list[str], str | None]:
+    """A block of whole lines (ending in a newline) → its lines, decoded in one call, and
+    the block's text those lines are (None when a line had to be cut to MAX_LINE)."""
     text = block.decode("utf-8", errors="replace")
     if "\x00" in text:
         text = text.replace("\x00", "")
@@ -50,12 +51,13 @@ def _decode_block(block: bytes, stats: InputStats) -> list[str]:
         text = text.replace("\r\n", "\n")
     lines = text.split("\n")
     lines.pop()  # the block ends with a newline
-    if len(text) > MAX_LINE:
+    if len(text) > MAX_LINE and max(map(len, lines), default=0) > MAX_LINE:
         for k, line in enumerate(lines):
             if len(line) > MAX_LINE:
                 lines[k] = line[:MAX_LINE]
                 stats.cut_lines += 1
-    return lines
+        return lines, None
+    return lines, text
 
 
 def check_text(head: bytes, name: str) -> None:
@@ -139,7 +141,9 @@ def _looks_reversed(lines: list[bytes]) -> bool:
     return down >= 3 and down > 2 * up
 
 
-Chunk = tuple[int, int, list[str]]  # (line number of the first line, +1 or -1, lines)
+# (line number of the first line, +1 or -1, lines, the text of the lines joined by and ending
+# in newlines, or None: reversed input, or a line cut to MAX_LINE)
+Chunk = tuple[int, int, list[str], str | None]
 
 
 def read_chunks(src: BinaryIO, name: str, stats: InputStats) -> Iterator[Chunk]:
@@ -148,14 +152,14 @@ def read_chunks(src: BinaryIO, name: str, stats: InputStats) -> Iterator[Chunk]:
     blocks = _blocks(src, stats)
     first = next(blocks, b"")
     check_text(first[:PEEK_BYTES], name)
-    head = _decode_block(first, stats)
+    head, text = _decode_block(first, stats)
     if not _looks_reversed([ln.encode() for ln in head[:PEEK_LINES]]):
         n = 1
-        yield n, 1, head
+        yield n, 1, head, text
         n += len(head)
         for block in blocks:
-            lines = _decode_block(block, stats)
-            yield n, 1, lines
+            lines, text = _decode_block(block, stats)
+            yield n, 1, lines, text
             n += len(lines)
         stats.lines = n - 1
         return
@@ -176,15 +180,15 @@ def read_chunks(src: BinaryIO, name: str, stats: InputStats) -> Iterator[Chunk]:
         for raw in pieces:
             batch.append(_decode(raw))
             if len(batch) >= 4096:
-                yield n, -1, batch
+                yield n, -1, batch, None
                 n -= len(batch)
                 batch = []
         if batch:
-            yield n, -1, batch
+            yield n, -1, batch, None
 
 
 def read_lines(src: BinaryIO, name: str, stats: InputStats) -> Iterator[tuple[int, str]]:
     """(line number, text) in time order; see read_chunks."""
-    for start, step, lines in read_chunks(src, name, stats):
+    for start, step, lines, _ in read_chunks(src, name, stats):
         for k, text in enumerate(lines):
             yield start + k * step, text

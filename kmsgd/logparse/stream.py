@@ -112,6 +112,58 @@ class LogStream:
         self._line(lineno, text, out)
         return out
 
+    def countable(self, fmt: LogFormat, text: str) -> bool:
+        """Whether `feed` would take the plain line `text` of `fmt` (a dmesg line, or a
+        journal line without a printk stamp, that skim.py vouched for) without looking back
+        at the lines before it: no export block open, the dmesg fast path on and its stamp
+        after the last one, the journal's month the one seen last (no new year)."""
+        if self._export is not None:
+            return False
+        if fmt is LogFormat.DMESG:
+            if not self._fast:
+                return False
+            m = _FAST.match(text)
+            if m is None:
+                return False
+            last = self._last_ts
+            return last is None or int(m.group(1)) * 1_000_000 + int(m.group(2)) > last
+        fields = formats.parse_journal(text) if fmt is LogFormat.JOURNAL else None
+        return (
+            fields is not None
+            and fields.month_day is not None
+            and (fields.month_day[0] == self._month)
+        )
+
+    def stamps(self, fmt: LogFormat, text: str) -> tuple[int | None, int | None]:
+        """(printk stamp, wall clock) that `feed` would give a countable line."""
+        if fmt is LogFormat.DMESG:
+            m = _FAST.match(text)
+            assert m is not None
+            return int(m.group(1)) * 1_000_000 + int(m.group(2)), None
+        fields = formats.parse_journal(text)
+        assert fields is not None
+        return fields.ts_usec, self._wall(fields)
+
+    def count(self, fmt: LogFormat, n: int, last_ts: int | None) -> list[Event]:
+        """Take `n` countable lines without making them: what `feed` would have done for
+        each, but the lines themselves never come out. Returns the line held back before."""
+        out: list[Event] = []
+        if self._pending is not None:
+            out.append(self._pending)
+            self._pending = None
+        if fmt is LogFormat.DMESG:
+            self._fast_count += n
+            self._last_ts = last_ts
+        else:
+            self._counts[fmt] = self._counts.get(fmt, 0) + n
+        self._since_mark += n
+        return out
+
+    @property
+    def holding(self) -> bool:
+        """Whether a line is held back (it joins the boot when the next line comes)."""
+        return self._pending is not None
+
     @property
     def counts(self) -> dict[LogFormat, int]:
         """Lines parsed per format."""
