@@ -318,6 +318,11 @@ def test_install_upgrade_remove_purge(built: Built) -> None:
     # logging policy-rc.d refuse (and record) every start, restart and stop.
     c.path("/run/systemd/system").mkdir(parents=True, exist_ok=True)
     policy_log = c.path("/var/log/policy-rc.d.log")
+    # No systemd here: a stand-in systemd-sysctl records what the postinst asks it to apply.
+    sysctl = c.path("/usr/lib/systemd/systemd-sysctl")
+    sysctl.parent.mkdir(parents=True, exist_ok=True)
+    sysctl.write_text('#!/bin/sh\necho "$*" >> /var/log/systemd-sysctl.log\n')
+    sysctl.chmod(0o755)
     before = snapshot(c)
     packages_before = installed(c)
 
@@ -340,6 +345,8 @@ def test_install_upgrade_remove_purge(built: Built) -> None:
     assert state.stat().st_gid == int(c.ok("getent", "group", "adm").split(":")[2])
     assert "kmsgd.service start" in policy_log.read_text(), "the recorder is started"
     assert "kmsgd-report.service start" not in policy_log.read_text()
+    applied = c.path("/var/log/systemd-sysctl.log").read_text().split()
+    assert applied == ["60-kmsgd.conf"], "the forensic sysctls applied by name at install"
     assert c.path("/usr/lib/python3/dist-packages/kmsgd/__pycache__").is_dir(), "py3compile"
 
     # Upgrade: the recorder is restarted (not stopped first), the ring is kept.
@@ -378,6 +385,7 @@ def test_install_upgrade_remove_purge(built: Built) -> None:
     assert not left, f"left after purge and autoremove: {left[:40]}"
     # From here on no maintainer script may think systemd runs here.
     shutil.rmtree(c.path("/run/systemd"))
+    sysctl.unlink()
 
 
 @pytest.mark.slow
