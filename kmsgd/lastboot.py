@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kmsgd.catalogue.table import find_signatures
 from kmsgd.errors import NothingToJudge
 from kmsgd.judge import changes as chg
 from kmsgd.judge import telemetry as tv
@@ -20,36 +19,23 @@ from kmsgd.judge.bootview import (
     BootView,
     early_clock_steps,
     early_records,
-    kernel_records,
     last_payload,
     read_boot,
 )
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.clocks import downtime, rtc_in_local_time
+from kmsgd.judge.history import healthy_baseline, loop_notes
 from kmsgd.judge.incidents import blocked_calls, incidents
 from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.judge.rules import Evidence
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
-from kmsgd.report.model import (
-    Ended,
-    Report,
-    ReportError,
-    RingDeath,
-    TimeOfDeath,
-    build_report,
-    iso_utc,
-)
-from kmsgd.ring import frame as fr
+from kmsgd.report.death import Ended, RingDeath, TimeOfDeath, iso_utc
+from kmsgd.report.model import Report, ReportError, build_report
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
-from kmsgd.ring.records import KIND_CODES, Boot, Entry, KernelRecord, Kind, Stop
+from kmsgd.ring.records import Boot, Entry, KernelRecord, Kind
 from kmsgd.types import CLEAN, Confidence, Outcome
-
-HEALTHY_RUN_S = 3600.0  # an earlier boot this long counts as healthy for the noise baseline
-BASELINE_BOOTS = 5
-LOOP_BOOT_S = 90.0
-_KERNEL_CODE, _STOP_CODE = KIND_CODES[Kind.KERNEL], KIND_CODES[Kind.STOP]
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,81 +295,6 @@ def _journal_witness(boot_id: str, opts: Options) -> Witness | None:
     rebooted = ev.kind in (shutdown.ShutdownKind.REBOOT, shutdown.ShutdownKind.KEXEC)
     outcome = Outcome.CLEAN_REBOOT if rebooted else Outcome.CLEAN_SHUTDOWN
     return Witness(outcome, "journal", ev.confidence, f"journal: {ev.detail}")
-
-
-def healthy_baseline(reader: RingReader, earlier: Sequence[str]) -> dict[str, float]:
-    """Occurrences per hour of each tag on the newest earlier boots (at most BASELINE_BOOTS)
-    that ended cleanly or ran long."""
-    counts: dict[str, int] = {}
-    hours = 0.0
-    taken = 0
-    for boot_id in reversed(earlier):
-        tags, span_s, clean = _boot_tags(reader, boot_id)
-        if not (clean or span_s >= HEALTHY_RUN_S):
-            continue
-        hours += max(span_s / 3600, 1 / 60)
-        for tag, n in tags.items():
-            counts[tag] = counts.get(tag, 0) + n
-        taken += 1
-        if taken >= BASELINE_BOOTS:
-            break
-    return {tag: n / hours for tag, n in counts.items()} if hours else {}
-
-
-def _boot_tags(reader: RingReader, boot_id: str) -> tuple[dict[str, int], float, bool]:
-    """In one pass over a boot: its tag counts, its length in seconds, whether it ended
-    with a stop record written while the system shut down."""
-    first: list[int] = []
-    last = [0]
-    clean = [False]
-
-    def records() -> Iterator[KernelRecord]:
-        for h in reader.skim_of(boot_id):
-            if not first:
-                first.append(h.wall_us)
-            last[0] = h.wall_us
-            clean[0] = False
-            if h.code == _KERNEL_CODE or h.code == _STOP_CODE:
-                f = reader.check(h)
-                e = fr.to_entry(f) if f is not None else None
-                if e is not None and isinstance(e.data, KernelRecord):
-                    yield e.data
-                elif e is not None and isinstance(e.data, Stop):
-                    clean[0] = e.data.shutting_down
-
-    tags: dict[str, int] = {}
-    for hit in find_signatures(records()):
-        tags[hit.tag] = tags.get(hit.tag, 0) + 1
-    span_s = (last[0] - first[0]) / 1e6 if first else 0.0
-    return tags, span_s, clean[0]
-
-
-def loop_notes(reader: RingReader, ids: Sequence[str], i: int, view: BootView) -> list[str]:
-    """Consecutive short boots that ended abruptly at the same point (looked for only when
-    the judged boot itself was short)."""
-    live = view.live
-    if live.stop is not None or (live.last_wall_us or 0) - (live.first_wall_us or 0) > (
-        LOOP_BOOT_S * 1e6
-    ):
-        return []
-    recent = [s for s in map(reader.summary_of, ids[max(0, i - 3) : i + 1]) if s is not None]
-    short = [
-        r
-        for r in recent
-        if not r.stopped and (r.last_wall_us - r.first_wall_us) / 1e6 <= LOOP_BOOT_S
-    ]
-    if len(short) < 3:
-        return []
-    lasts = []
-    for r in short:
-        kernel = [k.message for k in kernel_records(reader, r.boot_id) if not k.facility]
-        lasts.append(kernel[-1] if kernel else "")
-    top = max(set(lasts), key=lasts.count)
-    where = f", each right after `{top}`" if top and lasts.count(top) >= 3 else ""
-    return [
-        f"boot loop: {len(short)} of the last {len(recent)} boots ended within "
-        f"{LOOP_BOOT_S:.0f} s of start{where}"
-    ]
 
 
 def _foreign(boot: Boot | None, opts: Options) -> list[str]:

@@ -75,22 +75,12 @@ def _final_window(tl: Timeline) -> list[TagStats]:
     return [t for t in tl.tags if final(t)]
 
 
-def _hours(tl: Timeline) -> float | None:
-    if tl.first_ts_usec is not None and tl.last_ts_usec is not None:
-        span = tl.last_ts_usec - tl.first_ts_usec
-    elif tl.first_wall_us is not None and tl.last_wall_us is not None:
-        span = tl.last_wall_us - tl.first_wall_us
-    else:
-        return None
-    return max(span / 3.6e9, 1 / 60)  # at least a minute: early-boot bursts are not rates
-
-
 def _noise(ctx: Context) -> None:
     """A tag no more frequent than on healthy boots is noise (docs/incidents.md, the amdgpu
     freeze: the svm_range hog came 6 times in a healthy 7-hour boot). Its count is compared with
     what the healthy rate predicts for this boot's length (an hour at least), with slack for
     small numbers."""
-    hours = max(_hours(ctx.tl) or 1.0, 1.0)
+    hours = max(ctx.tl.span_hours or 1.0, 1.0)
     for tag, rate in ctx.baseline.items():
         count = ctx.tl.count(tag)
         if not count or rate <= 0 or tag == "kernel_panic":

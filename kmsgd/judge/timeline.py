@@ -78,6 +78,16 @@ class Timeline:
         return tuple(i.line.record for i in self.items)
 
     @property
+    def span_hours(self) -> float | None:
+        """How long the boot's lines cover, by the printk clock when it has one, else the wall
+        clock: the one base of every per-hour rate (noise baseline, the report's rates)."""
+        if self.first_ts_usec is not None and self.last_ts_usec is not None:
+            return (self.last_ts_usec - self.first_ts_usec) / 3.6e9
+        if self.first_wall_us is not None and self.last_wall_us is not None:
+            return (self.last_wall_us - self.first_wall_us) / 3.6e9
+        return None
+
+    @property
     def omitted(self) -> int:
         return self.total - len(self.items)
 

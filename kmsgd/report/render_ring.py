@@ -6,7 +6,7 @@ from __future__ import annotations
 from kmsgd.judge.changes import ConfigFacts
 from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.telemetry_model import CrashDump, DeviceSummary, Telemetry
-from kmsgd.report.model import RingDeath, iso_utc
+from kmsgd.report.death import RingDeath, iso_utc
 from kmsgd.ring.events import EventName
 from kmsgd.ring.samples import MemoryHolder
 
