@@ -13,6 +13,14 @@ _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, Device
 EARLY_US = 300_000_000  # "at boot": within the first five minutes of printk time
 
 
+# mce_notify_irq (arch/x86/kernel/cpu/mce/core.c): "Machine check events logged" says only
+# that records wait for mcelog/rasdaemon. What they are is often in the log beside it: the
+# EDAC driver's decode of a corrected memory error, or (kernels before 4.x, whose thermal
+# interrupt logged through the MCE log) a CPU throttling notice. Then those lead.
+MCE_NOTICE = "Machine check events logged"
+MCE_NOTICE_EXPLAINED_BY = ("edac", "thermal_throttle")
+
+
 def _early(m: re.Match[str], i: MatchInput) -> bool:
     # without a printk stamp (journal short) "at boot" cannot be told: count it as runtime
     return i.ts_usec is not None and i.ts_usec < EARLY_US
@@ -158,6 +166,23 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         13,
         device_kind=_CPU,
         routine=True,
+    ),
+    # Raspberry Pi supply voltage below the firmware's threshold (4.63 V): the VC4 firmware's
+    # get_throttled bit 0, polled by the kernel. Downstream kernels 4.14-5.x
+    # (drivers/firmware/raspberrypi.c, "firmware/raspberrypi: Add a get_throttled sysfs
+    # file", 2018): "Under-voltage detected! (0x%08x)"; mainline 4.19+
+    # (drivers/hwmon/raspberrypi-hwmon.c rpi_firmware_get_throttled): "Undervoltage
+    # detected!". The all-clear, "Voltage normalised", is not a signature.
+    sig(
+        "under_voltage",
+        r"Under-?voltage detected!",
+        ("voltage", "Undervoltage"),
+        S.ERROR,
+        "power",
+        "The power supply sagged below what the board needs (brown-out).",
+        "Use the board's rated power supply and a short, thick cable; resets and "
+        "storage corruption follow brown-outs.",
+        8,
     ),
     sig(
         "thermal_critical",

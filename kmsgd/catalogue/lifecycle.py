@@ -48,6 +48,22 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         100,
         idents=("systemd", "systemd-shutdown", "systemd-journald", "systemd-logind"),
     ),
+    # systemd-shutdown opens the hardware watchdog only when PID 1 handed it a timeout, and
+    # PID 1 does that for reboot and kexec alone (src/core/main.c: RebootWatchdogSec=,
+    # KExecWatchdogSec=; systemd-system.conf(5)); src/shared/watchdog.c then logs "Using
+    # hardware watchdog '%s', version %x, device %s". PID 1's own line at boot
+    # (RuntimeWatchdogSec=) has the identifier systemd and is not this.
+    sig(
+        "clean_shutdown_marker",
+        r"^Using hardware watchdog ",
+        ("hardware",),
+        S.INFO,
+        "lifecycle",
+        "systemd ran the shutdown sequence.",
+        "None: the boot ended on purpose.",
+        100,
+        idents=("systemd-shutdown",),
+    ),
     # arch/x86/kernel/cpu/amd.c (6.16+): "x86/amd: Previous system reset reason [0x%08x]: %s"
     sig(
         "reset_reason",

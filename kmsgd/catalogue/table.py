@@ -43,6 +43,7 @@ _PUNCT = set(string.punctuation) - {"_"}
 # a full ASCII table keeps str.translate on its fast path (2× faster than a partial one)
 WORD_SPLIT = str.maketrans({chr(i): " " if chr(i) in _PUNCT else chr(i) for i in range(128)})
 _USER = re.compile(r"([^\s\[:]+)(?:\[\d+\])?: ")
+_KMSG_WRITER = re.compile(r"([\w.@-]+)\[\d+\]: ")
 _PCI_FULL = re.compile(r"\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 _PCI_NV = re.compile(r"PCI:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\b")
 _DISK = re.compile(
@@ -124,6 +125,22 @@ def match_text(
         candidates: Iterable[int] = _BY_WORD[next(iter(found))]
     else:
         candidates = sorted({i for k in found for i in _BY_WORD[k]})
+    candidates = list(candidates)
+    _match_into(hits, seen, candidates, mi)
+    if not hits and facility is None:
+        # text without a facility (dmesg): programs that write to /dev/kmsg show there as
+        # "ident[pid]: text" (systemd-shutdown, systemd-journald once journald is gone:
+        # src/basic/log.c write_to_kmsg), so such a line is also read as that program's
+        m = _KMSG_WRITER.match(message)
+        if m is not None:
+            user = MatchInput(message[m.end() :], m.group(1), ts_usec)
+            _match_into(hits, seen, candidates, user)
+    return hits
+
+
+def _match_into(
+    hits: list[tuple[str, Signature, str]], seen: set[str], candidates: list[int], mi: MatchInput
+) -> None:
     for i in candidates:
         s = CATALOGUE[i]
         if mi.ident is None:
@@ -139,7 +156,6 @@ def match_text(
             continue
         seen.add(tag)
         hits.append((tag, s, extract_device(s.device_kind, mi.text)))
-    return hits
 
 
 def find_signatures(records: Iterable[KernelRecord]) -> list[SignatureHit]:

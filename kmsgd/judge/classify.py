@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS, FOLLOW_UP_TAGS
+from kmsgd.catalogue.hardware import MCE_NOTICE, MCE_NOTICE_EXPLAINED_BY
 from kmsgd.catalogue.table import describe
 from kmsgd.judge.rules import (
     RULES,
@@ -65,6 +67,8 @@ def _final_window(tl: Timeline) -> list[TagStats]:
     window = FINAL_SECONDS * 1_000_000
 
     def final(t: TagStats) -> bool:
+        if t.tag in DEVICE_LOSS_TAGS:  # a lost GPU stays lost to the end of the boot
+            return True
         rec = t.last.line.record
         if end_ts is not None and rec.ts_usec is not None:
             return rec.ts_usec >= end_ts - window
@@ -97,19 +101,37 @@ def _culprit(ctx: Context) -> TagStats | None:
     before the storage, storage before the kernel's own reports). Within one GPU driver the
     first signature leads: amdgpu and NVRM log each step of a failure as it happens, so what
     follows a ring timeout (MES and SMU calls failing while the reset tears queues down, page
-    faults of the resumed context, a GSP timeout after an Xid) is its consequence."""
+    faults of the resumed context, a GSP timeout after an Xid) is its consequence. Two
+    exceptions whatever the order (kmsgd/catalogue/gpu.py): a GPU lost from the bus leads,
+    and the Xids NVIDIA documents as follow-ups of another error come last. A bare mcelog
+    notice gives way to the EDAC or thermal line that says what it logged."""
 
-    def rank(t: TagStats) -> tuple[int, int]:
+    def rank(t: TagStats) -> tuple[int, int, int]:
         sig = t.hit.signature
         if sig.subsystem.startswith("gpu") and not sig.routine:
-            return (min(sig.rank, GPU_STAGE), t.first.pos)
-        return (sig.rank, t.first.pos)
+            order = 0 if t.tag in DEVICE_LOSS_TAGS else 2 if t.tag in FOLLOW_UP_TAGS else 1
+            return (min(sig.rank, GPU_STAGE), order, t.first.pos)
+        return (sig.rank, 1, t.first.pos)
 
-    blamable = [t for t in ctx.final if t.hit.signature.rank < 100 and t.tag not in ctx.noise]
+    tags = {t.tag for t in ctx.final}
+    blamable = [
+        t
+        for t in ctx.final
+        if t.hit.signature.rank < 100
+        and t.tag not in ctx.noise
+        and not (_bare_mce_notice(t) and tags.intersection(MCE_NOTICE_EXPLAINED_BY))
+    ]
     serious = [t for t in blamable if not t.hit.signature.routine]
     if serious:
         return min(serious, key=rank)
     return min(blamable, key=rank) if blamable else None
+
+
+def _bare_mce_notice(t: TagStats) -> bool:
+    """An `mce` whose first and last lines are mcelog's notice, no decoded record."""
+    return t.tag == "mce" and all(
+        MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
+    )
 
 
 # -- rules -------------------------------------------------------------------------------

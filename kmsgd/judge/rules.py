@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from kmsgd.catalogue.hardware import EARLY_US
 from kmsgd.catalogue.reset import decode_reset
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.types import WORDS, Confidence, Outcome, Subject
@@ -135,8 +136,11 @@ def rule_thermal(ctx: Context) -> Decision | None:
     )
 
 
+# "Using hardware watchdog": systemd-shutdown arms it for reboot and kexec only
+# (kmsgd/catalogue/lifecycle.py)
 _REBOOT_WORDS = re.compile(
     r"Restarting system|Rebooting|is rebooting|reboot\.target|System Reboot|[Kk]exec"
+    r"|Using hardware watchdog"
 )
 _POWEROFF_WORDS = re.compile(
     r"Power-?[Oo]ff|Power down|Power Off|[Pp]owering (?:off|down)|[Hh]alt|poweroff"
@@ -296,7 +300,9 @@ RULES: tuple[Rule, ...] = (
 def previous_boot_decision(ctx: Context) -> Decision | None:
     """A single boot with no visible end whose start speaks of the boot before it."""
     found, bits = previous_end(ctx.tl)
-    early = [t for t in found if t.first.pos < 2000]
+    # the start of a boot: its first lines, and where printk stamps say, its first minutes
+    # (journald renaming a user's journal at the first login hours later is not about it)
+    early = [t for t in found if t.first.pos < 2000 and (t.first.line.ts_usec or 0) < EARLY_US]
     if not early:
         return None
     d = _next_boot_decision(early, bits, ctx) or Decision(

@@ -311,6 +311,13 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["mce: CPU4: Core temperature above threshold, cpu clock throttled (total events = 1)"],
         ["mce: CPU4: Core temperature/speed normal (total events = 1)"],
     ),
+    "under_voltage": (
+        [
+            "Under-voltage detected! (0x00050005)",
+            "hwmon hwmon1: Undervoltage detected!",
+        ],
+        ["Voltage normalised (0x00000000)", "hwmon hwmon1: Voltage normalised"],
+    ),
     "thermal_critical": (
         [
             "thermal thermal_zone0: critical temperature reached (105 C), shutting down",
@@ -566,3 +573,16 @@ def test_reset_reason_decoded_by_bit_not_wording() -> None:
     assert {b[1] for b in decode_reset(1 << 18 | 1 << 21)} == {"cf9_reboot", "acpi_transition"}
     assert decode_reset(0xFFFFFFFF) == []  # all ones: no data
     assert decode_reset(1 << 28)[0][1] == "bit28"
+
+
+def test_programs_writing_to_kmsg_are_read_as_themselves_in_dmesg() -> None:
+    """dmesg text has no facility: systemd-shutdown's "ident[pid]: text" is its own line."""
+    from kmsgd.catalogue.table import match_text
+
+    line = "systemd-shutdown[1]: Syncing filesystems and block devices."
+    assert [t for t, _, _ in match_text(line, None, 39_000_000)] == ["clean_shutdown_marker"]
+    assert match_text(line, 0, 39_000_000) == []  # said to be the kernel's: it is not that
+    dog = "systemd-shutdown[1]: Using hardware watchdog 'iTCO_wdt', version 0, device /dev/watchdog"
+    assert [t for t, _, _ in match_text(dog, None, None)] == ["clean_shutdown_marker"]
+    boot = "systemd[1]: Using hardware watchdog 'iTCO_wdt', version 0, device /dev/watchdog"
+    assert match_text(boot, None, None) == []  # PID 1 at boot (RuntimeWatchdogSec=)

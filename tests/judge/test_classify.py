@@ -12,7 +12,7 @@ from kmsgd.judge.classify import Confidence, classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.report.model import Report
 from kmsgd.ring.records import KernelRecord
-from kmsgd.types import Outcome
+from kmsgd.types import Outcome, Subject
 
 DATA = Path(__file__).parents[1] / "data" / "logs"
 
@@ -241,3 +241,36 @@ def test_sample_logs(name: str, fmt: str, outcome: str, reason: str, primary: st
 
 def test_every_sample_log_is_in_the_golden_table() -> None:
     assert {p.name for p in DATA.iterdir()} == {g[0] for g in GOLDEN}
+
+
+def test_systemd_shutdown_in_dmesg_with_the_reboot_watchdog_is_a_clean_reboot() -> None:
+    """systemd-shutdown arms the hardware watchdog for reboot and kexec only."""
+    seq = [
+        "systemd-shutdown[1]: Sending SIGKILL to remaining processes...",
+        "systemd-shutdown[1]: All filesystems unmounted.",
+        "systemd-shutdown[1]: All swaps deactivated.",
+    ]
+    dog = "systemd-shutdown[1]: Using hardware watchdog 'iTCO_wdt', version 0, device /dev/watchdog"
+    for lines, outcome in (([dog, *seq], Outcome.CLEAN_REBOOT), (seq, Outcome.CLEAN_SHUTDOWN)):
+        records = [KernelRecord(m, None, None, None, n * 1000, "-") for n, m in enumerate(lines)]
+        assert classify(Timeline.from_records(records), ended=True).outcome is outcome
+
+
+def test_only_the_start_of_a_boot_speaks_of_the_boot_before() -> None:
+    """journald renaming a journal file left open: at boot it is about the boot before; a
+    user's journal renamed at the first login ten minutes later does not turn the verdict
+    away from this boot's own machine check."""
+    unclean = (
+        "systemd-journald[1971]: File /var/log/journal/x/user-1000.journal corrupted or "
+        "uncleanly shut down, renaming and replacing."
+    )
+    mce = "mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 9: 0000000000000000"
+
+    def verdict(unclean_s: int) -> tuple[object, str | None]:
+        lines = [(unclean_s, unclean), (1366, mce)]
+        records = [KernelRecord(m, None, None, None, s * 1_000_000, "-") for s, m in lines]
+        v = classify(Timeline.from_records(records))
+        return v.subject, v.primary.tag if v.primary else None
+
+    assert verdict(597) == (Subject.THIS_BOOT, "mce")
+    assert verdict(12)[0] is Subject.PREVIOUS_BOOT

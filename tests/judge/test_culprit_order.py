@@ -56,3 +56,89 @@ def test_a_machine_check_outranks_a_later_gpu_hang() -> None:
         )
         == "mce"
     )
+
+
+NV = "NVRM: Xid (PCI:0000:48:00): "
+
+
+def test_an_xid_that_follows_earlier_errors_does_not_lead() -> None:
+    """NVIDIA's Xid catalog: 45 is the cleanup after earlier errors, 154 the recovery
+    action an earlier error needs; the error itself leads even when printed after them."""
+    assert (
+        _primary(
+            NV + "45, pid=1, name=python3, channel 0x10",
+            NV + "74, pid=1, name=python3, NVLink: fatal error detected on link 8",
+            NV + "154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
+        )
+        == "nvidia_xid_74"
+    )
+
+
+def test_a_follow_up_xid_alone_is_still_named() -> None:
+    assert _primary(NV + "45, pid=1, name=python3, Ch 00000001") == "nvidia_xid_45"
+
+
+def test_a_gpu_lost_from_the_bus_explains_the_all_ones_reads_before_it() -> None:
+    assert (
+        _primary(
+            DEV + "Failed to export SMU metrics table!",
+            DEV + "device lost from bus!",
+            DEV
+            + "SMU: response:0xFFFFFFFF for index:18 param:0x00000005 message:TransferTableSmu2Dram?",
+        )
+        == "gpu_fell_off_bus"
+    )
+
+
+def test_a_gpu_lost_long_before_the_end_is_still_in_the_final_state() -> None:
+    """The lost GPU does not come back in this boot: corrected AER lines half an hour later
+    are not the culprit."""
+    recs = [
+        KernelRecord(
+            "NVRM: Xid (PCI:0000:09:00): 79, pid=0, GPU has fallen off the bus.",
+            3,
+            0,
+            1,
+            1_000_000_000,
+            "-",
+        ),
+        KernelRecord(
+            "pcieport 0000:00:01.1: AER: Corrected error received: 0000:00:00.0",
+            4,
+            0,
+            2,
+            3_000_000_000,
+            "-",
+        ),
+        KernelRecord(
+            "pcieport 0000:00:01.1: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Receiver ID)",
+            4,
+            0,
+            3,
+            3_000_000_100,
+            "-",
+        ),
+    ]
+    verdict = classify(Timeline.from_records(recs))
+    assert verdict.primary is not None and verdict.primary.tag == "nvidia_xid_79"
+
+
+def _primary_at_runtime(*messages: str) -> str | None:
+    """As _primary, at an uptime of hours (a notice at boot is mce_logged_at_boot)."""
+    recs = [KernelRecord(m, 3, 0, n, (9000 + n) * 1_000_000, "-") for n, m in enumerate(messages)]
+    verdict = classify(Timeline.from_records(recs))
+    return verdict.primary.tag if verdict.primary else None
+
+
+def test_the_mcelog_notice_gives_way_to_what_it_logged() -> None:
+    notice = "mce: [Hardware Error]: Machine check events logged"
+    edac = (
+        "EDAC MC0: 4 CE error on CPU#0Channel#2_DIMM#0 "
+        "(channel:2 slot:0 page:0x0 offset:0x0 grain:8 syndrome:0x0)"
+    )
+    throttle = "CPU3: Core temperature above threshold, cpu clock throttled (total events = 5)"
+    assert _primary_at_runtime(notice, edac, edac) == "edac"
+    assert _primary_at_runtime(throttle, notice, throttle, notice) == "thermal_throttle"
+    assert _primary_at_runtime(notice, notice) == "mce"  # alone it still says: read mcelog
+    decoded = "mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 5: be00000000800400"
+    assert _primary_at_runtime(decoded, edac) == "mce"  # a decoded record is more than a notice
