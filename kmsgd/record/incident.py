@@ -236,6 +236,11 @@ class IncidentMode:
         inc = self.current
         if inc is not None:
             inc.triggers += 1
+            if cls not in inc.classes and not inc.over_budget:
+                # a new kind of trouble (a soft lockup in an incident a late heartbeat
+                # started): snapshot it now, not only at the first trigger's offsets
+                inc.schedule += [(when, w) for w, on in self._snapshots() if on]
+                inc.schedule.sort()
             if cls not in inc.classes or tag != inc.tag:
                 inc.classes.add(cls)
                 self._last_start.setdefault(cls, when)
@@ -295,6 +300,9 @@ class IncidentMode:
             inc.schedule.append((when, "sysrq"))
         inc.schedule.sort()
         self.tick_captures_now(inc, when)
+
+    def _snapshots(self) -> tuple[tuple[str, bool], ...]:
+        return (("procs", self.cfg.procs_snapshot), ("gpus", self.cfg.gpu_snapshot))
 
     def tick_captures_now(self, inc: _Incident, now: float) -> None:
         """Start the captures due at the incident's start without waiting for the next tick."""

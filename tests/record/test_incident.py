@@ -207,6 +207,27 @@ def test_more_triggers_extend_then_quiet_ends_and_the_class_is_rate_limited(
     assert len(_records(out, "start")) == 1 and mode.suppressed == 1
 
 
+def test_a_new_class_in_an_open_incident_is_snapshot_at_once(tmp_path: Path) -> None:
+    """Seen in the crash lab (docs/crash-lab.md): a late heartbeat started the incident and
+    the soft lockup that came 30 s later joined it; it must get snapshots of its own."""
+    mode, out, clock, _ = _mode(tmp_path, sysrq_w=False, durable_s=300.0)
+    mode.heartbeat_late(5.7)
+    mode.tick()
+    _settle(mode)
+    assert len(_records(out, "procs")) == 1 and len(_records(out, "gpus")) == 1
+    clock.t += 20
+    mode.see_kernel(b"0,3,4,-;BUG: soft lockup - CPU#1 stuck for 13s! [insmod:379]\n")
+    mode.tick()
+    _settle(mode)
+    assert [r["at_s"] for r in _records(out, "procs")] == [0.0, 20.0]
+    assert len(_records(out, "gpus")) == 2
+    clock.t += 5
+    mode.see_kernel(b"0,3,5,-;BUG: soft lockup - CPU#1 stuck for 18s! [insmod:379]\n")
+    mode.tick()
+    _settle(mode)
+    assert len(_records(out, "procs")) == 2  # the same class again: no new snapshot
+
+
 def test_vm_faults_trigger_only_as_a_storm(tmp_path: Path) -> None:
     mode, out, clock, _ = _mode(tmp_path, sysrq_w=False)
     fault = b"3,1,1,-;amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24)\n"
