@@ -31,6 +31,13 @@ DATA_START = 2 * SLOT_SIZE
 MIN_SIZE = DATA_START + 64 * 1024
 MAX_BOOT_HINTS = 96
 TAIL_GUARD = HEADER_SIZE  # zero bytes written after every batch: marks a clean end
+# Every commit starts on a sector boundary, its end padded with zeros up to it: a power cut
+# tearing a commit then never touches a sector that holds an acknowledged frame (the sector
+# of the previous commit's last frame could come back as garbage; docs/ring-format.md,
+# tests/ring/test_powercut.py). Readers look at the next boundary when a frame is not
+# adjacent: 512 bytes, or 4 KiB for a writer that aligns to the file system's block.
+SECTOR = 512
+_BOUNDARIES = (SECTOR, 4096)
 _SLOT = struct.Struct("<8sIIQQQ16sQQI")  # magic ver crc gen size data_start ring_id head serial n
 _BOOT_HINT = struct.Struct("<16sQQ")  # boot_id, offset of its first frame, its serial
 
@@ -128,6 +135,16 @@ def _find_between(buf: Buf, start: int, limit: int, low: int, high: int | None) 
     return frame
 
 
+def following(buf: Buf, end: int, size: int) -> RawFrame | None:
+    """The valid frame right after a frame ending at `end`: adjacent, or at the next sector
+    (or 4 KiB) boundary when only zeros lie between (the padding that ends a commit)."""
+    frame = decode_at(buf, end, size)
+    if frame is not None:
+        return frame
+    at = _boundary_after(buf, end, size)
+    return decode_at(buf, at, size) if at >= 0 else None
+
+
 def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) -> RawFrame | None:
     """The frame written right after `after`, skipping corrupt bytes; None at the head.
 
@@ -139,7 +156,7 @@ def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) ->
     beyond a hole and old ones between new ones (tests/test_powercut.py).
     """
     pos = after.offset + after.size
-    frame = decode_at(buf, pos, size)
+    frame = following(buf, pos, size)
     if frame is not None and after.serial < frame.serial and (last is None or frame.serial <= last):
         return frame
     if last is None:
@@ -163,8 +180,10 @@ def walk(buf: Buf, first: RawFrame, size: int, last: int | None = None) -> Itera
         yield frame
         if frame.serial == last:
             return
-        # The common case inline (a walk visits every frame): the next frame lies adjacent.
-        nxt = decode_at(buf, frame.offset + frame.size, size)
+        # The common case inline (a walk visits every frame): the next frame lies adjacent,
+        # or past the padding that ends a commit.
+        end = frame.offset + frame.size
+        nxt = decode_at(buf, end, size) or following(buf, end, size)
         if nxt is not None and frame.serial < nxt.serial and (last is None or nxt.serial <= last):
             frame = nxt
         else:
@@ -198,7 +217,13 @@ def skim(buf: Buf, first: RawFrame, size: int, last: int) -> Iterator[Skimmed]:
             if pos + HEADER_SIZE > size:
                 break
             magic, length, nserial, boot, wall, code = unpack(buf, pos)
-            if magic != MAGIC or length > MAX_PAYLOAD or pos + HEADER_SIZE + length > size:
+            if magic != MAGIC:
+                # the padding that ends a commit: the next frame starts at a boundary
+                pos = _boundary_after(buf, pos, size)
+                if pos < 0:
+                    break
+                magic, length, nserial, boot, wall, code = unpack(buf, pos)
+            if length > MAX_PAYLOAD or pos + HEADER_SIZE + length > size:
                 break
             if not serial < nserial <= last:
                 break
@@ -212,6 +237,16 @@ def skim(buf: Buf, first: RawFrame, size: int, last: int) -> Iterator[Skimmed]:
             if checked is not None
             else _resync(buf, offset, size, serial, last)
         )
+
+
+def _boundary_after(buf: Buf, end: int, size: int) -> int:
+    """The next sector (or 4 KiB) boundary after `end` holding a frame magic with only zeros
+    before it (a commit's padding), unchecked; -1 if none."""
+    for unit in _BOUNDARIES:
+        at = end + (-end % unit)
+        if at != end and at + HEADER_SIZE <= size and buf[at : at + 4] == MAGIC:
+            return -1 if bytes(buf[end:at]).strip(b"\0") else at
+    return -1
 
 
 def _resync(buf: Buf, offset: int, size: int, serial: int, last: int) -> RawFrame | None:

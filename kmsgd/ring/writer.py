@@ -25,6 +25,9 @@ from kmsgd.ring.records import Kind
 # crashed writer wrote but never synced (and that may survive out of order) can never be
 # mistaken for successors of the frames written now.
 SERIAL_JUMP = 1 << 24
+# Commits start on this boundary (docs/ring-format.md, "Commits"): the writer never rewrites a
+# sector that holds an acknowledged frame. A test may lower it to show what it prevents.
+COMMIT_ALIGN = ring.SECTOR
 FILE_MODE = 0o640
 DIR_MODE = 0o750
 
@@ -55,12 +58,20 @@ class _Run:
 
 class RingWriter:
     def __init__(
-        self, path: str, *, size: int, io: FileIO = os, replace_corrupt: bool = False
+        self,
+        path: str,
+        *,
+        size: int,
+        io: FileIO = os,
+        replace_corrupt: bool = False,
+        align: int | None = None,
     ) -> None:
         """Open (or create) the ring and recover its head. An unusable file raises RingCorrupt;
         with `replace_corrupt` (the daemon) it is moved aside for forensics instead and a new
-        ring started, `replaced` saying where it went and why."""
+        ring started, `replaced` saying where it went and why. Each commit starts on an
+        `align` boundary (default COMMIT_ALIGN; 4096 covers a torn 4 KiB block)."""
         self.path = path
+        self.align = align or COMMIT_ALIGN
         self.io = io  # a seam for the power-cut tests (tests/crash), which record every call
         self.replaced: Replaced | None = None
         try:
@@ -75,7 +86,8 @@ class RingWriter:
         if head is None:
             self.pos, self.serial = ring.DATA_START, 0
         else:
-            self.pos = head.offset + head.size
+            # The head's sector may hold acknowledged frames: start at the next boundary.
+            self.pos = self._aligned(head.offset + head.size)
             self.serial = head.serial + SERIAL_JUMP
         self._durable = (head.offset, head.serial) if head else (0, 0)
         if stale:
@@ -150,19 +162,31 @@ class RingWriter:
         return self.serial
 
     def commit(self) -> int:
-        """Make every placed frame durable; return the highest durable serial. Raises OSError."""
+        """Make every placed frame durable; return the highest durable serial. Raises OSError.
+
+        The last run is padded with zeros to an `align` boundary, where the next commit
+        starts: a commit torn by a power cut, even into garbage sectors, never touches a
+        sector holding an acknowledged frame (tests/ring/test_powercut.py)."""
         if self._runs:
             for run in self._runs:
-                # The zero guard after each run marks a clean end (ring.torn_tail_bytes).
-                guard = b"\0" * min(ring.TAIL_GUARD, self.size - run.offset - len(run.data))
-                _pwrite_all(self.fd, bytes(run.data) + guard, run.offset, self.io)
+                # Zeros follow, past the tail guard (it marks a clean end, see
+                # ring.torn_tail_bytes) up to a boundary: no sector is shared with the frames
+                # beyond the write either.
+                end = run.offset + len(run.data)
+                stop = self._aligned(end + ring.TAIL_GUARD)
+                _pwrite_all(self.fd, bytes(run.data) + bytes(stop - end), run.offset, self.io)
             self.io.fdatasync(self.fd)
+            # Only now: a failed commit writes its frames again at the same place.
+            self.pos = self._aligned(self.pos)
             self._runs.clear()
             self.pending_bytes = 0
             self._durable = self._last
         if self._new_boots:
             self.write_header()
         return self._durable[1]
+
+    def _aligned(self, offset: int) -> int:
+        return min(self.size, offset + (-offset % self.align))
 
     @property
     def durable_serial(self) -> int:

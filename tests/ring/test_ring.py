@@ -12,6 +12,7 @@ import pytest
 from kmsgd.errors import RingBusy, RingCorrupt
 from kmsgd.ring import frame as fr
 from kmsgd.ring import layout as ring
+from kmsgd.ring import writer as ring_writer
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Boot, KernelRecord, Kind
 from kmsgd.ring.writer import RingWriter
@@ -110,6 +111,7 @@ def test_torn_tail_at_every_byte_offset_never_returns_a_bad_record(tmp_path: Pat
     w.close()
     full = path.read_bytes()
     start = durable[-1].offset + durable[-1].size
+    start += -start % ring_writer.COMMIT_ALIGN  # a commit starts on a sector boundary
     end = start + sum(fr.padded(fr.HEADER_SIZE + len(p)) for p in tail) + ring.TAIL_GUARD
     pristine = bytearray(full)
     pristine[start:end] = bytes(end - start)  # what the disk held before the last batch
