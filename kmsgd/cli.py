@@ -11,7 +11,7 @@ import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -19,8 +19,8 @@ import click
 from kmsgd import __version__
 from kmsgd.config import DEFAULT_CONFIG, Config, read
 from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
+from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader, pick_boot
-from kmsgd.ring.records import Entry, KernelRecord
 
 F = TypeVar("F", bound=Callable[..., Any])
 RING_HELP = f"ring file (default: ring in the config file, {Config().ring})"
@@ -155,7 +155,7 @@ def dump(ring: str | None, boot: str | None, fmt: str, config_file: str | None) 
     with _open(settings(config_file, ring=ring)) as reader:
         boot_id = select_boot(reader, boot)
         for entry in reader.entries(boot_id):
-            click.echo(_json_line(entry) if fmt == "json" else _text_line(entry))
+            click.echo(json_line(entry) if fmt == "json" else text_line(entry))
 
 
 @main.command()
@@ -378,39 +378,8 @@ def fleet(
     click.echo(out, nl=not out.endswith("\n"))
 
 
-def _json_line(e: Entry) -> str:
-    data = dataclasses.asdict(e.data) if dataclasses.is_dataclass(e.data) else e.data
-    obj = {
-        "serial": e.serial,
-        "boot_id": e.boot_id,
-        "wall_us": e.wall_us,
-        "kind": e.kind.value,
-        "data": data,
-    }
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
-
-
-def _text_line(e: Entry) -> str:
-    head = f"{_when(e.wall_us, precise=True)} {e.kind.value:9}"
-    d = e.data
-    if isinstance(d, KernelRecord):
-        where = f" {d.device}" if d.device else ""
-        ts = f"[{d.ts_usec / 1e6:12.6f}]" if d.ts_usec is not None else "[?]"
-        return f"{head} {ts} <{d.level}> {d.message}{where}"
-    fields = dataclasses.asdict(d) if dataclasses.is_dataclass(d) else d
-    return f"{head} " + " ".join(f"{k}={v}" for k, v in _flat(fields))
-
-
-def _flat(fields: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-    for key, value in fields.items():
-        if isinstance(value, dict | list):
-            value = json.dumps(value, separators=(",", ":"))
-        yield key, value
-
-
-def _when(wall_us: int, *, precise: bool = False) -> str:
-    t = dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC)
-    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ" if precise else "%Y-%m-%d %H:%M:%S")
+def _when(wall_us: int) -> str:
+    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _current_boot(proc_root: str) -> str | None:

@@ -1,0 +1,47 @@
+"""Ring entries as lines, for `kmsgd dump`: one line of text a record for people, or one JSON
+object a record for scripts (every field as the ring holds it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from kmsgd.ring.records import Entry, KernelRecord
+
+
+def json_line(e: Entry) -> str:
+    data = dataclasses.asdict(e.data) if dataclasses.is_dataclass(e.data) else e.data
+    obj = {
+        "serial": e.serial,
+        "boot_id": e.boot_id,
+        "wall_us": e.wall_us,
+        "kind": e.kind.value,
+        "data": data,
+    }
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+
+
+def text_line(e: Entry) -> str:
+    head = f"{_when(e.wall_us)} {e.kind.value:9}"
+    d = e.data
+    if isinstance(d, KernelRecord):
+        where = f" {d.device}" if d.device else ""
+        ts = f"[{d.ts_usec / 1e6:12.6f}]" if d.ts_usec is not None else "[?]"
+        return f"{head} {ts} <{d.level}> {d.message}{where}"
+    fields = dataclasses.asdict(d) if dataclasses.is_dataclass(d) else d
+    return f"{head} " + " ".join(f"{k}={v}" for k, v in _flat(fields))
+
+
+def _flat(fields: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    for key, value in fields.items():
+        if isinstance(value, dict | list):
+            value = json.dumps(value, separators=(",", ":"))
+        yield key, value
+
+
+def _when(wall_us: int) -> str:
+    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
