@@ -61,7 +61,7 @@ CHAIN = (
     "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring sdma0 timeout, signaled seq=1, emitted seq=3",
     "amdgpu 0000:05:00.0: amdgpu: GPU reset begin!",
 )
-FORMATS = ("dmesg", "journal")
+FORMATS = ("dmesg", "journal", "syslog")
 _MONTHS = ("Nov", "Dec")
 
 
@@ -74,12 +74,15 @@ def _stamp(fmt: str, us: int, *, ident: str = "kernel") -> str:
     month = _MONTHS[0] if day <= 30 else _MONTHS[1]
     day = day if day <= 30 else day - 30
     hms = f"{sec // 3600:02d}:{sec % 3600 // 60:02d}:{sec % 60:02d}"
+    if fmt == "syslog":  # rsyslog's /var/log/syslog: kernel lines keep printk's stamp
+        printk = f"[{us // 1_000_000:5d}.{us % 1_000_000:06d}] " if ident == "kernel" else ""
+        return f"{month} {day:2d} {hms} gpubox {ident}: {printk}"
     return f"{month} {day:02d} {hms}.{us % 1_000_000:06d} gpubox {ident}: "
 
 
 def build(path: Path, size: int, seed: int = 7, fmt: str = "dmesg") -> int:
-    """Write a dmesg (or a journalctl -o short-precise paste with userspace lines beside the
-    kernel's) of about `size` bytes; returns its line count."""
+    """Write a dmesg (or a journalctl -o short-precise paste, or an rsyslog syslog file, with
+    userspace lines beside the kernel's) of about `size` bytes; returns its line count."""
     rnd = random.Random(seed)
     us = 0
     lines = 0
@@ -88,7 +91,7 @@ def build(path: Path, size: int, seed: int = 7, fmt: str = "dmesg") -> int:
         buf: list[str] = []
         while written < size:
             us += rnd.randint(50, 400_000)
-            if fmt == "journal" and rnd.random() < 0.3:
+            if fmt != "dmesg" and rnd.random() < 0.3:
                 tpl = USERSPACE[rnd.randrange(len(USERSPACE))]
                 ident, _, tpl = tpl.partition(": ")
                 ident = ident.replace("{p}", str(rnd.randint(300, 9999)))
@@ -173,7 +176,7 @@ def _profile(path: Path) -> None:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--mb", type=int, default=100, help="size of each generated log")
-    ap.add_argument("--format", choices=FORMATS, action="append", help="default: both")
+    ap.add_argument("--format", choices=FORMATS, action="append", help="default: dmesg, journal")
     ap.add_argument("--profile", choices=FORMATS, help="print a cProfile of one run instead")
     args = ap.parse_args(argv)
     py = sys.executable
@@ -186,7 +189,7 @@ def main(argv: list[str]) -> int:
             build(path, args.mb << 20, fmt=args.profile)
             _profile(path)
             return 0
-        for fmt in args.format or FORMATS:
+        for fmt in args.format or FORMATS[:2]:
             path = Path(tmp) / f"{fmt}.txt"
             lines = build(path, args.mb << 20, fmt=fmt)
             gz = path.with_suffix(".txt.gz")

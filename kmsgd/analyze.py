@@ -255,9 +255,14 @@ def _feed_block(
             col.waiting is None
             and len(col.builder) + stream.holding > HEAD_LINES
             and stream.countable(fmt, lines[a])
+            and (not plan.stamped or stream.stamps(fmt, lines[a])[0] is not None)
         ):
             _feed(stream, col, lines[a : a + 1], start + a)
             a += 1
+        # with syslog's printk stamps, the run starts and ends on one: the stream's clock
+        # and the boot's first and last stamp are those of its ends
+        while plan.stamped and b - a >= 2 and stream.stamps(fmt, lines[b - 1])[0] is None:
+            b -= 1
         at = a
         if b - a < 2:
             continue

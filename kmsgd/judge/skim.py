@@ -54,7 +54,12 @@ _APART = re.compile(
     r"|\[(?:  OK  |FAILED|DEPEND| TIME | INFO | WARN |\s*\*+\s*)\]"
 )
 _PLAIN, _TRIGGER, _APART_KEY, _PARSE = 0, 1, 2, 3
+_NEEDS = 3  # the bits above
+_STAMPED = 4  # a syslog kernel line with printk's stamp: its stamps must rise (_stamp_order)
+# rsyslog's kernel lines with printk's stamp (formats._EMBEDDED_TS), digits as 0
+_KERNEL_STAMP = re.compile(r"kernel: \[ *0+\.000000\] ")
 _stamp_shape = re.compile(r"\[ *\d+\.\d{6}\] ").fullmatch
+_kernel_stamp_shape = re.compile(r"\[ *\d+\.\d{6}\]").fullmatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +70,7 @@ class Plan:
     fmt: LogFormat
     runs: list[tuple[int, int]]
     host: str = ""
+    stamped: bool = False  # journal/syslog kernel lines with printk's stamp ("kernel: [ 1.2]")
 
 
 class Skimmer:
@@ -122,23 +128,30 @@ class Skimmer:
             judged.clear()
         for key in uniq.difference(judged):
             judged[key] = _judge_key(key, prefix, fmt)
-        flagged = {k for k in uniq if judged[k]}
+        stamped = {k for k in uniq if judged[k] & _STAMPED}
+        if stamped:
+            parse.update(_stamp_order(lines, keys, stamped, width))
+        flagged = {k for k in uniq if judged[k] & _NEEDS}
         keep: set[int] = set()
         if flagged:
             for i in compress(range(n), map(flagged.__contains__, keys)):
-                verdict = judged[keys[i]]
+                verdict = judged[keys[i]] & _NEEDS
                 if verdict == _PARSE:
                     parse.add(i)
                 elif i in parse:  # not of the block's shape: the key says nothing
                     continue
-                elif verdict == _APART_KEY or self._shows_tag(fmt, lines[i], width):
+                elif verdict == _APART_KEY or self._shows_tag(
+                    fmt, lines[i], width, stamped=keys[i] in stamped
+                ):
                     keep.add(i)
-        return Plan(fmt, _runs(n, parse, keep), host)
+        return Plan(fmt, _runs(n, parse, keep), host, bool(stamped))
 
-    def _shows_tag(self, fmt: LogFormat, line: str, width: int) -> bool:
+    def _shows_tag(self, fmt: LogFormat, line: str, width: int, *, stamped: bool) -> bool:
         """Whether a plain line with a trigger word shows a tag, as TimelineBuilder.add
         would match it (same message, facility and stamp)."""
         key = line[width:]  # with the block's format, it says the message and facility
+        if stamped:  # "kernel: [ 12.3] text" is "kernel: text" at another stamp
+            key = "kernel: " + key[key.index("] ", 9) + 2 :]
         quiet = self._quiet[fmt]
         if key in quiet:
             return False
@@ -170,15 +183,35 @@ def _remember(quiet: set[str], key: str) -> None:
 def _judge_key(key: str, prefix: str, fmt: LogFormat) -> int:
     """What its lines need, for a key (a line without its stamp, digits as 0): _PARSE
     (may start a boot), _APART_KEY (parsed alone), _TRIGGER (matched), _PLAIN (counted)."""
-    if _BOUNDARY.search(key) is not None:
+    stamp = _KERNEL_STAMP.match(key) if fmt is LogFormat.JOURNAL else None
+    flag = _STAMPED if stamp is not None else 0
+    if _BOUNDARY.search(key, stamp.end() if stamp is not None else 0) is not None:
         return _PARSE
     if fmt is LogFormat.JOURNAL and formats.parse_journal(prefix + key) is None:
         return _PARSE
     if _APART.search(key) is not None:
-        return _APART_KEY
+        return _APART_KEY | flag
     if not _NORM_TRIGGERS.isdisjoint(key.translate(WORD_SPLIT).split()):
-        return _TRIGGER
-    return _PLAIN
+        return _TRIGGER | flag
+    return _PLAIN | flag
+
+
+def _stamp_order(lines: list[str], keys: list[str], stamped: set[str], width: int) -> list[int]:
+    """Syslog kernel lines whose printk stamp does not rise strictly from the kernel line
+    before it (the stream's clock check and console copies, as for dmesg), or has another
+    width than the first: they go to the parser."""
+    idx = list(compress(range(len(keys)), map(stamped.__contains__, keys)))
+    at = width + len("kernel: ")
+    end = at + keys[idx[0]].index("] ", len("kernel: ")) + 1 - len("kernel: ")
+    stamps = [lines[i][at:end] for i in idx]
+    flat = "".join(stamps).translate(_DIGITS)
+    shape = "[" + "0" * (end - at - 9) + ".000000]"
+    if "0 " in flat or flat.replace(" ", "0") != shape * len(idx):  # find the odd ones
+        bad = [i for i, st in zip(idx, stamps, strict=True) if _kernel_stamp_shape(st) is None]
+    else:
+        bad = []
+    bad += compress(islice(idx, 1, None), map(operator.ge, stamps, islice(stamps, 1, None)))
+    return bad
 
 
 def _runs(n: int, parse: Iterable[int], keep: Iterable[int]) -> list[tuple[int, int]]:

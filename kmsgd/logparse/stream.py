@@ -113,10 +113,10 @@ class LogStream:
         return out
 
     def countable(self, fmt: LogFormat, text: str) -> bool:
-        """Whether `feed` would take the plain line `text` of `fmt` (a dmesg line, or a
-        journal line without a printk stamp, that skim.py vouched for) without looking back
-        at the lines before it: no export block open, the dmesg fast path on and its stamp
-        after the last one, the journal's month the one seen last (no new year)."""
+        """Whether `feed` would take the plain line `text` of `fmt` (a dmesg or journal line
+        that skim.py vouched for) without looking back at the lines before it: no export
+        block open, the dmesg fast path on, a printk stamp after the last one, the
+        journal's month the one seen last (no new year)."""
         if self._export is not None:
             return False
         if fmt is LogFormat.DMESG:
@@ -128,11 +128,10 @@ class LogStream:
             last = self._last_ts
             return last is None or int(m.group(1)) * 1_000_000 + int(m.group(2)) > last
         fields = formats.parse_journal(text) if fmt is LogFormat.JOURNAL else None
-        return (
-            fields is not None
-            and fields.month_day is not None
-            and (fields.month_day[0] == self._month)
-        )
+        if fields is None or fields.month_day is None or fields.month_day[0] != self._month:
+            return False
+        ts, last = fields.ts_usec, self._last_ts  # syslog's "kernel: [ 12.3]"
+        return ts is None or last is None or ts > last
 
     def stamps(self, fmt: LogFormat, text: str) -> tuple[int | None, int | None]:
         """(printk stamp, wall clock) that `feed` would give a countable line."""
@@ -146,16 +145,18 @@ class LogStream:
 
     def count(self, fmt: LogFormat, n: int, last_ts: int | None) -> list[Event]:
         """Take `n` countable lines without making them: what `feed` would have done for
-        each, but the lines themselves never come out. Returns the line held back before."""
+        each, but the lines themselves never come out (`last_ts`: the last one's printk
+        stamp, if they have one). Returns the line held back before."""
         out: list[Event] = []
         if self._pending is not None:
             out.append(self._pending)
             self._pending = None
         if fmt is LogFormat.DMESG:
             self._fast_count += n
-            self._last_ts = last_ts
         else:
             self._counts[fmt] = self._counts.get(fmt, 0) + n
+        if last_ts is not None:
+            self._last_ts = last_ts
         self._since_mark += n
         return out
 

@@ -124,6 +124,41 @@ def _journal(rnd: random.Random, lines: int, extra: list[str]) -> Iterator[str]:
         yield f"{stamp} {who}: {msg}"
 
 
+def _syslog(rnd: random.Random, lines: int, extra: list[str]) -> Iterator[str]:
+    """rsyslog's kern.log/syslog: kernel lines carry printk's stamp after "kernel: "."""
+    sec, us = rnd.randint(0, 200_000), rnd.randint(0, 90_000) * 1_000_000
+    for k in range(lines):
+        sec += rnd.randint(0, 3)
+        us += rnd.randint(50, 2_000_000)
+        t = sec % 86400
+        head = f"Nov {29 + sec // 86400:2d} {t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d} box"
+        stamp = f"[{us // 1_000_000:5d}.{us % 1_000_000:06d}]"
+        r = rnd.random()
+        if r < 0.002:
+            msg = SPECIAL[rnd.randrange(len(SPECIAL))].format(n=k)
+        elif r < 0.003 and extra:
+            msg = extra[rnd.randrange(len(extra))]
+        elif r < 0.0035:  # a new boot: printk's clock restarts
+            us = rnd.randint(0, 5_000_000)
+            stamp = f"[{us // 1_000_000:5d}.{us % 1_000_000:06d}]"
+            msg = _routine(rnd)
+        elif r < 0.004:  # an equal stamp, a kernel line without one, another program's line
+            yield rnd.choice(
+                (
+                    f"{head} kernel: {stamp} {_routine(rnd)}",
+                    f"{head} kernel: {_routine(rnd)}",
+                    f"{head} kernel: [  OK  ] {_routine(rnd)}",
+                )
+            )
+            msg = _routine(rnd)
+        elif r < 0.05:
+            yield f"{head} sshd[{rnd.randint(300, 9999)}]: Accepted publickey for alice"
+            continue
+        else:
+            msg = _routine(rnd)
+        yield f"{head} kernel: {stamp} {msg}"
+
+
 def _corpus_lines() -> list[str]:
     """Message bodies of the corpus logs (the real wording of real failures)."""
     out: list[str] = []
@@ -151,7 +186,7 @@ def _reports(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("make", [_dmesg, _journal], ids=["dmesg", "journal"])
+@pytest.mark.parametrize("make", [_dmesg, _journal, _syslog], ids=["dmesg", "journal", "syslog"])
 def test_the_report_is_the_same_as_with_every_line_parsed(
     make: object, seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
