@@ -41,7 +41,7 @@ from kmsgd.ring.records import Kind, Payload
 
 Emit = Callable[[Kind, Payload, bool], None]
 TICK_S = 0.25
-MAX_TRIGGER_RECORDS = 32  # further triggers of one incident are counted, not recorded
+MAX_TRIGGER_RECORDS = 32  # then only a trigger tag new to the incident is recorded
 MAX_BLOCKED_REPORTS = 8
 STALE_TRIGGER_S = 60.0  # a backlog line older than this (read at start) starts nothing
 
@@ -61,6 +61,7 @@ class _Incident:
     boost_until: float
     triggers: int = 1
     classes: set[str] = field(default_factory=set)
+    tags: set[str] = field(default_factory=set)
     bytes: int = 0
     captured: dict[str, Any] = field(default_factory=dict)
     schedule: list[tuple[float, str]] = field(default_factory=list)
@@ -239,7 +240,8 @@ class IncidentMode:
             if cls not in inc.classes and not inc.over_budget:
                 # a new kind of trouble (a soft lockup in an incident a late heartbeat
                 # started): snapshot it now, not only at the first trigger's offsets
-                inc.schedule += [(when, w) for w, on in self._snapshots() if on]
+                snaps = (("procs", cfg.procs_snapshot), ("gpus", cfg.gpu_snapshot))
+                inc.schedule += [(when, what) for what, on in snaps if on]
                 inc.schedule.sort()
             if cls not in inc.classes or tag != inc.tag:
                 inc.classes.add(cls)
@@ -253,8 +255,10 @@ class IncidentMode:
                     self.sampler.boost(inc.boost_until - when, cfg.gpu_hz, cfg.memory_hz)
             if cfg.durable:
                 self.set_urgent_until(inc.end_at)
-            if inc.triggers <= MAX_TRIGGER_RECORDS:
+            # past the cap, a flood of one tag must not hide a new one (docs/crash-lab.md)
+            if inc.triggers <= MAX_TRIGGER_RECORDS or tag not in inc.tags:
                 self._record(inc, "trigger", trigger=tag, cls=cls, source=source, line=text)
+            inc.tags.add(tag)
             return
         last = self._last_start.get(cls)
         if last is not None and when - last < cfg.rate_limit_s:
@@ -270,6 +274,7 @@ class IncidentMode:
             end_at=when + cfg.durable_s,
             boost_until=when + (cfg.boost_s if cfg.boost else 0),
             classes={cls},
+            tags={tag},
         )
         self.current = inc
         self._last_start[cls] = when
@@ -300,9 +305,6 @@ class IncidentMode:
             inc.schedule.append((when, "sysrq"))
         inc.schedule.sort()
         self.tick_captures_now(inc, when)
-
-    def _snapshots(self) -> tuple[tuple[str, bool], ...]:
-        return (("procs", self.cfg.procs_snapshot), ("gpus", self.cfg.gpu_snapshot))
 
     def tick_captures_now(self, inc: _Incident, now: float) -> None:
         """Start the captures due at the incident's start without waiting for the next tick."""

@@ -228,6 +228,23 @@ def test_a_new_class_in_an_open_incident_is_snapshot_at_once(tmp_path: Path) -> 
     assert len(_records(out, "procs")) == 2  # the same class again: no new snapshot
 
 
+def test_a_new_tag_is_recorded_past_the_trigger_cap(tmp_path: Path) -> None:
+    """Sensor stalls under load filled the incident's trigger records before the hung task
+    came (docs/crash-lab.md): a tag new to the incident is recorded past the cap."""
+    mode, out, clock, _ = _mode(tmp_path, sysrq_w=False, procs_snapshot=False, gpu_snapshot=False)
+    mode.heartbeat_late(5.7)
+    mode.tick()
+    for _ in range(40):
+        clock.t += 1
+        mode.symptom("sensor_stall", "sensor_stall", "sensor read blocked 2.1 s: /sys/x")
+        mode.tick()
+    clock.t += 1
+    mode.see_kernel(f"3,2,3,-;{HUNG}\n".encode())
+    mode.tick()
+    tags = [r["trigger"] for r in _records(out, "trigger")]
+    assert tags.count("sensor_stall") == 31 and tags[-1] == "hung_task"
+
+
 def test_vm_faults_trigger_only_as_a_storm(tmp_path: Path) -> None:
     mode, out, clock, _ = _mode(tmp_path, sysrq_w=False)
     fault = b"3,1,1,-;amdgpu 0000:03:00.0: amdgpu: [gfxhub] page fault (src_id:0 ring:24)\n"
