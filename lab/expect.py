@@ -5,6 +5,8 @@ Checks that need a piece kmsgd does not have yet skip with the reason, never pas
 
 from __future__ import annotations
 
+from typing import Any
+
 from lab.checks import (
     Check,
     downtime_s,
@@ -221,4 +223,89 @@ def expect_probe(res: Results) -> list[Check]:
             b.strip() == "<absent>",
             f"B={b.strip()!r}, reset {gap * 1000:.0f} ms after B was written",
         ),
+    ]
+
+
+def _incident(res: Results, trigger: str) -> tuple[dict[str, Any] | None, list[Check]]:
+    """The report's incident that `trigger` started or joined: an incident a late heartbeat
+    started under a loaded host takes the kernel's trigger as a further one (other_triggers)."""
+    if res.report is None:
+        return None, [skip("report incident", NEED_VERDICT)]
+    incidents = [i for i in res.report.get("incidents") or [] if isinstance(i, dict)]
+    found = next(
+        (i for i in incidents if trigger in (i.get("trigger"), *(i.get("other_triggers") or []))),
+        None,
+    )
+    got = [(i.get("trigger"), i.get("other_triggers")) for i in incidents]
+    detail = f"want {trigger} as trigger or other trigger; (trigger, others) = {got}"
+    return found, [ok("report incident", found is not None, detail)]
+
+
+def _waited(res: Results, wanted: set[str]) -> Check:
+    """Whether the lab saw the incident's records in the ring before it ended boot 1."""
+    w = res.facts.get("incident_wait") or {}
+    got = set(w.get("records") or [])
+    return ok(
+        "incident seen live",
+        wanted <= got,
+        f"{sorted(got)} after {w.get('seconds')} s, {w.get('polls')} polls of the ring "
+        f"(want {sorted(wanted)}) {w.get('last_dump_error') or ''}",
+    )
+
+
+def _snapshot_tasks(res: Results, comm: str) -> list[dict[str, Any]]:
+    """The D-state tasks named `comm` in boot 1's `procs` incident snapshots."""
+    out = []
+    for e in res.dump:
+        data = e.get("data") or {}
+        if e.get("kind") == "incident" and data.get("record") == "procs":
+            out += [t for t in data.get("blocked") or [] if t.get("comm") == comm]
+    return out
+
+
+def expect_incident(res: Results) -> list[Check]:
+    """A hung task without hung_task_panic, then a reset: the incident names the writer."""
+    writer = "lab-writer"
+    tasks = _snapshot_tasks(res, writer)
+    stack: list[str] = next((list(t["stack"]) for t in tasks if t.get("stack")), [])
+    where = next((t.get("in") for t in tasks if t.get("in")), "")
+    checks = [
+        ring_end(res, stopped=False),
+        _waited(res, {"start", "procs", "sysrq"}),
+        ok(
+            "writer in a procs snapshot",
+            bool(tasks) and bool(where),
+            f"{len(tasks)} snapshot(s) of {writer} in D state; in={where!r}; "
+            f"stack={stack[:6]}" + dump_failed(res),
+        ),
+        ok("writer's stack captured", bool(stack), f"{len(stack)} frames from /proc/PID/stack"),
+    ]
+    first, found = _incident(res, "hung_task")
+    checks += found
+    if first is not None:
+        findings = [str(f) for f in first.get("findings") or []]
+        named = [f for f in findings if writer in f and where and f"blocked in {where}" in f]
+        checks.append(ok("finding names the writer", bool(named), f"findings={findings[:4]}"))
+    # the box was reset while alive (heartbeats to the end): an abrupt reset is as honest a
+    # verdict as a freeze
+    ends = {"hard_freeze", "unknown", "abrupt_reset_or_power_loss"}
+    return checks + verdict(res, ends, {"hung_task"})
+
+
+def expect_soft_lockup(res: Results) -> list[Check]:
+    """A soft lockup as an incident (softlockup_panic=0), then as a panic (=1)."""
+    lines = kernel_messages(res.dump)
+    reports = [m for m in lines if "soft lockup - CPU#" in m]
+    pstore = "soft lockup" in res.probe.get("pstore", "")
+    _first, found = _incident(res, "soft_lockup")
+    return [
+        ring_end(res, stopped=False),
+        _waited(res, {"start", "procs"}),
+        ok(
+            "soft lockup in ring",
+            bool(reports),
+            f"{len(reports)} report(s): {reports[:1]}; in pstore={pstore}" + dump_failed(res),
+        ),
+        *found,
+        *verdict(res, {"kernel_panic"}, {"soft_lockup"}),
     ]

@@ -18,7 +18,7 @@ from pathlib import Path
 from lab.util import LabError, log, run_cmd
 
 SUITE = "bookworm"
-RECIPE_VERSION = "3"  # bump when the build steps below change in a way the hash cannot see
+RECIPE_VERSION = "4"  # bump when the build steps below change in a way the hash cannot see
 IMAGE_SIZE = "2G"
 PACKAGES = (
     "systemd",
@@ -35,10 +35,27 @@ PACKAGES = (
     "linux-image-amd64",
     "initramfs-tools",
     "zstd",
+    # the soft-lockup scenario's module (lab/guest/lab-spin), built in the image against the
+    # image kernel's own headers: Debian's kernel has no lkdtm or test_lockup
+    "linux-headers-amd64",
+    "gcc",
+    "make",
 )
 # MODULES=list keeps the initrd at a few MB: only what a virtio disk with ext4 needs.
 INITRAMFS_MODULES = ("virtio_pci", "virtio_blk", "virtio_console", "ext4", "crc32c_generic")
 GUEST_DIR = Path(__file__).resolve().parent / "guest"
+SPIN_DIR = GUEST_DIR / "lab-spin"
+SPIN_FILES = ("lab_spin.c", "Kbuild")
+# Runs in mmdebstrap's customize stage (chroot with /dev, /proc, /sys mounted): compile the
+# module against the installed kernel's headers and put it where modprobe finds it.
+SPIN_HOOK = (
+    'set -e; rel=$(ls "$1/lib/modules" | sort -V | tail -n 1); '
+    'mkdir -p "$1/usr/src/lab-spin" "$1/lib/modules/$rel/extra"; '
+    + "".join(f'cp "{SPIN_DIR / f}" "$1/usr/src/lab-spin/"; ' for f in SPIN_FILES)
+    + 'chroot "$1" make -s -C "/lib/modules/$rel/build" M=/usr/src/lab-spin modules; '
+    'cp "$1/usr/src/lab-spin/lab_spin.ko" "$1/lib/modules/$rel/extra/"; '
+    'chroot "$1" depmod "$rel"'
+)
 AGENT_UNIT = """\
 [Unit]
 Description=kmsgd lab agent (commands from the host over virtio-serial)
@@ -85,6 +102,8 @@ def recipe_hash() -> str:
     for part in (SUITE, RECIPE_VERSION, IMAGE_SIZE, *PACKAGES, *INITRAMFS_MODULES, AGENT_UNIT):
         h.update(part.encode() + b"\0")
     h.update((GUEST_DIR / "agent.py").read_bytes())
+    for name in SPIN_FILES:
+        h.update((SPIN_DIR / name).read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -175,6 +194,7 @@ def build_image(key_dir: Path) -> None:
             "--format=directory",
             "--include=" + ",".join(PACKAGES),
             "--setup-hook=" + setup_hook,
+            "--customize-hook=" + SPIN_HOOK,
             SUITE,
             str(rootfs),
             *host_mirrors(),
@@ -197,6 +217,7 @@ def build_image(key_dir: Path) -> None:
         "initrd_bytes": (tmp / "initrd.img").stat().st_size,
         "lkdtm_module": any(kmods.rglob("lkdtm.ko*")),
         "test_lockup_module": any(kmods.rglob("test_lockup.ko*")),
+        "lab_spin_module": (kmods / "extra" / "lab_spin.ko").is_file(),
         "kernel_config": kernel_config_facts(rootfs / "boot" / f"config-{release}"),
     }
     run_cmd(
@@ -235,6 +256,8 @@ def kernel_config_facts(config: Path) -> dict[str, str]:
         "CONFIG_MAGIC_SYSRQ",
         "CONFIG_PSTORE_RAM",
         "CONFIG_BOOTPARAM_HUNG_TASK_PANIC",
+        "CONFIG_BOOTPARAM_SOFTLOCKUP_PANIC",
+        "CONFIG_MODULE_SIG_FORCE",
     )
     facts = dict.fromkeys(wanted, "absent")
     if config.is_file():

@@ -31,12 +31,31 @@ class Installed:
     seconds: float
 
 
+def fresh_debs() -> list[Path]:
+    """build/*.deb, unless one is older than a file it packages: then the checkout is
+    installed instead (a stale .deb left by an earlier `make deb` would silently test old
+    code, as it once did in the incident scenario)."""
+    debs = sorted((REPO / "build").glob("*.deb"))
+    sources = [
+        p
+        for d in ("kmsgd", "units", "sysctl.d")
+        for p in (REPO / d).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    ]
+    newest = max((p.stat().st_mtime for p in sources), default=0.0)
+    stale = [d.name for d in debs if d.stat().st_mtime < newest]
+    if stale:
+        log(f"{', '.join(stale)} older than the checkout: installing the checkout instead")
+        return []
+    return debs
+
+
 def build_payload(workdir: Path) -> Path:
     """An ext4 image (no loop device: mkfs.ext4 -d) holding what the guest installs and runs."""
     tree = workdir / "payload"
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True)
-    debs = sorted((REPO / "build").glob("*.deb"))
+    debs = fresh_debs()
     if debs:
         (tree / "debs").mkdir()
         for deb in debs:

@@ -85,6 +85,20 @@ def table(freeze_s: float) -> list[s.Scenario]:
             timeout_s=360,
         ),
         s.Scenario(
+            "incident",
+            "writer blocked on a frozen fs, no hung_task_panic: incident, then reset",
+            ends.end_incident,
+            expect.expect_incident,
+            timeout_s=420,
+        ),
+        s.Scenario(
+            "soft_lockup",
+            "lab_spin module: soft lockup as an incident, then softlockup_panic -> kernel_panic",
+            ends.end_soft_lockup,
+            expect.expect_soft_lockup,
+            timeout_s=480,
+        ),
+        s.Scenario(
             "freeze",
             f"QMP stop, {freeze_s:.0f} s, system_reset -> hard_freeze",
             ends.end_freeze(freeze_s),

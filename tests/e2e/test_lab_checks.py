@@ -129,3 +129,34 @@ def test_fake_gpu_tree_is_two_amdgpu_cards_to_kmsgd(tmp_path: Path) -> None:
     fakegpu.set_power(str(root), 300)
     path = specs[0].power[0].path
     assert int(Path(path).read_text()) == 300_000_000
+
+
+def _results(dump: list[dict[str, object]], report: dict[str, object]) -> object:
+    from lab.model import Results
+
+    boots = [{"boot_id": "b1", "stopped": False}]
+    facts = {"boot1": "b1", "incident_wait": {"records": ["procs", "start", "sysrq"]}}
+    return Results(facts, boots, dump, [], report, {"pstore": ""}, {})
+
+
+def test_incident_expectations_want_the_writer_named_with_its_function() -> None:
+    from lab.checks import Status
+    from lab.expect import expect_incident
+
+    task = {"comm": "lab-writer", "pid": 812, "in": "percpu_rwsem_wait", "stack": ["a+0x1/0x2"]}
+    dump = [{"kind": "incident", "data": {"record": "procs", "blocked": [task]}}]
+    good = {
+        "outcome": "hard_freeze",
+        "primary": {"tag": "hung_task"},
+        "incidents": [
+            {
+                "trigger": "hung_task",
+                "findings": ["lab-writer (812) blocked in percpu_rwsem_wait for ≥ 10 s"],
+            }
+        ],
+    }
+    checks = expect_incident(_results(dump, good))  # type: ignore[arg-type]
+    assert all(c.status is Status.PASS for c in checks), checks
+    bad = {**good, "incidents": [{"trigger": "hung_task", "findings": ["something else"]}]}
+    failed = {c.name for c in expect_incident(_results(dump, bad)) if c.status is Status.FAIL}  # type: ignore[arg-type]
+    assert failed == {"finding names the writer"}
