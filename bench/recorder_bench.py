@@ -11,6 +11,7 @@ default ratelimit silently drops writes) and restores it. Floods the kernel log 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import statistics
@@ -105,7 +106,10 @@ def durable_latency(directory: str, n: int) -> list[float]:
         poller.register(rec.kmsg.fd, select.POLLIN)
         while not stop.is_set():
             rec._drain_kmsg()
-            poller.poll(100)
+            # the pump wakes us only when asked (kmsgpump.KmsgPump.arm); getattr: this bench
+            # also runs on the recorder before the pump, for the before/after table
+            if getattr(rec.kmsg, "arm", lambda: True)():
+                poller.poll(100)
 
     reader = threading.Thread(target=loop, daemon=True)
     reader.start()
@@ -122,6 +126,7 @@ def durable_latency(directory: str, n: int) -> list[float]:
     stop.set()
     reader.join()
     rec.committer.close()
+    rec.kmsg.close()
     return lat
 
 
@@ -130,14 +135,24 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+def rss_kib(pid: int, field: str = "VmRSS:", where: str = "status") -> int:
+    for line in Path(f"/proc/{pid}/{where}").read_text().splitlines():
+        if line.startswith(field):
             return int(line.split()[1])
     return 0
 
 
-def start_kmsgd(ring: str, *extra: str) -> subprocess.Popen[bytes]:
+def family(pid: int) -> list[int]:
+    """The daemon and the processes it started (its kmsg pump, kmsgd/record/kmsgpump.py)."""
+    kids = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return [pid, *(int(k) for k in kids)]
+
+
+def family_cpu_s(pid: int) -> float:
+    return sum(cpu_s(p) for p in family(pid))
+
+
+def start_kmsgd(ring: str, *extra: str, size: str = "64M") -> subprocess.Popen[bytes]:
     cmd = [
         sys.executable,
         "-m",
@@ -146,7 +161,7 @@ def start_kmsgd(ring: str, *extra: str) -> subprocess.Popen[bytes]:
         "--ring",
         ring,
         "--ring-size",
-        "64M",
+        size,
         "--config",
         "/dev/null",
         "--no-sysctl",
@@ -190,15 +205,23 @@ def storm(rate: int, secs: float, directory: str) -> dict[str, float]:
     cores, writer plus two capturers at once would measure the scheduler, not the capture)."""
     tag = f"kmsgd-storm-{uuid.uuid4().hex[:8]}"
     ring = os.path.join(directory, f"ring-{rate}")
-    kmsgd = start_kmsgd(ring)
-    c0 = cpu_s(kmsgd.pid)
+    # A ring that holds the whole storm: 160,000 lines/s for 5 s is ~130 MB of frames, and a
+    # 64 MiB ring would count its own lap as lost (the first version of this table did).
+    kmsgd = start_kmsgd(ring, size=f"{max(64, int(rate * secs * 320) >> 20)}M")
+    c0 = family_cpu_s(kmsgd.pid)
     written_k = run_storm(rate, secs, tag)
     time.sleep(1.5)
-    cpu_k = cpu_s(kmsgd.pid) - c0
+    cpu_k = family_cpu_s(kmsgd.pid) - c0
     kmsgd.send_signal(signal.SIGTERM)
     kmsgd.wait(timeout=60)
+    shed = 0
     with RingReader(ring) as r:
-        got_k = sum(1 for f in r.frames() if f.kind is Kind.KERNEL and tag.encode() in f.payload)
+        got_k = 0
+        for fr in r.frames():
+            if fr.kind is Kind.KERNEL and tag.encode() in fr.payload:
+                got_k += 1
+            elif fr.kind is Kind.LOST and json.loads(fr.payload)["reason"] == "shed":
+                shed += json.loads(fr.payload)["count"]
     tag_d = tag + "d"
     out_file = os.path.join(directory, f"dmesg-{rate}.txt")
     with open(out_file, "wb") as f:
@@ -211,10 +234,13 @@ def storm(rate: int, secs: float, directory: str) -> dict[str, float]:
         dmesg.terminate()
         dmesg.wait()
     got_d = Path(out_file).read_bytes().count(tag_d.encode() + b" ")
+    os.unlink(ring)
+    os.unlink(out_file)
     return {
         "rate": rate,
         "achieved": written_k / secs,
         "lost_kmsgd": written_k - got_k,
+        "shed_kmsgd": shed,
         "cpu_kmsgd": cpu_k,
         "lost_dmesg": written_d - got_d,
         "cpu_dmesg": cpu_d,
@@ -263,14 +289,17 @@ def visible_latency(n: int) -> list[float]:
     return [(int(got[str(i)]) - sent[i]) / 1000 for i in range(n) if str(i) in got]
 
 
-def idle(directory: str, secs: float) -> tuple[float, int]:
+def idle(directory: str, secs: float) -> tuple[float, int, int]:
+    """CPU % of a core, RSS and PSS (KiB) of the daemon and its pump together."""
     proc = start_kmsgd(os.path.join(directory, "ring-idle"))
-    c0 = cpu_s(proc.pid)
+    c0 = family_cpu_s(proc.pid)
     time.sleep(secs)
-    c1, rss = cpu_s(proc.pid), rss_kib(proc.pid)
+    c1 = family_cpu_s(proc.pid)
+    rss = sum(rss_kib(p) for p in family(proc.pid))
+    pss = sum(rss_kib(p, "Pss:", "smaps_rollup") for p in family(proc.pid))
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=30)
-    return (c1 - c0) / secs * 100, rss
+    return (c1 - c0) / secs * 100, rss, pss
 
 
 def main(argv: list[str]) -> None:
@@ -279,49 +308,70 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--storm-secs", type=float, default=5.0)
     ap.add_argument("--rates", default="5000,10000,20000,40000,80000,160000")
     ap.add_argument("--idle-secs", type=float, default=60.0)
+    ap.add_argument("--parts", default="latency,storms,idle")
     args = ap.parse_args(argv)
     if not os.access("/dev/kmsg", os.W_OK):
         print("recorder_bench: needs root and a writable /dev/kmsg; skipped")
         return
+    parts = args.parts.split(",")
+    print(f"load average at start: {os.getloadavg()}", flush=True)
     with (
         tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as d,
         devkmsg_on(),
     ):
-        floor = bare_sync_floor(d, args.lines)
-        seen = visible_latency(args.lines)
-        lat = durable_latency(d, args.lines)
-        print(f"durable latency over {args.lines} warning lines (µs):")
-        print(f"  bare pwrite+fdatasync   p50 {pct(floor, 0.5):8.0f}  p99 {pct(floor, 0.99):8.0f}")
-        print(
-            f"  kmsg write → a reader   p50 {pct(seen, 0.5):8.0f}  p99 {pct(seen, 0.99):8.0f}"
-            "  (the kernel's wake-up of kmsg readers)"
-        )
-        print(
-            f"  kmsg write → durable    p50 {pct(lat, 0.5):8.0f}  p99 {pct(lat, 0.99):8.0f}"
-            f"  (p99 ratio {pct(lat, 0.99) / pct(floor, 0.99):.2f}x, mean {statistics.mean(lat):.0f})"
-        )
-        print("storms (the same storm for each alone; lost = written - captured):")
-        print(
-            f"  {'rate/s':>8} {'achieved':>9} {'kmsgd lost':>11} {'cpu s':>6} "
-            f"{'dmesg lost':>11} {'cpu s':>6}"
-        )
-        best = {"kmsgd": 0, "dmesg": 0}
-        for rate in (int(r) for r in args.rates.split(",")):
-            s = storm(rate, args.storm_secs, d)
+        if "latency" in parts:
+            latency(d, args.lines)
+        if "storms" in parts:
+            storms(d, args.rates, args.storm_secs)
+        if "idle" in parts:
+            cpu, rss, pss = idle(d, args.idle_secs)
             print(
-                f"  {rate:>8} {s['achieved']:>9.0f} {s['lost_kmsgd']:>11.0f} "
-                f"{s['cpu_kmsgd']:>6.2f} {s['lost_dmesg']:>11.0f} {s['cpu_dmesg']:>6.2f}"
+                f"idle over {args.idle_secs:.0f} s: {cpu:.3f}% of a core (daemon and pump), "
+                f"RSS {rss / 1024:.1f} MiB (daemon + pump, PSS {pss / 1024:.1f} MiB)"
             )
-            for who in best:
-                if s[f"lost_{who}"] == 0 and best[who] == rate_prev(args.rates, rate):
-                    best[who] = rate
-        ratio = best["kmsgd"] / best["dmesg"] if best["dmesg"] else float("nan")
+    print(f"load average at end: {os.getloadavg()}")
+
+
+def latency(d: str, lines: int) -> None:
+    floor = bare_sync_floor(d, lines)
+    seen = visible_latency(lines)
+    lat = durable_latency(d, lines)
+    print(f"durable latency over {lines} warning lines (µs):")
+    print(f"  bare pwrite+fdatasync   p50 {pct(floor, 0.5):8.0f}  p99 {pct(floor, 0.99):8.0f}")
+    print(
+        f"  kmsg write → a reader   p50 {pct(seen, 0.5):8.0f}  p99 {pct(seen, 0.99):8.0f}"
+        "  (the kernel's wake-up of kmsg readers)"
+    )
+    print(
+        f"  kmsg write → durable    p50 {pct(lat, 0.5):8.0f}  p99 {pct(lat, 0.99):8.0f}"
+        f"  (p99 ratio {pct(lat, 0.99) / pct(floor, 0.99):.2f}x, mean {statistics.mean(lat):.0f})",
+        flush=True,
+    )
+
+
+def storms(d: str, rates: str, secs: float) -> None:
+    print("storms (the same storm for each alone; lost = written - captured):")
+    print(
+        f"  {'rate/s':>8} {'achieved':>9} {'kmsgd lost':>11} {'(shed)':>8} {'cpu s':>6} "
+        f"{'dmesg lost':>11} {'cpu s':>6} {'load':>5}"
+    )
+    best = {"kmsgd": 0, "dmesg": 0}
+    for rate in (int(r) for r in rates.split(",")):
+        s = storm(rate, secs, d)
         print(
-            f"  highest lossless rate: kmsgd {best['kmsgd']}/s, dmesg -w {best['dmesg']}/s "
-            f"(ratio {ratio:.2f})"
+            f"  {rate:>8} {s['achieved']:>9.0f} {s['lost_kmsgd']:>11.0f} {s['shed_kmsgd']:>8.0f} "
+            f"{s['cpu_kmsgd']:>6.2f} {s['lost_dmesg']:>11.0f} {s['cpu_dmesg']:>6.2f} "
+            f"{os.getloadavg()[0]:>5.1f}",
+            flush=True,
         )
-        cpu, rss = idle(d, args.idle_secs)
-        print(f"idle over {args.idle_secs:.0f} s: {cpu:.3f}% of a core, RSS {rss / 1024:.1f} MiB")
+        for who in best:
+            if s[f"lost_{who}"] == 0 and best[who] == rate_prev(rates, rate):
+                best[who] = rate
+    ratio = best["kmsgd"] / best["dmesg"] if best["dmesg"] else float("nan")
+    print(
+        f"  highest lossless rate: kmsgd {best['kmsgd']}/s, dmesg -w {best['dmesg']}/s "
+        f"(ratio {ratio:.2f})"
+    )
 
 
 def rate_prev(rates: str, rate: int) -> int:

@@ -77,6 +77,8 @@ class Config:
     flush_s: float = 1.0  # longest a non-urgent record waits before it is durable
     urgent_level: int = 4  # kernel records at this level or worse are synced at once
     max_pending_bytes: int = 32 << 20  # kept in memory while the disk refuses writes
+    # the kmsg pump's buffer between the device and the daemon (kmsgd/record/kmsgpump.py)
+    kmsg_buffer_bytes: int = 32 << 20
     header_every_s: float = 10.0  # how often the head hint in the ring header is refreshed
     apply_sysctl: bool = True
     sensors: bool = True
@@ -103,7 +105,7 @@ class Config:
 # Settings that must be > 0 (a zero heartbeat would spin; a zero ring holds nothing).
 _POSITIVE = frozenset(
     {"ring_size", "heartbeat_s", "flush_s", "header_every_s", "power_hz", "sample_hz"}
-    | {"top_processes_s", "max_pending_bytes", "reports_keep"}
+    | {"top_processes_s", "max_pending_bytes", "reports_keep", "kmsg_buffer_bytes"}
 )
 
 

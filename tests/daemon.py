@@ -105,6 +105,19 @@ def wait_ready(ring: Path, proc: subprocess.Popen[bytes]) -> None:
     wait_for(ready)
 
 
+def children(pid: int) -> list[int]:
+    """The processes `pid` started: a daemon on a kmsg device has its kmsg pump
+    (kmsgd/record/kmsgpump.py)."""
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(c) for c in text.split()]
+
+
+def signal_all(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """`sig` to the daemon and to the processes it started (its kmsg pump)."""
+    for pid in [*children(proc.pid), proc.pid]:
+        os.kill(pid, sig)
+
+
 def stop(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> int:
     proc.send_signal(sig)
     return proc.wait(timeout=20)

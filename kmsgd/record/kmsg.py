@@ -51,11 +51,23 @@ class KmsgReader:
         except OSError as err:
             raise SourceUnavailable(f"{path}: {err.strerror}") from None
         self._pending = b""  # stream mode: bytes not yet split into records
+        self._caught_up = False
         self._poll = select.poll()
         self._poll.register(self.fd, select.POLLIN | select.POLLPRI)
 
     def close(self) -> None:
         os.close(self.fd)
+
+    def stop(self) -> None:
+        """Nothing to stop: this reader is the daemon's own (KmsgPump has a process)."""
+
+    def arm(self) -> bool:
+        """Always safe to sleep: poll() on the fd itself wakes us (KmsgPump needs this)."""
+        return True
+
+    def caught_up(self) -> bool:
+        """True once a read found nothing new: the kernel's backlog at start is behind us."""
+        return self._caught_up
 
     def wait(self, timeout_s: float) -> None:
         """Block until a record may be ready, or the timeout passes."""
@@ -67,10 +79,11 @@ class KmsgReader:
 
     def read_available(self) -> Iterator[bytes | Overrun]:
         """Yield every complete record available now (raw bytes), and Overrun markers."""
-        if self.is_device:
-            yield from self._read_device()
-        else:
-            yield from self._read_stream()
+        got = False
+        for item in self._read_device() if self.is_device else self._read_stream():
+            got = got or isinstance(item, bytes)
+            yield item
+        self._caught_up = self._caught_up or not got
 
     def _read_device(self) -> Iterator[bytes | Overrun]:
         while True:

@@ -22,7 +22,7 @@ from kmsgd import __version__
 from kmsgd.config import Config
 from kmsgd.record import hostenv, incident
 from kmsgd.record.committer import Committer
-from kmsgd.record.kmsg import KmsgReader, Overrun
+from kmsgd.record.kmsgpump import Shed, open_source
 from kmsgd.record.procfs import BootIdentity, read_identity
 from kmsgd.ring.frame import encode_payload
 from kmsgd.ring.reader import RingReader
@@ -54,6 +54,8 @@ class _SeqTracker:
     stored: int  # highest seq already in the ring for this boot (-1: none)
     expected: int | None = None
     overrun: bool = False
+    shed: int = 0  # records the pump shed since the last one stored (kmsgpump.Shed) ...
+    shed_first: int = -1  # ... from this seq on
 
 
 class Recorder:
@@ -79,7 +81,8 @@ class Recorder:
         self.notify = notify
         self.identity: BootIdentity = read_identity(cfg.proc_root, cfg.etc_root)
         self.boot_id = bytes.fromhex(self.identity.boot_id)
-        self.kmsg = KmsgReader(cfg.kmsg)
+        # Forked here, before any thread: the pump process that drains a kmsg device.
+        self.kmsg = open_source(cfg.kmsg, size=cfg.kmsg_buffer_bytes, lock_memory=cfg.lock_memory)
         self.writer = RingWriter(cfg.ring, size=cfg.ring_size, replace_corrupt=True)
         self.ring_replaced = ""
         if self.writer.replaced is not None:
@@ -160,9 +163,11 @@ class Recorder:
         while self._stop_signal is None:
             self.step()
             wait_ms = (self._next_beat - self.clock.mono_us()) // 1000
-            poller.poll(max(0, min(wait_ms, 100 if self.kmsg.is_regular else wait_ms)))
+            if self.kmsg.arm():
+                poller.poll(max(0, min(wait_ms, 100 if self.kmsg.is_regular else wait_ms)))
             with contextlib.suppress(OSError):
                 os.read(wake_r, 64)
+        self.kmsg.stop()  # the pump's last drain of the device
         self._drain_kmsg()
         if self.incidents is not None:
             self.incidents.stop()  # an open incident ends with reason "stopped"
@@ -198,14 +203,21 @@ class Recorder:
         urgent_level = self.cfg.urgent_level
         seq = self.seq
         batch: list[tuple[Kind, int, bytes]] = []
-        got_any = False
         watch = self.incidents.see_kernel if self.incidents is not None else None
         for raw in self.kmsg.read_available():
-            if isinstance(raw, Overrun):
-                seq.overrun = True
+            if not isinstance(raw, bytes):
+                if isinstance(raw, Shed):
+                    self._hand_over(batch, urgent=False)
+                    self.lost_total += raw.count
+                    # not urgent: a storm's warnings are, and they take this along
+                    self.emit(Kind.LOST, Lost(raw.count, raw.first_seq, "shed"), urgent=False)
+                    if not seq.shed:
+                        seq.shed_first = raw.first_seq
+                    seq.shed += raw.count
+                else:
+                    seq.overrun = True
                 continue
-            got_any = True
-            if watch is not None:
+            if watch is not None and raw[1:2] == b",":  # a kernel record: facility 0
                 watch(raw, self.importing)
             n, level = peek(raw)
             if n >= 0:
@@ -217,13 +229,16 @@ class Recorder:
                 else:
                     expected = seq.expected
                     reason = "overrun" if seq.overrun else "gap"
-                if n > expected:
+                missing = n - expected - seq.shed  # those the pump shed are counted already
+                if missing > 0:
                     self._hand_over(batch, urgent=False)
                     if reason != "before_start":  # the fleet metric: loss while recording
-                        self.lost_total += n - expected
-                    self.emit(Kind.LOST, Lost(n - expected, expected, reason), urgent=True)
+                        self.lost_total += missing
+                    first = expected + seq.shed if seq.shed_first == expected else expected
+                    self.emit(Kind.LOST, Lost(missing, first, reason), urgent=True)
                 seq.expected = n + 1
                 seq.overrun = False
+                seq.shed = 0
             wall = self.clock.wall_us()
             if self.importing:
                 ts = _ts_usec(raw)
@@ -233,7 +248,7 @@ class Recorder:
             if level <= urgent_level or len(batch) >= BATCH:
                 self._hand_over(batch, urgent=level <= urgent_level)
         self._hand_over(batch, urgent=False)
-        if not got_any:
+        if self.kmsg.caught_up():  # records from now on are live, not the kernel's backlog
             self.importing = False
 
     def _hand_over(self, batch: list[tuple[Kind, int, bytes]], *, urgent: bool) -> None:
@@ -314,7 +329,7 @@ class Recorder:
             self.incidents.stop(end=False)  # no `end` record: a machine that died writes none
         complete = self.committer.close()
         self.writer.close()
-        self.kmsg.close()
+        self.kmsg.close()  # a pump is stopped first
         return complete
 
 

@@ -93,7 +93,9 @@ class Lost:
     first_seq: int
     # "overrun": the kernel overwrote them before we read (EPIPE); "before_start": gone from
     # the kernel buffer before kmsgd started; "restart": logged while kmsgd was down within
-    # this boot; "dropped": the ring was unwritable and memory full; "gap": anything else.
+    # this boot; "dropped": the ring was unwritable and memory full; "shed": the kmsg pump's
+    # buffer was full in a storm and it kept only what matters (kmsgd/record/kmsgpump.py);
+    # "gap": anything else.
     reason: str
 
 

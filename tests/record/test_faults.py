@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from conftest import kmsg_writable, make_proc
-from daemon import dump, stop, wait_for, wait_ready
+from daemon import dump, signal_all, stop, wait_for, wait_ready
 from daemon import start as start_daemon
 
 DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
@@ -153,12 +153,12 @@ def test_sigstop_overrun_is_counted_by_a_lost_record(tmp_path: Path, devkmsg_on:
     wait_ready(ring, daemon)
     burst(tag, 1, start_at=-1)
     wait_for(lambda: -1 in ours(dump(ring), tag))
-    daemon.send_signal(signal.SIGSTOP)
+    signal_all(daemon, signal.SIGSTOP)  # and its kmsg pump: see tests/record/test_storm.py
     try:
         burst(tag, n)  # more than the kernel buffer holds: the oldest are overwritten
         time.sleep(2)
     finally:
-        daemon.send_signal(signal.SIGCONT)
+        signal_all(daemon, signal.SIGCONT)
     burst(tag, 1, start_at=n)
     wait_for(lambda: n in ours(dump(ring), tag), timeout=30)
     assert stop(daemon) == 0
