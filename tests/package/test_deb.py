@@ -36,34 +36,44 @@ NEXT = f"{VERSION}+test1"
 # --- the conffile: every setting of kmsgd.config, commented, with its default --------------
 
 
-def conffile_uncommented() -> dict[str, object]:
+def conffile_uncommented() -> dict[str, dict[str, object]]:
     """The conffile with every `# key = value` line uncommented, parsed as TOML."""
     lines = []
     for line in (REPO / "debian" / "kmsgd.toml").read_text().splitlines():
         m = re.match(r"^# ([a-z_]+ = .*)$", line)
         lines.append(m.group(1) if m else line)
-    table = tomllib.loads("\n".join(lines))["kmsgd"]
-    assert isinstance(table, dict)
-    return table
+    return tomllib.loads("\n".join(lines))
 
 
 def test_conffile_lists_every_setting_commented() -> None:
-    names = {f.name for f in dataclasses.fields(config.Config)}
-    table = conffile_uncommented()
-    assert set(table) == names, "debian/kmsgd.toml and kmsgd/config.py disagree"
+    tables = conffile_uncommented()
+    assert set(tables) == {"kmsgd", "incident"}
+    names = {f.name for f in dataclasses.fields(config.Config)} - {"incident"}
+    assert set(tables["kmsgd"]) == names, "debian/kmsgd.toml and kmsgd/config.py disagree"
+    incident = {f.name for f in dataclasses.fields(config.IncidentConfig)}
+    assert set(tables["incident"]) == incident, "[incident] and config.IncidentConfig disagree"
     # As shipped, every setting is commented out: the file changes nothing.
-    assert tomllib.loads((REPO / "debian" / "kmsgd.toml").read_text()) == {"kmsgd": {}}
+    shipped = tomllib.loads((REPO / "debian" / "kmsgd.toml").read_text())
+    assert shipped == {"kmsgd": {}, "incident": {}}
+    assert config.load(str(REPO / "debian" / "kmsgd.toml"), {}) == config.Config()
+
+
+def toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return repr(value)
 
 
 def test_conffile_defaults_are_the_real_defaults(tmp_path: Path) -> None:
     uncommented = tmp_path / "kmsgd.toml"
     uncommented.write_text(
-        "[kmsgd]\n"
-        + "\n".join(
-            f"{k} = {v!r}".replace("True", "true").replace("False", "false")
-            if not isinstance(v, str)
-            else f'{k} = "{v}"'
-            for k, v in conffile_uncommented().items()
+        "".join(
+            f"[{name}]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in table.items())
+            for name, table in conffile_uncommented().items()
         )
     )
     assert config.load(str(uncommented), {}) == config.Config()
