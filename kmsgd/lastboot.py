@@ -129,7 +129,9 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         memory=_memory(summary, verdict, view.timeline),
         pstore=pstore_witness,
         journal=_journal_witness(boot_id, opts) if opts.journal and not current else None,
-        stuck=next(iter(blocked_calls(view.of(Kind.INCIDENT), _hung_lines(view))), None),
+        stuck=next(
+            iter(blocked_calls(view.of(Kind.INCIDENT), _hung_lines(view), view.stacks)), None
+        ),
         checked_downtime=downtime(
             view.live.last_wall_us, next_wall, steps, rtc_local=opts.rtc_local
         ),
@@ -181,7 +183,7 @@ def _hung_lines(view: BootView) -> list[str]:
 
 def _incidents(view: BootView) -> tuple[dict[str, object], ...]:
     """The boot's incidents (kmsgd/judge/incidents.py)."""
-    return tuple(incidents(view.of(Kind.INCIDENT), _hung_lines(view)))
+    return tuple(incidents(view.of(Kind.INCIDENT), _hung_lines(view), view.stacks))
 
 
 def _merge(v: Verdict, d: RingDecision, f: RingFacts) -> Verdict:

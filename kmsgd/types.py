@@ -6,6 +6,8 @@ The enum values are the JSON vocabulary: never rename one.
 from __future__ import annotations
 
 import enum
+import re
+from collections.abc import Iterable
 
 
 class Outcome(enum.StrEnum):
@@ -66,3 +68,25 @@ WORDS: dict[Outcome, str] = {
     Outcome.UNKNOWN: "Unknown end",
     Outcome.STILL_RUNNING: "Still running",
 }
+
+
+# Frames a blocked task passes through on its way to sleep (the scheduler, locks, waits, the
+# syscall entry): skipped to name the call it is stuck in, as the kernel's wchan skips the
+# __sched section (kernel/sched/core.c, get_wchan). The recorder's /proc/PID/stack and the
+# judge's kernel-log stacks both name a blocked task's function this way.
+_WAITING = re.compile(
+    r"^(?:__)?(?:schedule|io_schedule|schedule_timeout|schedule_hrtimeout|schedule_preempt"
+    r"|preempt_schedule|do_wait|wait_for_completion|rwsem_down|percpu_rwsem_wait"
+    r"|__mutex_lock|mutex_lock|down_read|down_write|dma_fence_default_wait|dma_fence_wait"
+    r"|ret_from_fork|entry_SYSCALL|do_syscall|x64_sys_call|__x64_sys)"
+)
+
+
+def waiting_in(frames: Iterable[str]) -> str:
+    """The first frame of a blocked task's stack that is not the act of waiting itself
+    (`amdgpu_fence_wait_timeout+0x1a/0x40 [amdgpu]` -> `amdgpu_fence_wait_timeout`)."""
+    for frame in frames:
+        name = frame.split("+", 1)[0].strip()
+        if name and not _WAITING.match(name):
+            return name
+    return ""

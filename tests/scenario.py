@@ -85,7 +85,15 @@ class BootRun:
         for _ in range(steps):
             self.clock.advance(seconds / steps)
             self.rec.step()
+            self.settle()
         self.rec.sync()
+
+    def settle(self) -> None:
+        """Let incident snapshots finish: they run in real threads, while this clock is fake."""
+        if self.rec.incidents is not None:
+            for cap in list(self.rec.incidents.captures.running.values()):
+                if cap.thread.ident is not None:  # registered just before it starts
+                    cap.thread.join(5)
 
     def step(self) -> None:
         self.rec.step()
@@ -95,6 +103,7 @@ class BootRun:
         """Power cut, freeze or reset: no stop record; what was handed over is durable."""
         self.rec.step()
         self.rec.step()  # a file source hands out its last record once nothing new came
+        self.settle()
         self.rec.close()
 
     def shutdown(self, *, reboot: bool = False) -> None:

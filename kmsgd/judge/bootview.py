@@ -1,20 +1,22 @@
 """One boot of the ring, read once into what the post-mortem needs, in bounded memory.
 
-Kernel records stream into a Timeline (bounded head and tail, per-tag counts); heartbeats
-into Liveness; samples are kept raw for the final minute only and decoded at the end;
-rarer records (events, inventory, sysctl, pstore) are kept whole.
+Kernel records stream into a Timeline (bounded head and tail, per-tag counts) and into the
+blocked tasks' stacks the kernel printed (judge/stacks.py); heartbeats into Liveness; samples
+are kept raw for the final minute only and decoded at the end; rarer records (events,
+inventory, sysctl, pstore) are kept whole.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from kmsgd.judge.clocks import EARLY_STEP_S, ClockStep
 from kmsgd.judge.liveness import Liveness, LivenessBuilder
+from kmsgd.judge.stacks import KernelStack, StackCollector
 from kmsgd.judge.telemetry import FINAL_WINDOW_US, MEMORY_WINDOW_US
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
 from kmsgd.logparse.model import Line, LogFormat, Origin
@@ -46,6 +48,7 @@ class BootView:
     final_samples: tuple[Entry, ...]  # samples of the final ~70 s (memory: 10 min)
     kept: tuple[Entry, ...]  # events, device events, inventories, sysctls, pstore, lost
     builder: TimelineBuilder | None = None  # to append lines only a witness saw (pstore)
+    stacks: Mapping[int, KernelStack] = field(default_factory=dict)  # blocked tasks, by pid
 
     def with_records(self, records: Sequence[KernelRecord]) -> BootView:
         """This view with kernel records appended after the ring's last line (a panic's end
@@ -71,6 +74,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
     the final window are checked and decoded at the end; everything else is checked."""
     tb = TimelineBuilder(index=index, boot_id=boot_id)
     lb = LivenessBuilder()
+    sc = StackCollector()
     samples: deque[Skimmed] = deque()
     memory: deque[Skimmed] = deque()
     kept: list[Entry] = []
@@ -93,6 +97,8 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
             n += 1
             origin = Origin.USERSPACE if e.data.facility else Origin.KERNEL
             tb.add(Line.of(e.data, origin, LogFormat.KMSG, n))
+            if origin is Origin.KERNEL:
+                sc.add(e.data.message)
         elif e.kind in KEPT_KINDS:
             kept.append(e)
     live = lb.build()
@@ -104,7 +110,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
         f = reader.check(h) if h.wall_us >= end - span else None
         if f is not None:
             final.append(fr.to_entry(f))
-    return BootView(boot_id, tb.build(), live, tuple(final), tuple(kept), tb)
+    return BootView(boot_id, tb.build(), live, tuple(final), tuple(kept), tb, sc.build())
 
 
 def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) -> list[Entry]:

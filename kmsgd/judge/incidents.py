@@ -11,15 +11,18 @@ Pure: entries in, JSON-able dicts out.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kmsgd.judge.stacks import KernelStack
 from kmsgd.ring.records import Entry, Kind
 
 MAX_FINDINGS = 10
+Stacks = Mapping[int, KernelStack]
 _HUNG = re.compile(
     r"INFO: task (?P<comm>.+?):(?P<pid>\d+) blocked for more than (?P<s>\d+) seconds"
 )
@@ -41,21 +44,24 @@ def _n(x: float) -> str:
     return f"{x:g}"
 
 
-def incidents(entries: Sequence[Entry], hung_lines: Sequence[str] = ()) -> list[dict[str, Any]]:
+def incidents(
+    entries: Sequence[Entry], hung_lines: Sequence[str] = (), stacks: Stacks | None = None
+) -> list[dict[str, Any]]:
     """The report's `incidents`: one dict per incident of the boot, oldest first.
 
     `entries`: the boot's `incident` records (others are ignored); `hung_lines`: the boot's
-    hung-task kernel lines, which say how long a task had been blocked."""
+    hung-task kernel lines, which say how long a task had been blocked; `stacks`: the stacks
+    the kernel printed (judge/stacks.py), for tasks whose snapshot could not read its own."""
     groups: dict[int, list[Entry]] = {}
     for e in entries:
         if e.kind is Kind.INCIDENT and isinstance(e.data, dict):
             number = e.data.get("incident")
             if isinstance(number, int):
                 groups.setdefault(number, []).append(e)
-    return [_one(group, hung_lines) for _, group in sorted(groups.items())]
+    return [_one(group, hung_lines, stacks or {}) for _, group in sorted(groups.items())]
 
 
-def _one(group: list[Entry], hung_lines: Sequence[str]) -> dict[str, Any]:
+def _one(group: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> dict[str, Any]:
     by = _by_record(group)
     start = by.get("start", [None])[0]
     end = by.get("end", [None])[-1]
@@ -71,8 +77,9 @@ def _one(group: list[Entry], hung_lines: Sequence[str]) -> dict[str, Any]:
         captured["sysrq"] = {k: v for k, v in sysrq[0].items() if len(k) == 1}
     blocked = [x.data for x in by.get("capture_blocked", []) if isinstance(x.data, dict)]
     first_wall = group[0].wall_us
+    stuck = _blocked(procs, hung_lines, stacks)
     findings = [
-        *_blocked_tasks(procs, hung_lines),
+        *(str(b) for b in stuck),
         *_links(gpus),
         *_gpu_state(gpus),
         *_top_gpu_holder(procs),
@@ -99,6 +106,7 @@ def _one(group: list[Entry], hung_lines: Sequence[str]) -> dict[str, Any]:
         )[:8],
         "captured": captured,
         "findings": findings[:MAX_FINDINGS],
+        "blocked": [dataclasses.asdict(b) for b in stuck],
     }
 
 
@@ -119,6 +127,8 @@ class Blocked:
     comm: str  # the task blocked longest
     pid: int | None
     seconds: float
+    stack: tuple[str, ...] = ()  # its frames, innermost first
+    stack_from: str = ""  # "proc" (/proc/PID/stack), "hung_task" or "sysrq" (the kernel log)
 
     def __str__(self) -> str:
         how_long = f" for {self.seconds:.0f} s" if self.seconds >= 1 else ""
@@ -128,7 +138,9 @@ class Blocked:
         return f"{self.tasks} tasks blocked in {self.function}, longest {who}{how_long}"
 
 
-def blocked_calls(entries: Sequence[Entry], hung_lines: Sequence[str] = ()) -> list[Blocked]:
+def blocked_calls(
+    entries: Sequence[Entry], hung_lines: Sequence[str] = (), stacks: Stacks | None = None
+) -> list[Blocked]:
     """The D-state pile-ups of a boot's last incident with process snapshots, most tasks
     first: a hang's strongest culprit when the kernel named none (the verdict uses it)."""
     procs = [
@@ -142,16 +154,26 @@ def blocked_calls(entries: Sequence[Entry], hung_lines: Sequence[str] = ()) -> l
     return _blocked(
         [p for p in procs if isinstance(p.data, dict) and p.data.get("incident") == last],
         hung_lines,
+        stacks or {},
     )
 
 
-def _blocked_tasks(procs: list[Entry], hung_lines: Sequence[str]) -> list[str]:
-    """ "llama-server (4321) blocked in amdgpu_fence_wait_timeout for ≥ 118 s", grouped by
-    the function when several tasks wait in the same one."""
-    return [str(b) for b in _blocked(procs, hung_lines)]
+def _with_stack(task: Mapping[str, Any], stacks: Stacks) -> tuple[str, tuple[str, ...], str]:
+    """(function, stack, where the stack came from) of a snapshot's D-state task: its own
+    /proc reads, else the stack the kernel printed for that thread (hung-task report, SysRq w)."""
+    own = tuple(str(f) for f in task.get("stack") or [])
+    printed = stacks.get(task["tid"]) or stacks.get(int(task.get("pid") or -1))
+    fn = str(task.get("in") or "")
+    if own:
+        return fn, own, "proc"
+    if printed is not None:
+        return fn or printed.function, printed.frames, printed.source
+    return fn, (), ""
 
 
-def _blocked(procs: list[Entry], hung_lines: Sequence[str]) -> list[Blocked]:
+def _blocked(procs: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> list[Blocked]:
+    """The tasks in D state until the last snapshot, grouped by the function they wait in:
+    "llama-server (4321) blocked in amdgpu_fence_wait_timeout for 118 s"."""
     if not procs:
         return []
     seen: dict[int, tuple[int, Mapping[str, Any]]] = {}  # tid -> (first wall, task)
@@ -171,21 +193,28 @@ def _blocked(procs: list[Entry], hung_lines: Sequence[str]) -> list[Blocked]:
         m = _HUNG.search(line)
         if m:
             hung[int(m.group("pid"))] = max(hung.get(int(m.group("pid")), 0), int(m.group("s")))
-    by_fn: dict[str, list[tuple[Mapping[str, Any], float]]] = {}
+    by_fn: dict[str, list[tuple[Mapping[str, Any], float, tuple[str, ...], str]]] = {}
     for tid, (first, task) in seen.items():
         if tid not in last_tids and len(procs) > 1:
             continue  # it moved on: not stuck
         span = (last_wall - first) / 1e6
         span = max(span, float(hung.get(tid, 0)), float(hung.get(int(task.get("pid") or 0), 0)))
-        by_fn.setdefault(str(task.get("in") or "?"), []).append((task, span))
+        fn, stack, source = _with_stack(task, stacks)
+        by_fn.setdefault(fn or "?", []).append((task, span, stack, source))
     out = []
     for fn, tasks in sorted(by_fn.items(), key=lambda kv: -len(kv[1])):
         tasks.sort(key=lambda ts: -ts[1])
-        task, span = tasks[0]
+        task, span, stack, source = tasks[0]
         pid = task.get("pid")
         out.append(
             Blocked(
-                fn, len(tasks), str(task.get("comm")), pid if isinstance(pid, int) else None, span
+                fn,
+                len(tasks),
+                str(task.get("comm")),
+                pid if isinstance(pid, int) else None,
+                span,
+                stack,
+                source,
             )
         )
     return out[:4]

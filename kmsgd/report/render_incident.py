@@ -30,6 +30,31 @@ def _head(i: Mapping[str, Any]) -> str:
     return f"{i.get('trigger')} at {i.get('started')}, ended {ended}{more}"
 
 
+_FROM = {
+    "proc": "/proc/PID/stack",
+    "hung_task": "the kernel's hung-task report",
+    "sysrq": "SysRq w",
+}
+STACK_FRAMES = 8
+
+
+def _stacks(i: Mapping[str, Any]) -> list[str]:
+    """ "stack of lab-writer (399), from SysRq w: schedule ← percpu_rwsem_wait ← …", the
+    frames' function names, innermost first."""
+    out = []
+    for b in i.get("blocked") or []:
+        frames = [str(f).split("+", 1)[0] for f in b.get("stack") or []]
+        if frames:
+            more = " ← …" if len(frames) > STACK_FRAMES else ""
+            where = _FROM.get(str(b.get("stack_from")), str(b.get("stack_from")))
+            out.append(
+                f"stack of {b.get('comm')} ({b.get('pid')}), from {where}: "
+                + " ← ".join(frames[:STACK_FRAMES])
+                + more
+            )
+    return out
+
+
 def incident_lines(incidents: Sequence[Mapping[str, Any]]) -> list[str]:
     """Plain lines, indented by the caller."""
     out: list[str] = []
@@ -38,6 +63,7 @@ def incident_lines(incidents: Sequence[Mapping[str, Any]]) -> list[str]:
         if i.get("line"):
             out.append(f"   trigger: {i['line']}")
         out += [f"   - {f}" for f in i.get("findings") or []]
+        out += [f"   {s}" for s in _stacks(i)]
         out.append(f"   captured: {_captured(i.get('captured') or {})}")
     return out
 
@@ -50,5 +76,6 @@ def incident_md(incidents: Sequence[Mapping[str, Any]], esc: Any) -> list[str]:
         if i.get("line"):
             out.append(f"   - trigger: `{str(i['line']).replace('`', chr(39))}`")
         out += [f"   - {esc(str(f))}" for f in i.get("findings") or []]
+        out += [f"   - {esc(s)}" for s in _stacks(i)]
         out.append(f"   - captured: {esc(_captured(i.get('captured') or {}))}")
     return out

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from kmsgd.sensors.reader import parse_text, read_small
+from kmsgd.types import waiting_in
 
 Mark = Callable[[str], None]
 MAX_TASKS = 20_000  # tasks looked at per snapshot (a bound on a huge box)
@@ -28,13 +29,6 @@ MAX_FRAMES = 16
 TOP = 8
 _UNITS = {"": 1, "B": 1, "KiB": 1024, "kB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
 _GPU_MEM_KEY = re.compile(r"^(?:drm-(?:memory|total|resident)|amd-(?:memory|requested))-\S+$")
-# frames that say "waiting", not what for (kernel/sched/core.c, kernel/time/sleep_timeout.c)
-_SCHED = re.compile(
-    r"^(?:__)?(?:schedule|io_schedule|schedule_timeout|schedule_hrtimeout|schedule_preempt"
-    r"|preempt_schedule|do_wait|wait_for_completion|rwsem_down|percpu_rwsem_wait"
-    r"|__mutex_lock|mutex_lock|down_read|down_write|dma_fence_default_wait|dma_fence_wait"
-    r"|ret_from_fork|entry_SYSCALL|do_syscall|x64_sys_call|__x64_sys)"
-)
 
 
 def noop(_path: str) -> None:
@@ -66,11 +60,7 @@ def blocked_in(wchan: str, frames: Iterable[str]) -> str:
     its stack that is not the scheduler itself."""
     if wchan and wchan not in ("0", "-"):
         return wchan
-    for frame in frames:
-        name = frame.split("+", 1)[0]
-        if not _SCHED.match(name):
-            return name
-    return ""
+    return waiting_in(frames)
 
 
 def parse_fdinfo_memory(raw: bytes) -> tuple[str, str, dict[str, int]] | None:
