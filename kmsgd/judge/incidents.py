@@ -52,13 +52,26 @@ def incidents(
     `entries`: the boot's `incident` records (others are ignored); `hung_lines`: the boot's
     hung-task kernel lines, which say how long a task had been blocked; `stacks`: the stacks
     the kernel printed (judge/stacks.py), for tasks whose snapshot could not read its own."""
-    groups: dict[int, list[Entry]] = {}
-    for e in entries:
-        if e.kind is Kind.INCIDENT and isinstance(e.data, dict):
-            number = e.data.get("incident")
-            if isinstance(number, int):
-                groups.setdefault(number, []).append(e)
-    return [_one(group, hung_lines, stacks or {}) for _, group in sorted(groups.items())]
+    return [_one(group, hung_lines, stacks or {}) for group in _groups(entries)]
+
+
+def _groups(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """The incident records grouped per incident, in the order the incidents started. Each
+    recorder process numbers its incidents from 1, and systemd may restart it within a boot:
+    a second `start` of a number begins a new incident, which its later records join."""
+    groups: list[list[Entry]] = []
+    current: dict[int, list[Entry]] = {}  # number -> the latest incident of that number
+    for e in sorted(entries, key=lambda e: e.serial):
+        if e.kind is not Kind.INCIDENT or not isinstance(e.data, dict):
+            continue
+        number = e.data.get("incident")
+        if not isinstance(number, int):
+            continue
+        if number not in current or e.data.get("record") == "start":
+            current[number] = []
+            groups.append(current[number])
+        current[number].append(e)
+    return groups
 
 
 def _one(group: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> dict[str, Any]:
@@ -90,10 +103,12 @@ def _one(group: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> dict[
     ]
     if e.get("reason") == "budget":
         findings.append("capture stopped at the byte budget")
+    lead = _lead(s, by.get("trigger", []))
     return {
-        "trigger": s.get("trigger") or e.get("trigger") or "",
-        "class": s.get("class") or e.get("class") or "",
-        "line": s.get("line") or e.get("line") or "",
+        "trigger": lead.get("trigger") or e.get("trigger") or "",
+        "class": lead.get("class") or e.get("class") or "",
+        "line": lead.get("line") or e.get("line") or "",
+        "started_by": s.get("trigger") or "",
         "started": _iso(start.wall_us if start is not None else first_wall),
         "ended": _iso(end.wall_us) if end is not None else None,
         "end_reason": e.get("reason") if end is not None else "boot ended during the incident",
@@ -102,12 +117,26 @@ def _one(group: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> dict[
         else round((group[-1].wall_us - first_wall) / 1e6, 1),
         "triggers": e.get("triggers") or 1 + len(by.get("trigger", [])),
         "other_triggers": sorted(
-            {str(x.data.get("trigger")) for x in by.get("trigger", []) if isinstance(x.data, dict)}
+            {
+                str(x.get("trigger"))
+                for x in (s, *(t.data for t in by.get("trigger", []) if isinstance(t.data, dict)))
+                if x.get("trigger") and x.get("trigger") != lead.get("trigger")
+            }
         )[:8],
         "captured": captured,
         "findings": findings[:MAX_FINDINGS],
         "blocked": [dataclasses.asdict(b) for b in stuck],
     }
+
+
+def _lead(start: Mapping[str, Any], triggers: list[Entry]) -> Mapping[str, Any]:
+    """The trigger an incident is named after: the one that started it, unless that was the
+    recorder's own symptom (a late heartbeat, a slow sensor read: a loaded host shows them
+    too) and the kernel then said what was wrong (a soft lockup, a hung task)."""
+    if start.get("source") != "recorder":
+        return start
+    kernel = (t.data for t in triggers if isinstance(t.data, dict))
+    return next((t for t in kernel if t.get("source") == "kernel"), start)
 
 
 def _by_record(group: list[Entry]) -> dict[str, list[Entry]]:
@@ -143,19 +172,11 @@ def blocked_calls(
 ) -> list[Blocked]:
     """The D-state pile-ups of a boot's last incident with process snapshots, most tasks
     first: a hang's strongest culprit when the kernel named none (the verdict uses it)."""
-    procs = [
-        e
-        for e in entries
-        if e.kind is Kind.INCIDENT and isinstance(e.data, dict) and e.data.get("record") == "procs"
-    ]
-    if not procs:
-        return []
-    last = procs[-1].data.get("incident") if isinstance(procs[-1].data, dict) else None
-    return _blocked(
-        [p for p in procs if isinstance(p.data, dict) and p.data.get("incident") == last],
-        hung_lines,
-        stacks or {},
-    )
+    for group in reversed(_groups(entries)):
+        procs = _by_record(group).get("procs", [])
+        if procs:
+            return _blocked(procs, hung_lines, stacks or {})
+    return []
 
 
 def _with_stack(task: Mapping[str, Any], stacks: Stacks) -> tuple[str, tuple[str, ...], str]:

@@ -27,7 +27,9 @@ def _captured(c: Mapping[str, Any]) -> str:
 def _head(i: Mapping[str, Any]) -> str:
     ended = i.get("ended") or f"never ({i.get('end_reason')})"
     more = f", +{i['triggers'] - 1} more trigger(s)" if (i.get("triggers") or 1) > 1 else ""
-    return f"{i.get('trigger')} at {i.get('started')}, ended {ended}{more}"
+    by = i.get("started_by")
+    opened = f" (opened by {by})" if by and by != i.get("trigger") else ""
+    return f"{i.get('trigger')} at {i.get('started')}{opened}, ended {ended}{more}"
 
 
 _FROM = {
