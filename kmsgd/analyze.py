@@ -16,7 +16,7 @@ from kmsgd.errors import BadInput
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.skim import Plan, Skimmer
 from kmsgd.judge.timeline import HEAD_LINES, TAIL_LINES, Timeline, TimelineBuilder
-from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, Origin
+from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, MarkReason, Origin
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
@@ -104,7 +104,7 @@ class _Collector:
             self.boot_ids.add(boot_id)
         # journalctl prints "-- Boot X --" before the entries of boot X in its output order;
         # read in reverse (journalctl -r), X is the boot that ends here, not the next one
-        names_previous = self.reversed and mark.why == "separator"
+        names_previous = self.reversed and mark.why is MarkReason.SEPARATOR
         if not len(self.builder):
             if boot_id and not names_previous:
                 self.builder.boot_id = boot_id

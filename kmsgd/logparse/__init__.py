@@ -1,13 +1,16 @@
 """Pasted kernel logs → `Line`s (`.record` is the KernelRecord) and boot boundaries.
 
-`read_chunks`/`read_lines` turn bytes into decoded, time-ordered lines; `LogStream` and
-`parse_lines` parse them. Every input line comes out: as a kernel or userspace record, as
-text, or as a command.
+`read_chunks`/`read_lines` (reader.py) turn bytes into decoded, time-ordered lines;
+`LogStream` and `parse_lines` (stream.py) parse them into `Line`s and `BootMark`s (why a boot
+starts there: `MarkReason`). The stream asks recognise.py which known format a line is in
+(parsers in formats.py and journal_json.py), undoes what consoles, pagers and copying did
+(repair.py, clean.py) and salvages the rest (salvage.py). Every input line comes out: as a
+kernel or userspace record, as text, or as a command.
 
 May import: kmsgd.ring (the kernel record type), kmsgd.errors, kmsgd.types.
 """
 
-from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin
+from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, MarkReason, Origin
 from kmsgd.logparse.reader import InputStats, read_chunks, read_lines
 from kmsgd.logparse.stream import LogStream, parse_lines
 
@@ -18,6 +21,7 @@ __all__ = [
     "Line",
     "LogFormat",
     "LogStream",
+    "MarkReason",
     "Origin",
     "parse_lines",
     "read_chunks",

@@ -116,12 +116,22 @@ class Line(NamedTuple):
         )
 
 
+class MarkReason(enum.StrEnum):
+    """Why a new boot starts at a `BootMark` (the value is the word the JSON and text use)."""
+
+    SEPARATOR = "separator"  # journalctl's "-- Boot … --", "-- Reboot --", a hand-made marker
+    CLOCK_RESTART = "clock_restart"  # printk's clock went back by more than CPUs drift
+    LINUX_VERSION = "linux_version"  # the kernel's banner after other lines
+    PSTORE_HEADER = "pstore_header"  # a pstore dump's "Panic#1 Part1" header
+    BOOT_ID = "boot_id"  # the journal's boot id changed; a mark before any line naming a boot
+
+
 @dataclass(frozen=True, slots=True)
 class BootMark:
     """A boundary between boots in the input: what follows belongs to a new boot."""
 
     lineno: int
-    why: str  # "separator", "clock_restart", "linux_version", "pstore_header", "boot_id"
+    why: MarkReason
     boot_id: str = ""
 
 

@@ -1,57 +1,35 @@
 """The stateful line parser: decoded input lines in, `Line`s and `BootMark`s out.
 
-State kept across lines: the format that parsed last (tried first), the year of yearless
-stamps, dmesg -H's running clock, the journal host, an open `-o export` block, the clock
-seen last (a printk clock that restarts means a new boot). Memory is constant. Each line is
-held back until the next one arrives, so a wrapped continuation can still be joined to it.
-Methods append to an output list instead of yielding: this is the hot loop of `analyze`.
+A plain dmesg line after another one takes a fast path; any other line is tried in the known
+formats (recognise.py), then cleaned and tried again, then salvaged (salvage.py), else kept
+as text or a command; what a console, pager or copy did to it (repair.py) is undone on the
+way. Kept here across lines: an open `-o export` block, and what draws boot boundaries (the
+printk clock seen last, the journal boot id, lines since the last `BootMark`). Memory is
+constant. Each line is held back until the next one arrives, so a wrapped continuation can
+still be joined to it. Methods append to an output list instead of yielding: this is the
+hot loop of `analyze`.
 """
 
 from __future__ import annotations
 
 import functools
-import html
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kmsgd.logparse import clean, formats, salvage
+from kmsgd.logparse import clean, formats, repair, salvage
 from kmsgd.logparse.formats import Fields
-from kmsgd.logparse.journal_json import ExportBlock, parse_json, starts_export
-from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, Origin
+from kmsgd.logparse.journal_json import ExportBlock, starts_export
+from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, MarkReason, Origin
+from kmsgd.logparse.recognise import Recogniser
+from kmsgd.logparse.repair import GLUE_DMESG, GLUE_HINT
 
 RESTART_SLACK_US = 5_000_000  # printk stamps may step back a little across CPUs, not seconds
-PAGER_WIDTH = 79  # a line this long ending in ">" was cut by the pager
-WRAP_MIN = 70  # a line this long followed by an unstamped line was probably wrapped
-_KMSG_KV = re.compile(r" (SUBSYSTEM|DEVICE)=(.*)")
 _LINUX_VERSION = re.compile(r"Linux version \d")
-# where a second line starts inside a glued one, per format
-_GLUE = {
-    LogFormat.DMESG: re.compile(r"(?:<\d{1,3}>)?\[\s*\d+\.\d{6}\]"),
-    LogFormat.JOURNAL: re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ \S+?:"),
-    LogFormat.JOURNAL_ISO: re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S* \S+ \S+?:"),
-}
-_GLUE_DMESG = _GLUE[LogFormat.DMESG]
-# systemd's console status column (src/core/unit.c, status_printf): "[  OK  ]", "[FAILED]",
-# "[ *** ]" (a job still running), "[DEPEND]", "[ TIME ]", "[ INFO ]", "[ WARN ]"
-_STATUS = re.compile(r"\[(?:  OK  |FAILED|DEPEND| TIME | INFO | WARN |\s*\*+\s*)\]")
 _FAST = re.compile(r"\[\s*(\d+)\.(\d{6})\] (.*)")
 # Line's fields after ts_usec when a plain dmesg line has none of them
 _NO_MORE: tuple[object, ...] = (None,) * 7 + ("", "")
 # a NamedTuple's own constructor costs twice as much as tuple.__new__; this runs per line
 _new_line: Callable[[tuple[object, ...]], Line] = functools.partial(tuple.__new__, Line)
-_GLUE_HINT = {LogFormat.DMESG: "[", LogFormat.JOURNAL: ":", LogFormat.JOURNAL_ISO: "T"}
-
-Parser = Callable[[str], Fields | None]
-_PARSERS: tuple[Parser, ...] = (
-    formats.parse_kmsg,
-    formats.parse_dmesg,
-    formats.parse_journal,
-    formats.parse_journal_iso,
-    formats.parse_dmesg_iso,
-    formats.parse_dmesg_ctime,
-    formats.parse_dmesg_delta,
-    formats.parse_dmesg_decode,
-)
 
 
 class LogStream:
@@ -60,14 +38,10 @@ class LogStream:
 
     def __init__(self) -> None:
         self._counts: dict[LogFormat, int] = {}
-        self._order: list[Parser] = list(_PARSERS)
-        self._year = 2000  # yearless stamps get a leap year so "Feb 29" stays valid
-        self._month = 0
-        self._delta_wall: int | None = None
-        self._host = ""
+        self._known = Recogniser()
+        self._parse = self._known.parse
         self._export: ExportBlock | None = None
         self._last_ts: int | None = None
-        self._boot_id = ""  # boot id of JSON lines
         self._current_boot = ""
         self._since_mark = 0
         self._pending: Line | None = None
@@ -83,7 +57,7 @@ class LogStream:
             msg = m.group(3)
             ts = int(m.group(1)) * 1_000_000 + int(m.group(2))
             last = self._last_ts
-            glued = "[" in msg and _GLUE_DMESG.search(msg) is not None
+            glued = "[" in msg and GLUE_DMESG.search(msg) is not None
             restart = last is not None and ts + RESTART_SLACK_US < last
             banner = msg[:8] == "Linux ve" and self._since_mark
             if not (glued or restart or banner or ts == last):
@@ -128,7 +102,7 @@ class LogStream:
             last = self._last_ts
             return last is None or int(m.group(1)) * 1_000_000 + int(m.group(2)) > last
         fields = formats.parse_journal(text) if fmt is LogFormat.JOURNAL else None
-        if fields is None or fields.month_day is None or fields.month_day[0] != self._month:
+        if fields is None or fields.month_day is None or fields.month_day[0] != self._known.month:
             return False
         ts, last = fields.ts_usec, self._last_ts  # syslog's "kernel: [ 12.3]"
         return ts is None or last is None or ts > last
@@ -141,7 +115,7 @@ class LogStream:
             return int(m.group(1)) * 1_000_000 + int(m.group(2)), None
         fields = formats.parse_journal(text)
         assert fields is not None
-        return fields.ts_usec, self._wall(fields)
+        return fields.ts_usec, self._known.wall(fields)
 
     def count(self, fmt: LogFormat, n: int, last_ts: int | None) -> list[Event]:
         """Take `n` countable lines without making them: what `feed` would have done for
@@ -186,13 +160,14 @@ class LogStream:
     def _kmsg_kv(self, text: str) -> bool:
         """/dev/kmsg continuation lines (" SUBSYSTEM=pci", " DEVICE=+pci:…") belong above."""
         pending = self._pending
-        m = _KMSG_KV.fullmatch(text)
-        if pending is None or m is None or pending.fmt is not LogFormat.KMSG:
+        kv = repair.kmsg_kv(text)
+        if pending is None or kv is None or pending.fmt is not LogFormat.KMSG:
             return False
-        if m.group(1) == "SUBSYSTEM":
-            self._pending = pending._replace(subsystem=m.group(2))
+        key, value = kv
+        if key == "SUBSYSTEM":
+            self._pending = pending._replace(subsystem=value)
         else:
-            self._pending = pending._replace(device=m.group(2))
+            self._pending = pending._replace(device=value)
         return True
 
     def _finish_export(self, out: list[Event]) -> None:
@@ -203,9 +178,7 @@ class LogStream:
             self._emit(block.lineno, fields.message, fields, out, boot_id=boot_id)
 
     def _line(self, lineno: int, text: str, out: list[Event]) -> None:
-        line = text.rstrip()
-        if "&" in line and ";" in line:  # copied from an HTML page: &lt; &gt; &amp;
-            line = html.unescape(line)
+        line = repair.unescape(text.rstrip())
         stripped = line.lstrip()
         if not stripped:
             if self._pending is not None:  # a blank line ends any wrapped line
@@ -225,24 +198,23 @@ class LogStream:
         if fields is None:
             self._unparsed(lineno, stripped, out, indented=line[:1] in " \t")
             return
-        if len(stripped) >= PAGER_WIDTH and stripped[-1] == ">" and stripped[-2] != " ":
-            # less -S marks a line it cut at the screen edge with ">" (journalctl's pager)
+        if stripped[-1] == ">" and repair.pager_cut(stripped):
             stripped = stripped[:-1]
             fields = fields._replace(message=fields.message[:-1])
         msg = fields.message
-        if "[" in msg and (st := _STATUS.search(msg)) is not None:
+        if "[" in msg and (st := repair.status_inside(msg)) is not None:
             # systemd's console status line printed into the middle of a kernel line
-            cut = len(stripped) - len(msg) + st.start()
-            fields = fields._replace(message=msg[: st.start()])
+            cut = len(stripped) - len(msg) + st
+            fields = fields._replace(message=msg[:st])
             self._emit(lineno, stripped[:cut], fields, out)
             self._emit(lineno, stripped[cut:], None, out)
             return
-        glue = _GLUE.get(fields.fmt)
-        if glue is not None and len(msg) > 10 and _GLUE_HINT[fields.fmt] in msg:
-            m = glue.search(msg, 1)
-            if m is not None and stripped.endswith(msg):
+        hint = GLUE_HINT.get(fields.fmt)
+        if hint is not None and len(msg) > 10 and hint in msg:
+            at = repair.glued_at(fields.fmt, msg)
+            if at is not None and stripped.endswith(msg):
                 # two lines glued together: emit the first, parse the rest as a line
-                cut = len(stripped) - len(msg) + m.start()
+                cut = len(stripped) - len(msg) + at
                 first, second = stripped[:cut].rstrip(), stripped[cut:]
                 head = self._parse(first)
                 if head is not None:
@@ -268,62 +240,43 @@ class LogStream:
     def _unparsed(
         self, lineno: int, text: str, out: list[Event], *, indented: bool = False
     ) -> None:
-        if text[:1] == "[" and _STATUS.match(text) is not None:  # "[  OK  ] Started …"
+        if text[:1] == "[" and repair.status_line(text):  # "[  OK  ] Started …"
             self._emit(lineno, text, None, out, origin=Origin.TEXT)
             return
         is_sep, boot_id = clean.boot_separator(text)
         if is_sep:
-            self._mark(lineno, "separator", boot_id, out)
+            self._mark(lineno, MarkReason.SEPARATOR, boot_id, out)
             return
         if clean.journal_note(text):  # "-- Logs begin at … --": kept as text, not evidence
             self._emit(lineno, text, None, out, origin=Origin.TEXT)
             return
         if formats.parse_pstore_header(text):
-            self._mark(lineno, "pstore_header", "", out)
+            self._mark(lineno, MarkReason.PSTORE_HEADER, "", out)
             return
         if clean.is_command(text):
             self._emit(lineno, text, None, out, origin=Origin.COMMAND)
             return
         pending = self._pending
-        wrapped = pending is not None and len(pending.raw) >= WRAP_MIN
-        if pending is not None and wrapped and not indented and pending.origin is not Origin.TEXT:
+        if (
+            pending is not None
+            and pending.origin is not Origin.TEXT
+            and (glue := repair.wrap_joint(pending.raw, indented)) is not None
+        ):
             # a wrapped continuation of the line before: join, keep the first line number
-            glue = "" if len(pending.raw) in (80, 100, 120, 132, 160, 200) else " "
             self._pending = pending._replace(
                 message=pending.message + glue + text, raw=pending.raw + glue + text
             )
             return
         self._emit(lineno, text, None, out, origin=Origin.TEXT)
 
-    def _parse(self, text: str) -> Fields | None:
-        if text[0] == "[" and (self._host or " kernel:" in text or "]: " in text):
-            # short-monotonic looks like dmesg; it must get the first word on such lines
-            mono = formats.parse_journal_mono(text, self._host)
-            if mono is not None:
-                return mono
-        order = self._order
-        for i, parser in enumerate(order):
-            fields = parser(text)
-            if fields is not None:
-                if i:  # most pastes are one format: try the last good parser first
-                    order.insert(0, order.pop(i))
-                return fields
-        if text[0] != "{":
-            return None
-        got = parse_json(text)
-        if got is None:
-            return None
-        fields, self._boot_id = got
-        return fields
-
-    def _mark(self, lineno: int, why: str, boot_id: str, out: list[Event]) -> None:
+    def _mark(self, lineno: int, why: MarkReason, boot_id: str, out: list[Event]) -> None:
         if self._pending is not None:
             out.append(self._pending)
             self._pending = None
         if self._since_mark:
             out.append(BootMark(lineno, why, boot_id))
         elif boot_id:
-            out.append(BootMark(lineno, "boot_id", boot_id))
+            out.append(BootMark(lineno, MarkReason.BOOT_ID, boot_id))
         self._since_mark = 0
         self._last_ts = None
 
@@ -344,11 +297,11 @@ class LogStream:
             fmt = fields.fmt
             self._counts[fmt] = self._counts.get(fmt, 0) + 1
             if fmt is LogFormat.JSON:
-                boot_id = boot_id or self._boot_id
+                boot_id = boot_id or self._known.boot_id
             self._boundaries(lineno, fields, boot_id, out)
             wall = fields.wall_us
             if fields.month_day is not None or fields.delta_us is not None:
-                wall = self._wall(fields)
+                wall = self._known.wall(fields)
             kind = Origin.KERNEL if fields.ident is None else Origin.USERSPACE
             self._fast = fmt is LogFormat.DMESG and fields.level is None and fields.caller is None
             line = Line(
@@ -369,7 +322,7 @@ class LogStream:
                 boot_id,
             )
             if fields.host and fmt is LogFormat.JOURNAL_MONO:
-                self._host = fields.host
+                self._known.host = fields.host
             pending = self._pending
             if (
                 pending is not None
@@ -394,44 +347,19 @@ class LogStream:
             changed = bool(self._current_boot) and boot_id != self._current_boot
             self._current_boot = boot_id
             if changed:
-                self._mark(lineno, "boot_id", boot_id, out)
+                self._mark(lineno, MarkReason.BOOT_ID, boot_id, out)
         if fields.ident is not None:
             return
         ts = fields.ts_usec
         if ts is not None:
             last = self._last_ts
             if last is not None and ts + RESTART_SLACK_US < last:
-                self._mark(lineno, "clock_restart", "", out)
+                self._mark(lineno, MarkReason.CLOCK_RESTART, "", out)
             self._last_ts = ts
         msg = fields.message
         if self._since_mark and msg[:8] == "Linux ve" and _LINUX_VERSION.match(msg):
-            self._mark(lineno, "linux_version", "", out)
+            self._mark(lineno, MarkReason.LINUX_VERSION, "", out)
             self._last_ts = ts
-
-    def _wall(self, fields: Fields) -> int | None:
-        if fields.minute_header:
-            self._delta_wall = fields.wall_us
-            return self._resolve_year(fields)
-        if fields.delta_us is not None:
-            if self._delta_wall is None:
-                return None
-            self._delta_wall += fields.delta_us
-            return self._delta_wall
-        return self._resolve_year(fields)
-
-    def _resolve_year(self, fields: Fields) -> int | None:
-        """Yearless stamps (journal short, syslog) count from 2000 and roll over at New Year."""
-        assert fields.month_day is not None
-        month = fields.month_day[0]
-        if self._month and month < self._month - 6:
-            self._year += 1
-        self._month = month
-        if fields.wall_us is None or self._year == 2000:
-            return fields.wall_us
-        # the parser used 2000: shift by the whole years since
-        shift = formats.wall_from_parts(self._year, 1, 1, "00:00:00", None)
-        base = formats.wall_from_parts(2000, 1, 1, "00:00:00", None)
-        return fields.wall_us + (shift or 0) - (base or 0)
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Event]:

@@ -1,0 +1,78 @@
+"""What consoles, pagers and copying did to log lines, found so the stream can undo it.
+
+Two consoles print into each other (systemd's `[  OK  ]` status column in the middle of a
+kernel line, the same record twice), a copy glues two lines into one or wraps one into two,
+`less -S` cuts a line at the screen edge and marks it with ">", a web page escapes `<` as
+`&lt;`, /dev/kmsg puts a record's subsystem and device on continuation lines. These functions
+say where; `stream.LogStream` decides what the pieces become. The stream's hot loop tests the
+cheap signs inline (`"[" in msg`, `GLUE_HINT`) and calls in here only when one is there.
+Pure string functions.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from kmsgd.logparse.model import LogFormat
+
+PAGER_WIDTH = 79  # a line this long ending in ">" was cut by the pager
+WRAP_MIN = 70  # a line this long followed by an unstamped line was probably wrapped
+# terminal widths: a line cut at one of these was cut mid-word, so it joins without a space
+_WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})
+_KMSG_KV = re.compile(r" (SUBSYSTEM|DEVICE)=(.*)")
+# where a second line starts inside a glued one, per format
+_GLUE = {
+    LogFormat.DMESG: re.compile(r"(?:<\d{1,3}>)?\[\s*\d+\.\d{6}\]"),
+    LogFormat.JOURNAL: re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ \S+?:"),
+    LogFormat.JOURNAL_ISO: re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\S* \S+ \S+?:"),
+}
+GLUE_DMESG = _GLUE[LogFormat.DMESG]
+# a character every glued second line of the format has: no search without it
+GLUE_HINT = {LogFormat.DMESG: "[", LogFormat.JOURNAL: ":", LogFormat.JOURNAL_ISO: "T"}
+# systemd's console status column (src/core/unit.c, status_printf): "[  OK  ]", "[FAILED]",
+# "[ *** ]" (a job still running), "[DEPEND]", "[ TIME ]", "[ INFO ]", "[ WARN ]"
+_STATUS = re.compile(r"\[(?:  OK  |FAILED|DEPEND| TIME | INFO | WARN |\s*\*+\s*)\]")
+
+
+def unescape(line: str) -> str:
+    """A line copied from an HTML page (`&lt;`, `&gt;`, `&amp;`) as the kernel wrote it."""
+    return html.unescape(line) if "&" in line and ";" in line else line
+
+
+def status_line(text: str) -> bool:
+    """systemd's status line on its own ("[  OK  ] Started …"): text, never kernel wording."""
+    return _STATUS.match(text) is not None
+
+
+def status_inside(msg: str) -> int | None:
+    """Where systemd's status column starts inside a message, if one was printed into it."""
+    m = _STATUS.search(msg)
+    return None if m is None else m.start()
+
+
+def pager_cut(text: str) -> bool:
+    """Whether the line ends in the ">" that `less -S` (journalctl's pager) puts at the edge."""
+    return len(text) >= PAGER_WIDTH and text[-1] == ">" and text[-2] != " "
+
+
+def glued_at(fmt: LogFormat, msg: str) -> int | None:
+    """Where a second line of the same format starts inside a message, if two were glued."""
+    glue = _GLUE.get(fmt)
+    m = glue.search(msg, 1) if glue is not None else None
+    return None if m is None else m.start()
+
+
+def wrap_joint(before: str, indented: bool) -> str | None:
+    """How an unparsed line joins the line `before` it as that line's wrapped continuation:
+    "" after a cut at a terminal's width, " " after a cut at a word, None if it is no
+    continuation (an indented line, or a line before too short to have been wrapped)."""
+    if indented or len(before) < WRAP_MIN:
+        return None
+    return "" if len(before) in _WRAP_WIDTHS else " "
+
+
+def kmsg_kv(text: str) -> tuple[str, str] | None:
+    """(SUBSYSTEM or DEVICE, value) of a /dev/kmsg continuation line (" DEVICE=+pci:…")."""
+    m = _KMSG_KV.fullmatch(text)
+    return None if m is None else (m.group(1), m.group(2))
