@@ -170,6 +170,7 @@ logs = st.one_of(
 )
 
 
+@pytest.mark.slow
 @budget(600)
 @given(logs, st.sampled_from(sorted(FORMATS)), st.booleans())
 def test_analyze_raises_only_bad_input(data: bytes, fmt: str, redact: bool) -> None:

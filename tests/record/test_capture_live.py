@@ -36,6 +36,7 @@ def test_warning_lines_are_durable_before_a_sigkill(tmp_path: Path) -> None:
     assert got == lines
 
 
+@pytest.mark.slow
 def test_restart_catches_up_without_duplicates(tmp_path: Path) -> None:
     ring = tmp_path / "ring"
     tag = uuid.uuid4().hex[:12]

@@ -6,9 +6,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import make_proc
 from daemon import dump, start, stop, wait_for, wait_ready
 from fakes import dual_amdgpu_box
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_sensor_read_that_blocks_forever_does_not_stop_capture(tmp_path: Path) -> None:

@@ -400,6 +400,7 @@ def _cgroup(pid: int) -> Path | None:
     return group
 
 
+@pytest.mark.slow
 def test_trigger_line_to_last_boot(tmp_path: Path) -> None:
     sys_root, proc_root = dual_amdgpu_box(tmp_path / "box")
     make_proc(proc_root)

@@ -24,6 +24,8 @@ from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Kind, peek
 from kmsgd.ring.writer import RingWriter
 
+pytestmark = pytest.mark.slow
+
 GROUPS, PER_GROUP = 6, 15
 
 

@@ -7,6 +7,7 @@ import signal
 import uuid
 from pathlib import Path
 
+import pytest
 from conftest import make_proc
 from daemon import dump, kmsgd, start, stop, wait_for, wait_ready
 
@@ -69,6 +70,7 @@ def test_restart_within_a_boot_does_not_store_records_twice(tmp_path: Path) -> N
     assert lost == [{"count": 10, "first_seq": 10, "reason": "restart"}]
 
 
+@pytest.mark.slow
 def test_boots_lists_each_boot_and_whether_it_stopped(tmp_path: Path) -> None:
     ring = tmp_path / "ring"
     ids = []

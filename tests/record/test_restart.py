@@ -8,8 +8,11 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
 from conftest import make_proc
 from daemon import dump, start, stop, wait_for, wait_ready
+
+pytestmark = pytest.mark.slow
 
 
 def rec(seq: int) -> bytes:

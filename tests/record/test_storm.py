@@ -21,6 +21,8 @@ from daemon import children, dump, start, stop, wait_for, wait_ready
 
 from kmsgd.record.kmsgpump import KEEP_PER_KIND
 
+pytestmark = pytest.mark.slow
+
 DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
 
 

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fakes import FakeNvml, dual_amdgpu_box, empty_box, nvidia_box
 from sampling import FAST, Collector, events, samples
 
@@ -123,6 +124,7 @@ def test_stop_returns_while_a_read_is_blocked(tmp_path: Path) -> None:
         os.close(fd)
 
 
+@pytest.mark.slow
 def test_garbage_and_vanished_files_are_one_event_each(tmp_path: Path, run: Any) -> None:
     sys, proc = dual_amdgpu_box(tmp_path)
     hw3 = next(sys.rglob("0000:03:00.0")) / "hwmon" / "hwmon3"
