@@ -161,7 +161,10 @@ def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) ->
         return frame
     if last is None:
         # Adjacent slot is torn, old or empty: the writer may have wrapped, or bytes are bad.
-        frame = find_frame(buf, pos, size)
+        # The search starts past `after`'s sector: the next commit starts on a boundary, and
+        # an older frame torn back into the rest of the sector (see oldest_frame) must not pass
+        # for the old lap: a reopening writer starts past it, and its records would be hidden.
+        frame = find_frame(buf, sector_end(pos), size)
         if frame is None or frame.serial <= after.serial:
             frame = find_frame(buf, DATA_START, after.offset)
     else:
@@ -237,6 +240,11 @@ def skim(buf: Buf, first: RawFrame, size: int, last: int) -> Iterator[Skimmed]:
             if checked is not None
             else _resync(buf, offset, size, serial, last)
         )
+
+
+def sector_end(offset: int) -> int:
+    """`offset` rounded up to a sector boundary: where the commit after it starts."""
+    return offset + (-offset % SECTOR)
 
 
 def _boundary_after(buf: Buf, end: int, size: int) -> int:
@@ -333,8 +341,16 @@ def frames_above(buf: Buf, serial: int, size: int) -> list[int]:
 
 
 def oldest_frame(buf: Buf, head: RawFrame, size: int) -> RawFrame | None:
-    """The oldest frame still in the ring: the first valid one after the head, in file order."""
-    after = _find_between(buf, head.offset + head.size, size, -1, head.serial)
+    """The oldest frame still in the ring: the first valid one after the head's sector, in
+    file order.
+
+    The rest of the head's sector is never the oldest frame: the write that placed the head
+    covered it (its frames, or the zeros padding its commit to the boundary), so a frame there
+    is a leftover of an older lap that a power cut tore back in (a torn sector: the new bytes
+    up to the head's end, then the old ones), released by the ring when the head's commit was
+    issued. A reopening writer starts at the next boundary, so such a frame would be shown
+    once, then vanish without being overwritten (docs/reliability.md, bug 14)."""
+    after = _find_between(buf, sector_end(head.offset + head.size), size, -1, head.serial)
     if after is not None and after.serial < head.serial:
         return after
     first = _find_between(buf, DATA_START, head.offset + head.size, -1, head.serial)
