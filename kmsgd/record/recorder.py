@@ -26,7 +26,7 @@ from kmsgd.record.kmsgpump import Shed, open_source
 from kmsgd.record.procfs import BootIdentity, read_identity
 from kmsgd.ring.frame import encode_payload
 from kmsgd.ring.reader import RingReader
-from kmsgd.ring.records import Boot, Heartbeat, Kind, Lost, Payload, Stop, peek
+from kmsgd.ring.records import Boot, Heartbeat, Kind, Lost, LostReason, Payload, Stop, peek
 from kmsgd.ring.writer import RingWriter
 
 THREAD_STACK = 256 * 1024
@@ -210,7 +210,9 @@ class Recorder:
                     self._hand_over(batch, urgent=False)
                     self.lost_total += raw.count
                     # not urgent: a storm's warnings are, and they take this along
-                    self.emit(Kind.LOST, Lost(raw.count, raw.first_seq, "shed"), urgent=False)
+                    self.emit(
+                        Kind.LOST, Lost(raw.count, raw.first_seq, LostReason.SHED), urgent=False
+                    )
                     if not seq.shed:
                         seq.shed_first = raw.first_seq
                     seq.shed += raw.count
@@ -225,10 +227,10 @@ class Recorder:
                     continue  # a restart within the same boot: already in the ring
                 if seq.expected is None:  # the first record of this run
                     expected = seq.stored + 1
-                    reason = "restart" if seq.stored >= 0 else "before_start"
+                    reason = LostReason.RESTART if seq.stored >= 0 else LostReason.BEFORE_START
                 else:
                     expected = seq.expected
-                    reason = "overrun" if seq.overrun else "gap"
+                    reason = LostReason.OVERRUN if seq.overrun else LostReason.GAP
                 missing = n - expected - seq.shed  # those the pump shed are counted already
                 if missing > 0:
                     self._hand_over(batch, urgent=False)
@@ -274,7 +276,7 @@ class Recorder:
         if self.dropped:
             first = self.dropped_first if self.dropped_first is not None else -1
             self.lost_total += self.dropped
-            self.emit(Kind.LOST, Lost(self.dropped, first, "dropped"), urgent=True)
+            self.emit(Kind.LOST, Lost(self.dropped, first, LostReason.DROPPED), urgent=True)
             self.dropped = 0
 
     def _heartbeat(self) -> None:

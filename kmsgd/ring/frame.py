@@ -13,10 +13,12 @@ flipped frame is a plain search for it.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import mmap
 import struct
 import zlib
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from kmsgd.ring.records import (
@@ -27,6 +29,7 @@ from kmsgd.ring.records import (
     Heartbeat,
     Kind,
     Lost,
+    LostReason,
     Payload,
     Stop,
     parse_record,
@@ -143,6 +146,9 @@ def _decode_json(kind: Kind, payload: bytes) -> Payload:
     known = {k: v for k, v in obj.items() if k in types}
     if not all(_is(v, types[k]) for k, v in known.items()):
         return {"error": f"{kind.value} payload with a field of the wrong type", **obj}
+    for name, parse in _ENUM_FIELDS.get(cls, {}).items():
+        if name in known:
+            known[name] = parse(known[name])  # an unknown word too: never raises
     try:
         return cls(**known)
     except TypeError:  # a required field is missing
@@ -150,6 +156,13 @@ def _decode_json(kind: Kind, payload: bytes) -> Payload:
 
 
 _TYPES: dict[type, dict[str, tuple[type, ...]]] = {}
+# The closed sets a typed payload's fields may name: their annotation, and how a word read from
+# a ring becomes a member (every word does: a newer or foreign writer's is expected).
+_ENUMS: dict[str, Callable[[str], enum.StrEnum]] = {"LostReason": LostReason.parse}
+_ENUM_FIELDS: dict[type, dict[str, Callable[[str], Any]]] = {
+    cls: {f.name: _ENUMS[str(f.type)] for f in dataclasses.fields(cls) if str(f.type) in _ENUMS}
+    for cls in _TYPED.values()
+}
 
 
 def _field_types(cls: type) -> dict[str, tuple[type, ...]]:
@@ -161,6 +174,7 @@ def _field_types(cls: type) -> dict[str, tuple[type, ...]]:
             "bool": (bool,),
             "float": (int, float),
             "None": (type(None),),
+            **{name: (str,) for name in _ENUMS},
         }
         out: dict[str, tuple[type, ...]] = {}
         for f in dataclasses.fields(cls):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from kmsgd.errors import BadInput, NothingToJudge, RingCorrupt, SourceUnavailable
 from kmsgd.ring import frame as fr
 from kmsgd.ring import layout as ring
-from kmsgd.ring.records import KIND_CODES, KINDS_BY_CODE, Entry, Kind, Lost, Stop
+from kmsgd.ring.records import KIND_CODES, KINDS_BY_CODE, Entry, Kind, Lost, LostReason, Stop
 
 DROP_EVERY = 32768  # frames walked between releases of the mapping (~10 MiB)
 
@@ -265,7 +265,7 @@ def _count_checked(s: BootSummary, f: fr.RawFrame) -> None:
     """What a lost or stop record adds to its boot's summary."""
     data = fr.to_entry(f).data
     if isinstance(data, Lost):
-        if data.reason == "before_start":
+        if data.reason is LostReason.BEFORE_START:
             s.lost_before_start += data.count
         else:
             s.lost += data.count

@@ -85,18 +85,35 @@ class Heartbeat:
     kernel_seq: int | None = None  # last kernel seq read so far
 
 
+class LostReason(enum.StrEnum):
+    """Why a `lost` record's kernel records never reached us."""
+
+    OVERRUN = "overrun"  # the kernel overwrote them before we read (EPIPE)
+    BEFORE_START = "before_start"  # gone from the kernel buffer before kmsgd started
+    RESTART = "restart"  # logged while kmsgd was down within this boot
+    DROPPED = "dropped"  # the ring was unwritable and memory full
+    # the kmsg pump's buffer was full in a storm and it kept only what matters
+    # (kmsgd/record/kmsgpump.py)
+    SHED = "shed"
+    GAP = "gap"  # anything else
+
+    @classmethod
+    def parse(cls, word: str) -> LostReason:
+        """A reason read from a ring; one this kmsgd does not know (a newer or foreign
+        writer, damage) is GAP, "anything else": the record still counts its losses."""
+        try:
+            return cls(word)
+        except ValueError:
+            return cls.GAP
+
+
 @dataclass(frozen=True, slots=True)
 class Lost:
     """Kernel records that never reached us: `count` records starting at `first_seq`."""
 
     count: int
     first_seq: int
-    # "overrun": the kernel overwrote them before we read (EPIPE); "before_start": gone from
-    # the kernel buffer before kmsgd started; "restart": logged while kmsgd was down within
-    # this boot; "dropped": the ring was unwritable and memory full; "shed": the kmsg pump's
-    # buffer was full in a storm and it kept only what matters (kmsgd/record/kmsgpump.py);
-    # "gap": anything else.
-    reason: str
+    reason: LostReason
 
 
 @dataclass(frozen=True, slots=True)

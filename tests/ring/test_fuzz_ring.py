@@ -20,7 +20,7 @@ from kmsgd.errors import RingCorrupt
 from kmsgd.ring import frame as fr
 from kmsgd.ring import layout as ring
 from kmsgd.ring.reader import RingReader
-from kmsgd.ring.records import KIND_CODES, Boot, Heartbeat, Kind, Lost, Stop
+from kmsgd.ring.records import KIND_CODES, Boot, Heartbeat, Kind, Lost, LostReason, Stop
 from kmsgd.ring.writer import RingWriter
 
 SIZE = ring.MIN_SIZE
@@ -48,7 +48,7 @@ def base_ring(tmp_path_factory: pytest.TempPathFactory) -> bytes:
             w.add(Kind.KERNEL, b, 2, b"3,%d,%d,-;amdgpu: ring gfx timeout %d\n" % (i, i, n))
             if i % 50 == 0:
                 w.add(Kind.HEARTBEAT, b, 3, fr.encode_payload(Kind.HEARTBEAT, Heartbeat(1, 2, 3)))
-                w.add(Kind.LOST, b, 4, fr.encode_payload(Kind.LOST, Lost(3, i, "gap")))
+                w.add(Kind.LOST, b, 4, fr.encode_payload(Kind.LOST, Lost(3, i, LostReason.GAP)))
                 w.add(Kind.SAMPLE, b, 5, b'{"power_w":12.5}')
                 w.commit()
         w.add(Kind.STOP, b, 6, fr.encode_payload(Kind.STOP, Stop("SIGTERM", True, "stopping")))

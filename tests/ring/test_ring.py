@@ -13,8 +13,9 @@ from kmsgd.errors import RingBusy, RingCorrupt
 from kmsgd.ring import frame as fr
 from kmsgd.ring import layout as ring
 from kmsgd.ring import writer as ring_writer
+from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader
-from kmsgd.ring.records import Boot, KernelRecord, Kind
+from kmsgd.ring.records import Boot, Entry, KernelRecord, Kind, Lost, LostReason
 from kmsgd.ring.writer import RingWriter
 
 SMALL = 256 * 1024
@@ -378,3 +379,37 @@ def test_a_symlink_is_never_moved_aside(tmp_path: Path) -> None:
     with pytest.raises(RingCorrupt, match="symbolic link"):
         RingWriter(str(tmp_path / "ring"), size=SMALL, replace_corrupt=True)
     assert (tmp_path / "ring").is_symlink() and target.read_bytes() == b"x" * 100
+
+
+def test_lost_reasons_read_as_the_enum_and_dump_as_before(tmp_path: Path) -> None:
+    # `lost` records as every kmsgd wrote them (the reason a plain JSON string), and one with a
+    # reason this kmsgd does not know (a newer or foreign writer): all decode, none raises.
+    path = tmp_path / "ring"
+    w = RingWriter(str(path), size=SMALL)
+    boot = uuid.uuid4().bytes
+    w.add(Kind.BOOT, boot, 1, fr.encode_payload(Kind.BOOT, {"boot_id": boot.hex()}))
+    words = [*(r.value for r in LostReason), "throttled_by_a_newer_kmsgd"]
+    for i, word in enumerate(words):
+        payload = b'{"count":%d,"first_seq":%d,"reason":"%s"}' % (i + 1, 10 * i, word.encode())
+        w.add(Kind.LOST, boot, 2 + i, payload)
+    w.commit()
+    w.close()
+    entries = [fr.to_entry(f) for f in read_all(path)][1:]
+    got = [e.data for e in entries]
+    assert all(isinstance(d, Lost) and type(d.reason) is LostReason for d in got)
+    assert [d.reason for d in got] == [*LostReason, LostReason.GAP]  # unknown: "anything else"
+    for e, word in zip(entries[:-1], words, strict=False):
+        # `kmsgd dump` prints what it printed when the reason was a str, byte for byte
+        as_str = Entry(
+            e.serial, e.boot_id, e.wall_us, e.kind, Lost(e.data.count, e.data.first_seq, word)
+        )
+        assert (json_line(e), text_line(e)) == (json_line(as_str), text_line(as_str))
+        assert f'"reason": "{word}"' in json_line(e) and f" reason={word}" in text_line(e)
+    assert " reason=gap" in text_line(entries[-1])
+    with RingReader(str(path)) as r:
+        (row,) = r.boots()
+    before_start = words.index("before_start") + 1
+    assert (row.lost_before_start, row.lost) == (
+        before_start,
+        sum(range(1, len(words) + 1)) - before_start,
+    )
