@@ -96,6 +96,7 @@ patches = st.lists(
 )
 
 
+@pytest.mark.slow  # 3-8 s: the full suite runs it, the quick loop does not
 @budget(150)
 @given(patches)
 def test_arbitrary_bytes_over_a_real_ring(
@@ -140,6 +141,7 @@ payloads = st.one_of(
 )
 
 
+@pytest.mark.slow  # 3-8 s: the full suite runs it, the quick loop does not
 @budget(150)
 @given(
     st.lists(

@@ -48,7 +48,8 @@ def test_power_cuts_never_lose_or_invent_acknowledged_records(tmp_path: Path) ->
 
 
 # Each mutation below is a way the ring's crash safety could be broken; the simulation must
-# catch every one, or it could not be trusted to catch the next. (500 cuts, 3 seeds each.)
+# catch every one, or it could not be trusted to catch the next. 500 cuts, 3 seeds each: 2-14 s
+# a test, so marked slow (the full suite runs them, the quick loop `-m "not slow"` does not).
 MUTATION_CUTS = 500
 
 
@@ -66,6 +67,7 @@ def _broken(tmp_path: Path, modes: tuple[str, ...] = MODES) -> int:
     return bad
 
 
+@pytest.mark.slow
 def test_the_simulation_catches_a_header_rewritten_in_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -81,6 +83,7 @@ def test_the_simulation_catches_a_header_rewritten_in_place(
     assert _broken(tmp_path) > 0
 
 
+@pytest.mark.slow
 def test_the_simulation_catches_an_acknowledgement_without_fdatasync(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -98,6 +101,7 @@ def test_the_simulation_catches_an_acknowledgement_without_fdatasync(
     assert _broken(tmp_path) > 0
 
 
+@pytest.mark.slow
 def test_the_simulation_catches_the_serial_jump_removed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -138,6 +142,7 @@ def test_garbage_sectors_lose_no_acknowledged_record(tmp_path: Path) -> None:
     assert counts.reopen_lost == 0 and counts.modes["garbage"] > GARBAGE_CUTS // 10
 
 
+@pytest.mark.slow
 def test_the_simulation_catches_commits_packed_into_an_acknowledged_sector(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
