@@ -126,10 +126,22 @@ class Captures:
         return out
 
 
+def trigger_path(proc_root: str, runtime_dir: str | None = None) -> str:
+    """Where to write SysRq keys: the unit's bind mount of /proc/sysrq-trigger in the
+    service's runtime directory when there is one (ProtectKernelTunables= keeps the file
+    itself read-only, and systemd lets no other setting of the same path override that:
+    units/kmsgd.service), else <proc>/sysrq-trigger."""
+    runtime = os.environ.get("RUNTIME_DIRECTORY", "") if runtime_dir is None else runtime_dir
+    bound = os.path.join(runtime.split(":")[0], "sysrq-trigger") if runtime else ""
+    if proc_root == "/proc" and bound and os.path.exists(bound):
+        return bound
+    return os.path.join(proc_root, "sysrq-trigger")
+
+
 def sysrq(proc_root: str, keys: str, mark: Callable[[str], None]) -> dict[str, Any]:
-    """Write each SysRq key to <proc>/sysrq-trigger (`w`: blocked tasks' stacks into the
-    kernel log, so into the ring; `l`: every CPU's backtrace). Errors are the result."""
-    path = os.path.join(proc_root, "sysrq-trigger")
+    """Write each SysRq key to the trigger file (`w`: blocked tasks' stacks into the kernel
+    log, so into the ring; `l`: every CPU's backtrace). Errors are the result."""
+    path = trigger_path(proc_root)
     done: dict[str, Any] = {"keys": keys}
     for key in keys:
         mark(path)

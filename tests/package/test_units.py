@@ -130,7 +130,8 @@ def test_recorder_unit_settings() -> None:
     assert not any("/proc/sys/" in w for w in words(s, "Service", "ReadWritePaths"))
     # SysRq w (blocked tasks' stacks into the log) is the only write into /proc.
     assert not any("/proc" in w for w in words(s, "Service", "ReadWritePaths"))
-    assert words(s, "Service", "BindPaths") == {"-/proc/sysrq-trigger"}
+    assert words(s, "Service", "BindPaths") == {"-/proc/sysrq-trigger:/run/kmsgd/sysrq-trigger"}
+    assert one(s, "Service", "RuntimeDirectory") == "kmsgd"
     assert one(s, "Service", "ProtectKernelTunables") == "yes"
     pre = one(s, "Service", "ExecStartPre")
     assert pre.startswith(("-+", "+-")) and pre.split()[1:] == ["sysctl", "apply"]
