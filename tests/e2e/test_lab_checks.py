@@ -143,20 +143,37 @@ def test_incident_expectations_want_the_writer_named_with_its_function() -> None
     from lab.checks import Status
     from lab.expect import expect_incident
 
-    task = {"comm": "lab-writer", "pid": 812, "in": "percpu_rwsem_wait", "stack": ["a+0x1/0x2"]}
-    dump = [{"kind": "incident", "data": {"record": "procs", "blocked": [task]}}]
+    # as the shipped unit records it: no stack or wchan of its own (docs/security.md)
+    task = {"comm": "lab-writer", "pid": 812, "in": "", "stack": []}
+    sysrq = {"record": "sysrq", "keys": "w", "w": "ok"}
+    dump = [
+        {"kind": "incident", "data": {"record": "procs", "blocked": [task]}},
+        {"kind": "incident", "data": sysrq},
+    ]
+    stack = ["__schedule+0x34d/0xa00", "percpu_rwsem_wait+0x116/0x140", "mnt_want_write+0x8b/0xc0"]
+    blocked = {"comm": "lab-writer", "function": "mnt_want_write", "stack": stack}
     good = {
         "outcome": "hard_freeze",
         "primary": {"tag": "hung_task"},
         "incidents": [
             {
                 "trigger": "hung_task",
-                "findings": ["lab-writer (812) blocked in percpu_rwsem_wait for ≥ 10 s"],
+                "findings": ["lab-writer (812) blocked in mnt_want_write for 10 s"],
+                "blocked": [{**blocked, "stack_from": "hung_task"}],
             }
         ],
     }
     checks = expect_incident(_results(dump, good))  # type: ignore[arg-type]
     assert all(c.status is Status.PASS for c in checks), checks
-    bad = {**good, "incidents": [{"trigger": "hung_task", "findings": ["something else"]}]}
-    failed = {c.name for c in expect_incident(_results(dump, bad)) if c.status is Status.FAIL}  # type: ignore[arg-type]
-    assert failed == {"finding names the writer"}
+
+    def failed(dump: list[dict[str, object]], report: dict[str, object]) -> set[str]:
+        checks = expect_incident(_results(dump, report))  # type: ignore[arg-type]
+        return {c.name for c in checks if c.status is Status.FAIL}
+
+    (incident,) = good["incidents"]
+    unnamed = {**incident, "findings": ["something else"]}
+    assert failed(dump, {**good, "incidents": [unnamed]}) == {"finding names the writer"}
+    no_stack = {**incident, "blocked": [{**blocked, "stack": [], "stack_from": ""}]}
+    assert failed(dump, {**good, "incidents": [no_stack]}) == {"writer's stack from the kernel log"}
+    refused = [dump[0], {"kind": "incident", "data": {**sysrq, "w": "Read-only file system"}}]
+    assert failed(refused, good) == {"SysRq w ran"}
