@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from conftest import make_proc
 from daemon import kmsgd, start, stop, wait_ready
 
 from kmsgd.ring import layout as ring
+
+pytestmark = pytest.mark.slow
 
 
 def test_last_boot_names_the_ring_that_was_moved_aside(tmp_path: Path) -> None:

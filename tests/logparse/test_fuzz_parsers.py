@@ -52,6 +52,7 @@ kmsg_like = st.builds(
 )
 
 
+@pytest.mark.slow
 @budget(1000)
 @given(st.binary(max_size=400) | kmsg_like)
 def test_kmsg_parse_record_and_peek_never_raise(raw: bytes) -> None:
@@ -118,6 +119,7 @@ toml_docs = st.one_of(
 )
 
 
+@pytest.mark.slow
 @budget(400)
 @given(toml_docs)
 def test_config_loader_raises_only_bad_input(tmp_path: Path, doc: str) -> None:

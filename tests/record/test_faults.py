@@ -28,6 +28,8 @@ from conftest import kmsg_writable, make_proc
 from daemon import dump, signal_all, stop, wait_for, wait_ready
 from daemon import start as start_daemon
 
+pytestmark = pytest.mark.slow
+
 DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
 ROOT = os.geteuid() == 0
 
@@ -116,7 +118,6 @@ def unexplained_gaps(records: list[dict[str, Any]]) -> tuple[int, int, list[str]
     return dupes, gaps, problems
 
 
-@pytest.mark.slow
 def test_sigkill_at_random_moments_under_a_burst(tmp_path: Path, devkmsg_on: None) -> None:
     ring = tmp_path / "ring"
     tag, n, kills = uuid.uuid4().hex[:10], 2000, 4
@@ -147,7 +148,6 @@ def test_sigkill_at_random_moments_under_a_burst(tmp_path: Path, devkmsg_on: Non
     assert dupes == 0 and problems == []
 
 
-@pytest.mark.slow
 def test_sigstop_overrun_is_counted_by_a_lost_record(tmp_path: Path, devkmsg_on: None) -> None:
     ring = tmp_path / "ring"
     tag, n = uuid.uuid4().hex[:10], 10000
@@ -276,7 +276,6 @@ def test_ring_on_a_full_tmpfs(tmp_path: Path) -> None:
         assert "ring_write_failed" not in err
 
 
-@pytest.mark.slow
 def test_a_frozen_filesystem_stalls_the_disk_not_the_capture(tmp_path: Path) -> None:
     # fsfreeze: every write to the ring blocks. The kmsg loop must keep reading (records wait
     # in memory), and when the filesystem thaws everything is made durable.
@@ -311,7 +310,6 @@ EXT4_IOC_SHUTDOWN = 0x8004587D  # _IOR('X', 125, __u32)
 EXT4_GOING_FLAGS_NOLOGFLUSH = 2
 
 
-@pytest.mark.slow
 def test_a_failing_disk_is_survived_and_said(tmp_path: Path) -> None:
     # The filesystem shuts down (as ext4 does on a fatal I/O error): every write returns EIO.
     # The daemon must keep running, say so once, keep capturing into memory, and stop cleanly.

@@ -52,6 +52,7 @@ def test_records_gaps_and_a_clean_stop(tmp_path: Path) -> None:
     assert "heartbeat" in kinds
 
 
+@pytest.mark.slow
 def test_restart_within_a_boot_does_not_store_records_twice(tmp_path: Path) -> None:
     proc_root = make_proc(tmp_path / "proc")
     log = tmp_path / "kmsg.txt"

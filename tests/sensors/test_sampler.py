@@ -98,6 +98,7 @@ def test_blocked_read_is_a_stall_and_other_devices_keep_sampling(tmp_path: Path,
     assert end.path == str(fifo) and end.duration_s >= stall.duration_s
 
 
+@pytest.mark.slow
 def test_stop_returns_while_a_read_is_blocked(tmp_path: Path) -> None:
     sys, proc = dual_amdgpu_box(tmp_path)
     fifo = next(sys.rglob("0000:03:00.0")) / "hwmon" / "hwmon3" / "temp1_input"
@@ -196,6 +197,7 @@ class PipeMonitor:
         pass
 
 
+@pytest.mark.slow
 def test_gpu_removal_is_an_urgent_device_record_and_a_new_inventory(
     tmp_path: Path, run: Any
 ) -> None:
