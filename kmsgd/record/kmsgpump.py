@@ -23,6 +23,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import platform
 import select
 import signal
 import struct
@@ -49,6 +50,7 @@ CTL_BYTES = 64
 ENTRY = struct.Struct("<IIQQ")  # length, flags, shed count, first shed seq
 F_OVERRUN, F_WRAP = 1, 2
 PR_SET_PDEATHSIG = 1
+TSO_MACHINES = ("x86_64", "amd64", "i686", "i386")  # platform.machine() of x86 CPUs
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,13 +165,17 @@ class KmsgPump:
 
 
 def open_source(
-    path: str, *, size: int = BUFFER_BYTES, lock_memory: bool = False
+    path: str, *, size: int = BUFFER_BYTES, lock_memory: bool = False, machine: str = ""
 ) -> KmsgReader | KmsgPump:
     """The kmsg source for the daemon: a pump for the character device, the in-process
-    reader for a FIFO or file (tests and benchmarks feed those)."""
+    reader for a FIFO or file (tests and benchmarks feed those), and for the device on a CPU
+    that may reorder stores: the pump publishes a record with plain stores and relies on x86's
+    total store order to make the record visible before HEAD (see the control words above);
+    Python has no release/acquire fence to make that hold on arm64 (Grace, Ampere boxes),
+    where the in-process reader is slower in a storm but never reads a record half-written."""
     probe = KmsgReader(path)
     device = probe.is_device
-    if not device:
+    if not device or (machine or platform.machine()) not in TSO_MACHINES:
         return probe
     probe.close()
     return KmsgPump(path, size=max(size, 32 * NEED) & ~7, lock_memory=lock_memory)
