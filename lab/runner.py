@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from lab import ends, expect
+from lab import blockcrash, ends, expect
 from lab import model as s
 from lab.checks import Check, Status, json_lines
 from lab.image import Image
@@ -97,6 +97,14 @@ def table(freeze_s: float) -> list[s.Scenario]:
             ends.end_soft_lockup,
             expect.expect_soft_lockup,
             timeout_s=480,
+        ),
+        s.Scenario(
+            "blockcrash",
+            "dm-log-writes under a second recorder on ext4: ring checked at every flush/FUA",
+            blockcrash.end_blockcrash,
+            blockcrash.expect_blockcrash,
+            timeout_s=480,
+            recorder=False,
         ),
         s.Scenario(
             "freeze",
