@@ -153,7 +153,7 @@ def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) ->
     are at the head. With `last` (the head's serial, known to a reader), frames older than
     `after` or newer than the head are passed over in both searches: after a power cut,
     writes that were never synced may have reached the disk out of order, leaving new frames
-    beyond a hole and old ones between new ones (tests/test_powercut.py).
+    beyond a hole and old ones between new ones (tests/ring/test_powercut.py).
     """
     pos = after.offset + after.size
     frame = following(buf, pos, size)

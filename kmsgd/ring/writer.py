@@ -138,7 +138,7 @@ class RingWriter:
             # Frames newer than the head were written by a writer that lost power before it
             # synced them, and some reached the disk out of order, past a hole. Left there, a
             # reader could take one for the oldest frame of the ring, or for a successor, and
-            # walk past the real history (tests/test_powercut.py found it). Unmake them.
+            # walk past the real history (tests/ring/test_powercut.py found it). Unmake them.
             stale = ring.frames_above(view, head.serial, self.size) if head else []
         return head, stale
 
@@ -288,7 +288,7 @@ def _open_locked(path: str) -> int:
 def _never_finished(fd: int) -> bool:
     """Both header slots still blank: creating this file was cut short (disk full, power cut)
     before its header, which is written last. Without this, every later start would refuse
-    the file as "no valid header" (tests/test_faults.py found it)."""
+    the file as "no valid header" (tests/record/test_faults.py found it)."""
     return not os.pread(fd, ring.DATA_START, 0).strip(b"\0")
 
 

@@ -91,7 +91,7 @@ def fuzz_config(data: bytes) -> None:
     path = os.path.join(WORK, "kmsgd.toml")
     with open(path, "wb") as f:
         f.write(data)
-    # UnicodeDecodeError: the known bug of tests/test_fuzz_parsers.py (xfail); drop it here
+    # UnicodeDecodeError: the known bug of tests/logparse/test_fuzz_parsers.py (xfail); drop it here
     # once config.load turns it into BadInput.
     with contextlib.suppress(BadInput, UnicodeDecodeError):
         config.load(path, {})
