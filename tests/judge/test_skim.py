@@ -185,6 +185,7 @@ def _reports(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     return render(fast, "json"), render(slow, "json")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("make", [_dmesg, _journal, _syslog], ids=["dmesg", "journal", "syslog"])
 def test_the_report_is_the_same_as_with_every_line_parsed(
