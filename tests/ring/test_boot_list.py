@@ -9,6 +9,7 @@ import os
 import uuid
 from pathlib import Path
 
+import pytest
 from daemon import kmsgd
 
 from kmsgd.ring import frame as fr
@@ -89,6 +90,7 @@ def test_a_boot_whose_hint_never_reached_the_disk_is_listed(tmp_path: Path) -> N
     assert last == want[2]  # the boot before the running one, not an older one
 
 
+@pytest.mark.slow
 def test_restarts_do_not_push_boots_out_of_the_list(tmp_path: Path) -> None:
     # Every restart writes a `boot` record and a hint; 100 restarts of one boot pushed the
     # boot before it out of the 96 hints, and `last-boot` judged the wrong boot.
@@ -145,6 +147,7 @@ def test_a_boot_lapped_within_itself_keeps_every_restart(tmp_path: Path) -> None
     assert os.path.getsize(path) == SIZE
 
 
+@pytest.mark.slow
 def test_long_uptime_ten_laps_three_restarts_then_a_reboot(tmp_path: Path) -> None:
     # Weeks of uptime in small: one boot laps a 256 KiB ring ten times, the recorder restarts
     # three times in between, then the machine reboots. boots, dump and last-boot agree.

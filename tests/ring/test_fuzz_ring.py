@@ -171,6 +171,7 @@ def test_hostile_frames_with_valid_crcs(
     check(path)
 
 
+@pytest.mark.slow
 @budget(100)
 @given(
     st.integers(0, 2**63 - 1),

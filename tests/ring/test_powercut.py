@@ -125,6 +125,7 @@ def test_the_simulation_catches_the_serial_jump_removed(
     assert corrupt_with_jump == 0 < corrupt_without
 
 
+@pytest.mark.slow
 def test_garbage_sectors_lose_no_acknowledged_record(tmp_path: Path) -> None:
     # A sector being written when the power goes may come back as garbage, bytes the write
     # did not change included. Commits start on a sector boundary, so no write touches a

@@ -73,6 +73,7 @@ def test_power_step_in_the_final_second_is_kept_raw(tmp_path: Path, run: Any) ->
         assert series[at - 1].power["ppt"].max_w == 12.0 and stepped.min_w == 300.0
 
 
+@pytest.mark.slow
 def test_blocked_read_is_a_stall_and_other_devices_keep_sampling(tmp_path: Path, run: Any) -> None:
     sys, proc = dual_amdgpu_box(tmp_path)
     fifo = next(sys.rglob("0000:43:00.0")) / "hwmon" / "hwmon4" / "temp2_input"
