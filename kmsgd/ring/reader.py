@@ -288,15 +288,18 @@ def pick_boot(ids: Sequence[str], spec: str | None, current: str | None) -> int:
         if not ended:
             raise NothingToJudge("the ring holds only the running boot: no earlier boot to judge")
         return ended[-1]
+    want = spec.replace("-", "").lower()
+    prefixed = [i for i, r in enumerate(rows) if r.startswith(want)]
     if len(spec) < 8 and spec.lstrip("+-").isdigit():
         n = int(spec)
+        if not spec.startswith(("-", "+")) and n > 0 and len(prefixed) == 1:
+            return prefixed[0]  # an id whose first hex digits are all decimal digits
         if n > 0 or -n >= len(rows):
             raise BadInput(
                 f"--boot {spec}: the ring holds {len(rows)} boot(s), 0 to {1 - len(rows)}"
             )
         return len(rows) - 1 + n
-    want = spec.replace("-", "").lower()
-    hits = [i for i, r in enumerate(rows) if r.startswith(want)]
+    hits = prefixed
     if len(hits) != 1:
         raise BadInput(f"--boot {spec}: {'more than one' if hits else 'no'} boot matches")
     return hits[0]

@@ -69,3 +69,11 @@ def test_bad_config_file(tmp_path: Path) -> None:
     out = kmsgd("boots", "--config", str(cfg), "--ring", str(tmp_path / "nope"))
     assert "unreadable" in out.stderr and "no such ring" in out.stderr
     assert one_line_error(kmsgd("boots", "--config", str(tmp_path / "absent.toml")))
+
+
+def test_a_boot_id_prefix_of_decimal_digits_is_an_id_not_an_offset() -> None:
+    from kmsgd.ring.reader import pick_boot
+
+    ids = ["0674540a" + "0" * 24, "ab" + "0" * 30]
+    assert pick_boot(ids, "067454", None) == 0  # was "0 to -1" when read as an offset
+    assert pick_boot(ids, "0", None) == 1 and pick_boot(ids, "-1", None) == 0
