@@ -18,14 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kmsgd.judge.stacks import KernelStack
+from kmsgd.judge.stacks import HUNG, KernelStack
 from kmsgd.ring.records import Entry, Kind
 
 MAX_FINDINGS = 10
 Stacks = Mapping[int, KernelStack]
-_HUNG = re.compile(
-    r"INFO: task (?P<comm>.+?):(?P<pid>\d+) blocked for more than (?P<s>\d+) seconds"
-)
 
 
 def _iso(wall_us: int | None) -> str | None:
@@ -211,7 +208,7 @@ def _blocked(procs: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> l
     }
     hung: dict[int, int] = {}
     for line in hung_lines:
-        m = _HUNG.search(line)
+        m = HUNG.search(line)
         if m:
             hung[int(m.group("pid"))] = max(hung.get(int(m.group("pid")), 0), int(m.group("s")))
     by_fn: dict[str, list[tuple[Mapping[str, Any], float, tuple[str, ...], str]]] = {}

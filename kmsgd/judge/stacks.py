@@ -30,7 +30,8 @@ MAX_TASKS = 64  # the latest stack of this many tasks is kept
 MAX_FRAMES = 32
 _LOOKAHEAD = 4  # lines between a task's header and its "Call Trace:"
 
-_HUNG = re.compile(r"INFO: task (?P<comm>.+?):(?P<pid>\d+) blocked for more than \d+ seconds")
+# the hung-task detector's report (kernel/hung_task.c); incidents.py reads its seconds too
+HUNG = re.compile(r"INFO: task (?P<comm>.+?):(?P<pid>\d+) blocked for more than (?P<s>\d+) seconds")
 _TASK = re.compile(r"^\s*task:(?P<comm>.+?)\s+state:\S.*?\bpid:\s*(?P<pid>\d+)")
 _FRAME = re.compile(
     r"^\s*(?:\[<[0-9a-f]+>\]\s*)?(?P<guess>\?\s+)?"
@@ -69,7 +70,7 @@ class StackCollector:
             if self._frame(message):
                 return
             self._finish()
-        if m := _HUNG.search(message):
+        if m := HUNG.search(message):
             self._task, self._wait = (m["comm"], int(m["pid"]), "hung_task"), _LOOKAHEAD
         elif m := _TASK.match(message):
             pid = int(m["pid"])
