@@ -72,15 +72,23 @@ class Score:
         return sum(bool(c.refused) for c in self.cases)
 
 
-def cases() -> list[Path]:
-    """Case directories that are complete (a log and a label)."""
-    return sorted(
+def cases(batch: int | None = None) -> list[Path]:
+    """Case directories that are complete (a log and a label); with `batch`, only the cases
+    whose label names that batch (the cases labelled before `batch` was a key are batch 0)."""
+    found = sorted(
         d for d in CORPUS.iterdir() if (d / "log.txt").is_file() and (d / "label.toml").is_file()
     )
+    if batch is None:
+        return found
+    return [d for d in found if _label(d).get("batch", 0) == batch]
+
+
+def _label(case: Path) -> dict[str, object]:
+    return tomllib.loads((case / "label.toml").read_text(encoding="utf-8"))
 
 
 def score_case(case: Path) -> CaseResult:
-    label = tomllib.loads((case / "label.toml").read_text(encoding="utf-8"))
+    label = _label(case)
     res = CaseResult(
         slug=case.name,
         want_primary=str(label.get("primary", "")),
@@ -140,7 +148,20 @@ def misses(s: Score) -> str:
     return "\n".join(out)
 
 
-if __name__ == "__main__":
-    result = score([Path(a) for a in sys.argv[1:]] or None)
+def main(argv: list[str]) -> int:
+    """`python -m tests.corpus.score [--batch N | CASE...]`: the table and every miss."""
+    if argv[:1] == ["--batch"] and len(argv) == 2 and argv[1].isdigit():
+        paths: list[Path] | None = cases(int(argv[1]))
+    elif argv and argv[0].startswith("-"):
+        print("usage: python -m tests.corpus.score [--batch N | CASE...]", file=sys.stderr)
+        return 2
+    else:
+        paths = [Path(a) for a in argv] or None
+    result = score(paths)
     print(misses(result))
     print(table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
