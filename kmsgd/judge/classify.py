@@ -145,6 +145,8 @@ def classify(
 def _verdict(ctx: Context, d: Decision) -> Verdict:
     clean = d.outcome in CLEAN
     primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else ctx.primary
+    if not clean and (primary is None or primary.hit.signature.routine):
+        primary = _next_boot_culprit(ctx, d) or primary
     routine_only = primary is not None and primary.hit.signature.routine
     evidence = list(d.evidence)
     if primary is not None and not any(e.item == primary.first for e in evidence):
@@ -166,6 +168,21 @@ def _verdict(ctx: Context, d: Decision) -> Verdict:
         subject=d.subject,
         errors=tuple(ctx.errors),
     )
+
+
+# the next boot's evidence, most telling first: a decoded reset cause, machine checks the
+# CPU kept across the reset, then what only says the shutdown was not clean
+NEXT_BOOT_ORDER = ("reset_reason", "mce_logged_at_boot", "fs_recovery", "journal_unclean")
+
+
+def _next_boot_culprit(ctx: Context, d: Decision) -> TagStats | None:
+    """Where the boot a verdict is about shows no failure of its own, the next boot's
+    evidence is the only answer the log gives: the start of this log when the verdict is
+    about the boot before it, else the next boot's, where the verdict cites it."""
+    src = ctx.tl.tags if d.subject is Subject.PREVIOUS_BOOT else previous_end(ctx.nxt)[0]
+    cited = [e.item for e in d.evidence]
+    evidence = [t for t in src if t.tag in NEXT_BOOT_ORDER and t.last in cited]
+    return min(evidence, key=lambda t: NEXT_BOOT_ORDER.index(t.tag), default=None)
 
 
 def _summary(d: Decision, primary: TagStats | None) -> str:
