@@ -120,7 +120,7 @@ def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relatio
         if selects(r.cause, cause) and selects(r.effect, effect):
             if r.any_order:
                 return r
-            if found is None and pos[cause.tag, cause.device] < pos[effect.tag, effect.device]:
+            if found is None and pos[cause.tag, cause.device] <= pos[effect.tag, effect.device]:
                 found = r
     return found
 

@@ -117,7 +117,10 @@ def test_relation(relation: chains.Relation) -> None:
         assert chains.caused_by(cause, tl.tags) is None
         primary = classify(tl).primary
         assert primary is not None and primary.tag == cause.tag
-    if not relation.any_order:  # printed before its "cause", the effect is not explained
+    alone = _timeline(effect_line)
+    if not relation.any_order and not any(chains.selects(relation.cause, t) for t in alone.tags):
+        # printed before its "cause", the effect is not explained (unless its own line
+        # names the cause: "Kernel panic - not syncing: Hard LOCKUP")
         tl = _timeline(effect_line, cause_line)
         assert chains.caused_by(_event(tl, effect_line, relation.effect), tl.tags) is None
 
@@ -152,3 +155,11 @@ def test_a_recovery_with_nothing_after_it_closes_no_chain() -> None:
     )
     primary = classify(tl).primary
     assert primary is not None and primary.tag == "amdgpu_smu_timeout"
+
+
+def test_a_panic_that_names_its_watchdog_is_that_watchdog_s_end() -> None:
+    """kernel/watchdog_perf.c panics with "Watchdog detected hard LOCKUP on cpu N": one line
+    shows both, and the panic's reason is the lockup."""
+    v = classify(_timeline("Kernel panic - not syncing: Watchdog detected hard LOCKUP on cpu 74"))
+    assert (v.outcome.value, v.reason) == ("kernel_panic", "hard_lockup")
+    assert v.primary is not None and v.primary.tag == "hard_lockup"
