@@ -144,7 +144,7 @@ def classify(
 
 def _verdict(ctx: Context, d: Decision) -> Verdict:
     clean = d.outcome in CLEAN
-    primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else ctx.primary
+    primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else d.culprit or ctx.primary
     if not clean and (primary is None or primary.hit.signature.routine):
         primary = _next_boot_culprit(ctx, d) or primary
     routine_only = primary is not None and primary.hit.signature.routine
