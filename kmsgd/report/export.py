@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kmsgd.fleet.entry import MESSAGE_ID
+from kmsgd.fleet import entry as fleet_entry
 from kmsgd.outputs import atomic_write, label
 from kmsgd.types import Outcome
 
@@ -43,7 +43,7 @@ def journal_fields(
     fields = {
         "MESSAGE": f"kmsgd: boot {boot_id[:8]} ended: {outcome} ({confidence}){primary}: "
         + " ".join(headline.split()),
-        "MESSAGE_ID": MESSAGE_ID,  # fleet.entry: the contract with `kmsgd fleet`
+        "MESSAGE_ID": fleet_entry.MESSAGE_ID,  # the contract with `kmsgd fleet`
         "PRIORITY": "5" if clean else "4",
         "SYSLOG_IDENTIFIER": "kmsgd",
         "KMSGD_BOOT_ID": boot_id,
