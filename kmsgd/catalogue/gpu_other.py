@@ -3,7 +3,8 @@
 radeon (drivers/gpu/drm/radeon, the pre-GCN AMD cards and GCN 1.0/1.1 when amdgpu does not take
 them) and nouveau (drivers/gpu/drm/nouveau, NVIDIA cards without NVIDIA's driver) still run on
 many boxes; the NVSwitch driver (NVIDIA's open-gpu-kernel-modules, src/common/nvswitch) prints
-SXids for the NVLink fabric of HGX/DGX machines.
+SXids for the NVLink fabric of HGX/DGX machines. The firmware-first hardware errors of those
+servers (APEI GHES) are here too until hardware.py takes them with its format-string data.
 """
 
 from __future__ import annotations
