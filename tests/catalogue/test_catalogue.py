@@ -180,7 +180,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [a:1]",
             "BUG: kernel NULL pointer dereference, address: 0000000000000008",
-            # a page fault in the kernel is an oops (issue 16), not a BUG() assertion
+            # a page fault in the kernel is an oops, not a BUG() assertion
             "BUG: unable to handle page fault for address: ffffb8c0c0a3f000",
         ],
     ),
