@@ -131,7 +131,7 @@ class _Collector:
                     j.tl.index,
                     j.tl.boot_id,
                     j.tl.total,
-                    j.verdict.outcome.value,
+                    j.verdict.outcome,
                     j.verdict.reason,
                     wall_text(j.tl.first_wall_us, first.fmt) if first else None,
                     wall_text(j.tl.last_wall_us, j.tl.tail[-1].line.fmt) if j.tl.tail else None,
