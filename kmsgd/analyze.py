@@ -352,7 +352,7 @@ def analyze(
     if report.source is not None and report.source.name == "<stdin>":
         report = replace(report, source=replace(report.source, name=name))
     out = render(report, fmt, color=color and not redact)
-    return redactor.redact(out) if redact else out
+    return redactor.output(out, fmt) if redact else out
 
 
 def analyze_paths(
@@ -368,4 +368,4 @@ def analyze_paths(
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
     report, redactor = analyze_inputs(paths, stdin=stdin)
     out = render(report, fmt, color=color and not redact)
-    return redactor.redact(out) if redact else out
+    return redactor.output(out, fmt) if redact else out

@@ -344,9 +344,9 @@ def last_boot(
         return
     out = render(report, fmt, color=fmt == "text" and sys.stdout.isatty() and not redact)
     if redact:
-        from kmsgd.report.redact import Redactor
+        from kmsgd.report.redact import redact_output
 
-        out = Redactor((report.hostname,), keep={boot_id}).redact(out)
+        out = redact_output(out, fmt, hosts=(report.hostname,), keep={boot_id})
     click.echo(out, nl=not out.endswith("\n"))
 
 

@@ -13,6 +13,7 @@ from kmsgd.judge.changes import MAJOR
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
 from kmsgd.report.render_incident import incident_lines, incident_md
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
+from kmsgd.text.escape import escape, escape_tree, json_text
 from kmsgd.types import CLEAN, FAILURES, Subject
 
 FORMATS = ("text", "md", "json")
@@ -27,13 +28,18 @@ _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
 
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:
-    """The report in `fmt` ("text", "md" or "json"); ValueError for another name."""
+    """The report in `fmt` ("text", "md" or "json"); ValueError for another name.
+
+    Text and Markdown show every control character from the input escaped (kmsgd.text), so
+    a kernel line cannot drive the reader's terminal or forge a line; JSON holds the values
+    exactly."""
     if fmt == "json":
-        return json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+        return json_text(json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False)) + "\n"
     if fmt == "md":
-        return render_md(report)
+        return escape(render_md(escape_tree(report)), keep="\n")
     if fmt == "text":
-        return render_text(report, color=color)
+        out = render_text(escape_tree(report), color=color)
+        return out if color else escape(out, keep="\n")
     raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
 
 
