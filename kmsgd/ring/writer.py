@@ -268,7 +268,8 @@ def _sync_dir(path: str) -> None:
 def _open_locked(path: str, size: int) -> tuple[int, bool]:
     """The ring's file descriptor, flocked, and whether this call created the file."""
     # O_NOFOLLOW: a ring path planted as a symlink by someone else is refused, not followed.
-    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW
+    # O_NONBLOCK: a FIFO at the path opens at once and is refused below (a no-op on files).
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
     fd = -1
     try:
         # Kernel logs can hold secrets: a directory we create is ours and adm's only.
