@@ -292,6 +292,8 @@ def last_boot(
             "--redact does not apply to --format export",
             hint="the entry goes to your own collector, filed under the box's real host name",
         )
+    if keep is not None and keep < 1:
+        raise BadInput(f"--keep {keep}: must be at least 1 (the report just written is kept)")
     cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)
     if save and save_dir is None:
         save_dir = cfg.report_dir

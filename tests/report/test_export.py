@@ -186,3 +186,26 @@ def test_save_report_keeps_the_newest(tmp_path: Path) -> None:
 def test_save_report_rejects_a_path_as_boot_id(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         export.save_report(tmp_path, "../../etc/passwd", {"json": "{}"})
+
+
+def test_pruning_leaves_files_that_are_not_kmsgd_reports(tmp_path: Path) -> None:
+    """A --save-dir that holds other documents: only `<boot_id>.{json,md,html}` are pruned."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    others = ["notes.md", "runbook.json", f"{boot(99)}.txt", f"{boot(98)}.json.bak", "x.html"]
+    others += [f"{7:031x}.json", f"{boot(0xABC).upper()}.md", f"{boot(96)}-copy.md"]
+    for name in others:
+        (reports / name).write_text("mine")
+        os.utime(reports / name, (1.0, 1.0))  # older than every report
+    for n in range(4):
+        export.save_report(reports, boot(n), {"json": "{}", "md": "# r", "html": "<p>"}, keep=2)
+    left = sorted(p.name for p in reports.iterdir())
+    mine = sorted(f"{boot(n)}.{ext}" for n in (2, 3) for ext in ("json", "md", "html"))
+    assert left == sorted(others + mine)
+
+
+def test_save_report_refuses_to_keep_nothing(tmp_path: Path) -> None:
+    for keep in (0, -1):
+        with pytest.raises(ValueError):
+            export.save_report(tmp_path, boot(1), {"json": "{}"}, keep=keep)
+    assert list(tmp_path.iterdir()) == []
