@@ -124,7 +124,8 @@ class RingWriter:
         # A frame must fit the data area with room to spare, and a reader refuses a payload
         # over MAX_PAYLOAD: a larger record is cut (frame.cap_payload), never written whole
         # (a 2 MiB record on a 1 MiB ring grew the file and made it unreadable).
-        self.max_payload = min(fr.MAX_PAYLOAD, (self.size - ring.DATA_START) // 4 - fr.HEADER_SIZE)
+        self.data_bytes = self.size - ring.DATA_START
+        self.max_payload = min(fr.MAX_PAYLOAD, self.data_bytes // 4 - fr.HEADER_SIZE)
         self.cut_records = 0
         # Mapped for recovery only: a mapping kept open would be locked by mlockall and
         # counted in our RSS, all 64 MiB of it.
@@ -146,6 +147,10 @@ class RingWriter:
             # walk past the real history (tests/ring/test_powercut.py found it). Unmake them.
             stale = ring.frames_above(view, head.serial, self.size) if head else []
         return head, stale
+
+    def frame_size(self, payload_bytes: int) -> int:
+        """The bytes `add` places for a payload of this size (cut to `max_payload`)."""
+        return fr.padded(fr.HEADER_SIZE + min(payload_bytes, self.max_payload))
 
     def add(self, kind: Kind, boot_id: bytes, wall_us: int, payload: bytes) -> int:
         """Place one frame after the previous one; return its serial. Nothing is written yet."""
