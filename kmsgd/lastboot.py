@@ -29,6 +29,7 @@ from kmsgd.judge.incidents import blocked_calls, incidents
 from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness, decide
 from kmsgd.judge.rules import Evidence
+from kmsgd.judge.series import BootSeries, ring_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
 from kmsgd.report.death import Ended, RingDeath, TimeOfDeath, iso_utc
@@ -46,6 +47,7 @@ class Options:
     journal_dir: str | None = None
     baseline: bool = True  # compare tag rates with earlier healthy boots (noise)
     rtc_local: bool = False  # /etc/adjtime keeps the RTC in local time (clocks.py)
+    series: bool = False  # read the time series of the last minutes (--format html, --plot)
 
 
 def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
@@ -156,6 +158,8 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         *loop_notes(reader, ids, i, view),
         *(f"at the next boot {m}" for m in _replaced(nxt)),
     ]
+    if opts.series:
+        rep = dataclasses.replace(rep, series=_series(reader, view, summary, rep, current))
     return dataclasses.replace(
         rep,
         time_of_death=_time_of_death(rep.time_of_death, facts),
@@ -168,6 +172,27 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
             *rep.errors,
             *(ReportError(f"ring_verdict.{e.where}", e.error) for e in rule_errors),
         ),
+    )
+
+
+def _series(
+    reader: RingReader, view: BootView, summary: Telemetry, rep: Report, current: bool
+) -> BootSeries:
+    """The picture's time series: a second, bounded pass over the boot (only when asked)."""
+    caps = {
+        g.device: float(g.power_cap_w)
+        for g in (summary.config.gpus if summary.config else ())
+        if isinstance(g.power_cap_w, int | float)
+    }
+    return ring_series(
+        reader,
+        view.boot_id,
+        view.timeline,
+        view.live,
+        view.of(Kind.INCIDENT),
+        caps_w=caps,
+        severity={s.tag: s.severity for s in rep.signatures},
+        ended=not current,
     )
 
 
