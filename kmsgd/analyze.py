@@ -20,7 +20,7 @@ from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, Mar
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
-from kmsgd.report.render import FORMATS, render
+from kmsgd.report.render import FORMATS, render_clean
 from kmsgd.types import FAILURES, Outcome
 
 MAX_BOOTS_LISTED = 200
@@ -344,15 +344,14 @@ def analyze(
     color: bool = False,
     baseline: Mapping[str, float] | None = None,
 ) -> str:
-    """The rendered report of a pasted log (`fmt`: text, md or json).
+    """The rendered report of a pasted log (`fmt`: text, md, json or html).
     Raises kmsgd.errors.BadInput for unusable input or an unknown format."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
     report, redactor = analyze_inputs(["-"], stdin=source, baseline=baseline)
     if report.source is not None and report.source.name == "<stdin>":
         report = replace(report, source=replace(report.source, name=name))
-    out = render(report, fmt, color=color and not redact)
-    return redactor.output(out, fmt) if redact else out
+    return render_clean(report, fmt, redactor=redactor if redact else None, color=color)
 
 
 def analyze_paths(
@@ -362,10 +361,11 @@ def analyze_paths(
     fmt: str = "text",
     redact: bool = False,
     color: bool = False,
+    plot: str = "",
 ) -> str:
-    """The rendered report of files, directories and bundles (`kmsgd analyze A B DIR`)."""
+    """The rendered report of files, directories and bundles (`kmsgd analyze A B DIR`);
+    `plot`: the timeline picture saved there too (.svg or .png)."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
     report, redactor = analyze_inputs(paths, stdin=stdin)
-    out = render(report, fmt, color=color and not redact)
-    return redactor.output(out, fmt) if redact else out
+    return render_clean(report, fmt, redactor=redactor if redact else None, color=color, plot=plot)

@@ -19,6 +19,7 @@ from kmsgd.judge import changes as chg
 from kmsgd.judge import telemetry as tv
 from kmsgd.judge import witnesses
 from kmsgd.judge.bootview import (
+    BootView,
     early_clock_steps,
     early_records,
     last_payload,
@@ -29,6 +30,8 @@ from kmsgd.judge.clocks import downtime, rtc_in_local_time
 from kmsgd.judge.history import healthy_baseline, loop_notes
 from kmsgd.judge.incidents import blocked_calls, incidents
 from kmsgd.judge.ring_rules import RingFacts, decide
+from kmsgd.judge.series import BootSeries, ring_series
+from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
 from kmsgd.report import death
 from kmsgd.report.model import Report, ReportError, build_report
@@ -45,6 +48,7 @@ class Options:
     journal_dir: str | None = None
     baseline: bool = True  # compare tag rates with earlier healthy boots (noise)
     rtc_local: bool = False  # /etc/adjtime keeps the RTC in local time (clocks.py)
+    series: bool = False  # read the time series of the last minutes (--format html, --plot)
 
 
 def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
@@ -160,6 +164,8 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         *loop_notes(reader, ids, i, view),
         *(f"at the next boot {m}" for m in witnesses.replaced(nxt)),
     ]
+    if opts.series:
+        rep = dataclasses.replace(rep, series=_series(reader, view, summary, rep, current))
     return dataclasses.replace(
         rep,
         time_of_death=death.with_ring(rep.time_of_death, facts),
@@ -172,6 +178,27 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
             *rep.errors,
             *(ReportError(f"ring_verdict.{e.where}", e.error) for e in rule_errors),
         ),
+    )
+
+
+def _series(
+    reader: RingReader, view: BootView, summary: Telemetry, rep: Report, current: bool
+) -> BootSeries:
+    """The picture's time series: a second, bounded pass over the boot (only when asked)."""
+    caps = {
+        g.device: float(g.power_cap_w)
+        for g in (summary.config.gpus if summary.config else ())
+        if isinstance(g.power_cap_w, int | float)
+    }
+    return ring_series(
+        reader,
+        view.boot_id,
+        view.timeline,
+        view.live,
+        view.of(Kind.INCIDENT),
+        caps_w=caps,
+        severity={s.tag: s.severity for s in rep.signatures},
+        ended=not current,
     )
 
 

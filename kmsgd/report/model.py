@@ -16,6 +16,7 @@ from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
 from kmsgd.judge.changes import Changed
 from kmsgd.judge.classify import Verdict
+from kmsgd.judge.series import BootSeries, kernel_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.logparse.model import Line, LogFormat
@@ -196,6 +197,7 @@ class Report:
     boot_id: str = ""  # the judged boot, when the source knows it (the ring does)
     hostname: str = ""
     incidents: tuple[Mapping[str, Any], ...] = ()  # kmsgd/judge/incidents.py, ring only
+    series: BootSeries | None = None  # the picture's time series (HTML, --plot); not in JSON
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `kmsgd.report/1` document (field names are public: never rename one)."""
@@ -312,6 +314,11 @@ def build_report(
         driver_of(p.first.line.record.message, p.hit.signature.subsystem) if p else "",
     )
     errors = tuple(ReportError(e.where, e.error) for e in verdict.errors) + tuple(extra_errors)
+    series = kernel_series(
+        tl,
+        first_trigger_s=_first_s(tl, verdict),
+        severity={s.tag: s.severity for s in sigs},
+    )
     return Report(
         outcome=verdict.outcome,
         reason=verdict.reason,
@@ -330,7 +337,23 @@ def build_report(
         source=source,
         boots=tuple(boots),
         omitted_lines=tl.omitted,
+        series=series,
     )
+
+
+def _first_s(tl: Timeline, verdict: Verdict) -> float | None:
+    """When the culprit first showed, in seconds before the log's last line (a pasted log's
+    picture starts there when that is more than the default window ago)."""
+    p = verdict.primary
+    if p is None:
+        return None
+    first, end = p.first.line, tl.last_wall_us
+    if first.wall_us is not None and end is not None:
+        return (first.wall_us - end) / 1e6
+    last_ts = tl.last_ts_usec
+    if first.ts_usec is not None and last_ts is not None and end is None:
+        return (first.ts_usec - last_ts) / 1e6
+    return None
 
 
 def _time_of_death(last: LineRef | None, item: Item | None, nxt: Timeline | None) -> TimeOfDeath:
