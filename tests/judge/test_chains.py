@@ -45,6 +45,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         "CPU3: Core temperature above threshold, cpu clock throttled (total events = 5)",
         "mce: [Hardware Error]: Machine check events logged",
     ),
+    ("mce_logged_at_boot", "mce_at_boot"): (
+        "mce: [Hardware Error]: Machine check events logged",
+        "mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 4: a600000000020408",
+    ),
     ("family:gpu", "hung_task"): (AMD + "ring sdma0 timeout, signaled seq=1, emitted seq=3", HUNG),
     ("family:storage", "hung_task"): ("nvme nvme0: I/O 12 QID 3 timeout, aborting", HUNG),
     ("family:fs", "hung_task"): (
@@ -87,9 +91,12 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-def _timeline(*messages: str) -> Timeline:
+AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
+
+
+def _timeline(*messages: str, start_s: int = 9000) -> Timeline:
     # at an uptime of hours: an mcelog notice at boot is next-boot evidence, not an event
-    recs = [KernelRecord(m, 3, 0, n, (9000 + n) * 1_000_000, "-") for n, m in enumerate(messages)]
+    recs = [KernelRecord(m, 3, 0, n, (start_s + n) * 10**6, "-") for n, m in enumerate(messages)]
     return Timeline.from_records(recs)
 
 
@@ -106,22 +113,23 @@ def test_every_relation_has_an_example() -> None:
 @pytest.mark.parametrize("relation", chains.MAY_CAUSE, ids=lambda r: f"{r.cause}->{r.effect}")
 def test_relation(relation: chains.Relation) -> None:
     cause_line, effect_line = EXAMPLES[relation.cause, relation.effect]
+    start_s = 1 if (relation.cause, relation.effect) in AT_BOOT else 9000
     orders = [(cause_line, effect_line)]
     if relation.any_order:
         orders.append((effect_line, cause_line))
     for lines in orders:
-        tl = _timeline(*lines)
+        tl = _timeline(*lines, start_s=start_s)
         cause = _event(tl, cause_line, relation.cause)
         effect = _event(tl, effect_line, relation.effect)
         assert chains.caused_by(effect, tl.tags) is cause
         assert chains.caused_by(cause, tl.tags) is None
         primary = classify(tl).primary
         assert primary is not None and primary.tag == cause.tag
-    alone = _timeline(effect_line)
+    alone = _timeline(effect_line, start_s=start_s)
     if not relation.any_order and not any(chains.selects(relation.cause, t) for t in alone.tags):
         # printed before its "cause", the effect is not explained (unless its own line
         # names the cause: "Kernel panic - not syncing: Hard LOCKUP")
-        tl = _timeline(effect_line, cause_line)
+        tl = _timeline(effect_line, cause_line, start_s=start_s)
         assert chains.caused_by(_event(tl, effect_line, relation.effect), tl.tags) is None
 
 
