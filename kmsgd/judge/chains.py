@@ -160,8 +160,10 @@ def caused_by(
     return None
 
 
-def _at(t: TagStats, pos: dict[Key, int]) -> tuple[int, str]:
-    return pos[t.tag, t.device], t.tag
+def _at(t: TagStats, pos: dict[Key, int]) -> tuple[int, bool, str]:
+    """Where an event starts; on one line, a driver's numbered report (an Xid, its tag made
+    from the line) names the event before a tag that reads its words."""
+    return pos[t.tag, t.device], t.tag == t.hit.signature.tag, t.tag
 
 
 def stage(t: TagStats) -> int:

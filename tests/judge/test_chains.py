@@ -171,3 +171,14 @@ def test_a_panic_that_names_its_watchdog_is_that_watchdog_s_end() -> None:
     v = classify(_timeline("Kernel panic - not syncing: Watchdog detected hard LOCKUP on cpu 74"))
     assert (v.outcome.value, v.reason) == ("kernel_panic", "hard_lockup")
     assert v.primary is not None and v.primary.tag == "hard_lockup"
+
+
+def test_on_one_line_the_xid_names_the_event_before_the_words_it_reads() -> None:
+    """'NVRM: Xid (…): 119, … Timeout after 45s of waiting for RPC response from GPU4 GSP!'
+    shows Xid 119 and the GSP timeout's words: NVIDIA's numbered report leads."""
+    tl = _timeline(
+        NV + "119, pid=1, name=python, Timeout after 45s of waiting for RPC response from GPU4 GSP!"
+    )
+    assert {t.tag for t in tl.tags} == {"nvidia_xid_119", "nvidia_gsp_timeout"}
+    primary = classify(tl).primary
+    assert primary is not None and primary.tag == "nvidia_xid_119"
