@@ -58,6 +58,9 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(lost, "family:gpu", "a lost GPU fails every call", any_order=True)
         for lost in _LOST
     ),
+    # amdgpu_job.c amdgpu_job_timedout calls amdgpu_device_gpu_recover: a ring timeout is
+    # what starts the reset, wherever a cut or a retelling puts the reset's lines
+    Relation("amdgpu_ring_timeout", "amdgpu_gpu_reset", "a ring timeout starts a reset", True),
     # NVIDIA's Xid catalog: 45 "Preemptive cleanup, due to previous errors" (kernel_rc.c
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),

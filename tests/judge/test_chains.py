@@ -21,6 +21,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         AMD + "ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3",
         AMD + "MES failed to respond to msg=REMOVE_QUEUE",
     ),
+    ("amdgpu_ring_timeout", "amdgpu_gpu_reset"): (
+        "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, signaled seq=1, emitted seq=3",
+        AMD + "GPU reset begin!",
+    ),
     ("gpu_fell_off_bus", "family:gpu"): (
         AMD + "device lost from bus!",
         AMD + "Failed to export SMU metrics table!",
