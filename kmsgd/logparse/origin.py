@@ -31,6 +31,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.amdgpu": (r"amdgpu: ", r"\[powerplay\]", r"\[drm", r"drm:", r"kfd kfd: ", r"drmn\d"),
     "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
+    "gpu.radeon": (r"radeon \S+: ", r"\[drm", r"drmn\d"),  # also dev_printk ("device")
+    "gpu.nouveau": (r"nouveau \S+: ",),
+    "gpu.nvswitch": (r"nvidia-nvswitch\d+: ",),
     "kernel": (
         r"BUG: ",
         r"WARNING: (?:CPU: \d|at )",
@@ -46,7 +49,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
     "memory": (r"Out of memory", r"oom-kill:", r"oom_reaper: ", r"Memory cgroup out of memory"),
-    "hardware": (r"mce: ", r"\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
