@@ -57,6 +57,15 @@ def main() -> None:
     """Freeze forensics: record the kernel log and sensors durably, explain how a boot ended."""
 
 
+def plot_option(f: F) -> F:
+    return click.option(
+        "--plot",
+        default=None,
+        metavar="FILE.svg|.png",
+        help="also save the timeline of the last minutes (needs matplotlib: kmsgd[plot])",
+    )(f)
+
+
 def ring_option(f: F) -> F:
     return click.option("--ring", default=None, metavar="PATH", help=RING_HELP)(f)
 
@@ -160,10 +169,13 @@ def dump(ring: str | None, boot: str | None, fmt: str, config_file: str | None) 
 
 @main.command()
 @click.argument("sources", metavar="FILE|DIR|-...", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "json", "html"]), default="text")
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
+@plot_option
 @config_option
-def analyze(sources: tuple[str, ...], fmt: str, redact: bool, config_file: str | None) -> None:
+def analyze(
+    sources: tuple[str, ...], fmt: str, redact: bool, plot: str | None, config_file: str | None
+) -> None:
     """Explain pasted kernel logs (dmesg, journalctl, syslog, pstore, /dev/kmsg) and the
     bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
     *.journal files, pstore and other directories)."""
@@ -172,7 +184,9 @@ def analyze(sources: tuple[str, ...], fmt: str, redact: bool, config_file: str |
     settings(config_file)  # nothing in it changes a pasted log's analysis; its problems are said
 
     color = fmt == "text" and sys.stdout.isatty()
-    out = analyze_paths(list(sources), stdin=sys.stdin.buffer, fmt=fmt, redact=redact, color=color)
+    out = analyze_paths(
+        list(sources), stdin=sys.stdin.buffer, fmt=fmt, redact=redact, color=color, plot=plot or ""
+    )
     click.echo(out, nl=not out.endswith("\n"))
 
 
@@ -240,11 +254,12 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "md", "json", "export"]),
+    type=click.Choice(["text", "md", "json", "html", "export"]),
     default="text",
     help="export: the post-mortem journal entry in journal export format (systemd-journal-remote)",
 )
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
+@plot_option
 @click.option("--journal/--no-journal", default=True, help="ask the systemd journal too")
 @click.option("--journal-dir", default=None, metavar="DIR", help="read journal files from DIR")
 @click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
@@ -276,6 +291,7 @@ def last_boot(
     save_dir: str | None,
     keep: int | None,
     textfile: str | None,
+    plot: str | None,
     config_file: str | None,
 ) -> None:
     """How the previous boot (or --boot) ended, with the evidence: the post-mortem.
@@ -285,13 +301,15 @@ def last_boot(
     """
     from kmsgd import lastboot
     from kmsgd.record.procfs import read_machine_id
-    from kmsgd.report.render import render
+    from kmsgd.report.render import render_clean
 
     if fmt == "export" and redact:
         raise BadInput(
             "--redact does not apply to --format export",
             hint="the entry goes to your own collector, filed under the box's real host name",
         )
+    if keep is not None and keep < 1:
+        raise BadInput(f"--keep {keep}: must be at least 1 (the report just written is kept)")
     cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)
     if save and save_dir is None:
         save_dir = cfg.report_dir
@@ -304,6 +322,7 @@ def last_boot(
         journal,
         journal_dir,
         rtc_local=lastboot.rtc_local(cfg.etc_root),
+        series=fmt == "html" or plot is not None,
     )
     with _open(cfg) as reader:
         try:
@@ -342,11 +361,13 @@ def last_boot(
         sys.stdout.buffer.write(raw)
         sys.stdout.buffer.flush()
         return
-    out = render(report, fmt, color=fmt == "text" and sys.stdout.isatty() and not redact)
+    redactor = None
     if redact:
-        from kmsgd.report.redact import redact_output
+        from kmsgd.report.redact import Redactor
 
-        out = redact_output(out, fmt, hosts=(report.hostname,), keep={boot_id})
+        redactor = Redactor((report.hostname,), keep={boot_id})
+    color = fmt == "text" and sys.stdout.isatty()
+    out = render_clean(report, fmt, redactor=redactor, color=color, plot=plot or "")
     click.echo(out, nl=not out.endswith("\n"))
 
 
