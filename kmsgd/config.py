@@ -207,6 +207,11 @@ def read(path: str | None, overrides: dict[str, Any]) -> Settings:
                 raise
             used = path
             problems.append(Problem("", f"{err}; every setting at its default"))
+        except RecursionError:  # tomllib recurses per nested array or inline table
+            used = path
+            problems.append(
+                Problem("", f"{path}: unreadable, nested too deep; every setting at its default")
+            )
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             used = path
             problems.append(

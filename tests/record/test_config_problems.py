@@ -191,3 +191,9 @@ def test_the_operator_guide_lists_every_range() -> None:
     guide = (Path(__file__).parents[2] / "docs" / "operator-guide.md").read_text()
     for key in (*config.RANGES, *config.INCIDENT_RANGES):
         assert f"`{key}`" in guide, key
+
+
+def test_a_deeply_nested_value_is_an_unreadable_file_not_a_traceback(tmp_path: Path) -> None:
+    s = settings(tmp_path, "[kmsgd]\nring_size = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert s.config == config.Config() and len(s.problems) == 1
+    assert "unreadable" in s.problems[0].message and "deep" in s.problems[0].message
