@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 INSTALL_HINT = (
     "pictures need matplotlib: pip install 'kmsgd[plot]' or apt install python3-matplotlib"
 )
+_ZOOM_RIGHT = 0.4  # the zoom shows this much after the last sign of life
 HOVER_POINTS = 900  # hover points in the whole figure (each one is an SVG element)
 _RC: Any = {  # Any: matplotlib types the keys as a Literal of every rcParam
     "svg.fonttype": "none",  # text stays text: smaller, searchable, selectable
@@ -107,17 +108,23 @@ def _hover(ax: Axes, s: BootSeries, tr: Trace, color: str, share: int, titles: _
     ax.scatter(xs, ys, s=6, color=color, alpha=0.5, linewidths=0, gid=titles.points(texts))
 
 
-def _spans(ax: Axes, s: BootSeries, titles: _Titles, *, kernel: bool) -> None:
+def _spans(
+    ax: Axes, s: BootSeries, titles: _Titles, *, kernel: bool, right: float | None = None
+) -> None:
+    """The time-of-death band (every panel; cut at `right`, the panel's edge: a shape that
+    runs past it is clipped from sight but still widens the page), and on the kernel panel
+    the silence, the incidents and the last heartbeat."""
     d = s.death
     if d is not None and d.end_s is not None:
         text = f"time of death: after {_at(s, d.start_s)}, within {d.end_s - d.start_s:g} s"
+        hi = max(d.end_s, d.start_s + 0.05)
         ax.axvspan(
             d.start_s,
-            max(d.end_s, d.start_s + 0.05),
+            hi if right is None else min(hi, right),
             color=_DEATH,
             alpha=0.25,
             lw=0,
-            gid=titles.gid(text) if kernel else None,
+            gid=titles.gid(text),
         )
     if not kernel:
         return
@@ -312,7 +319,7 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
     ax.set_title(f"zoom: the final {ZOOM_S:g} s, every power read")
     for k, g in enumerate(s.gpus):
         for tr in g.raw_power or g.power:
-            pts = [(t, v) for t, v in zip(tr.t_s, tr.v, strict=True) if t >= -ZOOM_S - 1]
+            pts = [(t, v) for t, v in zip(tr.t_s, tr.v, strict=True) if t >= -ZOOM_S]
             if not pts:
                 continue
             raw = tr in g.raw_power
@@ -336,8 +343,8 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
     for m in s.marks:
         if m.t_s >= -ZOOM_S:
             ax.axvline(m.t_s, color="#4d4d4d", lw=1, gid=titles.gid(f"{m.tag} {_at(s, m.t_s)}"))
-    _spans(ax, s, titles, kernel=False)
-    ax.set_xlim(-ZOOM_S, 0.4)
+    _spans(ax, s, titles, kernel=False, right=_ZOOM_RIGHT)
+    ax.set_xlim(-ZOOM_S, _ZOOM_RIGHT)
     ax.set_ylim(bottom=0)
     ax.set_ylabel("W")
     ax.set_xlabel("seconds before the last sign of life")
