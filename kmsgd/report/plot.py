@@ -134,6 +134,25 @@ def _spans(
         ax.axvspan(
             sil.start_s, sil.end_s or 0.0, color=_SILENCE, alpha=0.15, lw=0, gid=titles.gid(text)
         )
+        ax.annotate(
+            f"silence {-sil.start_s:.0f} s",
+            ((sil.start_s + (sil.end_s or 0.0)) / 2, 0.96),
+            xycoords=("data", "axes fraction"),
+            ha="center",
+            va="top",
+            fontsize=8,
+            color="#404040",
+        )
+    if d is not None and d.end_s is not None:
+        ax.annotate(
+            f"time of death ±{d.end_s - d.start_s:g} s ",
+            (d.start_s, 0.86),
+            xycoords=("data", "axes fraction"),
+            ha="right",
+            va="top",
+            fontsize=8,
+            color=_DEATH,
+        )
     for inc in s.incidents:
         lo = max(inc.start_s, s.start_s)
         hi = inc.end_s if inc.end_s is not None else 0.0
