@@ -209,24 +209,39 @@ def _kernel(ax: Axes, s: BootSeries, titles: _Titles, clean: Clean, lo: float) -
     _spans(ax, s, titles, kernel=True)
 
 
-def _power(ax: Axes, s: BootSeries, g: Any, titles: _Titles, share: int) -> None:
-    ax.set_title(f"GPU {g.device} power (W)")
-    for k, tr in enumerate(g.power):
-        color = f"C{k}"
-        if tr.lo:
-            ax.fill_between(tr.t_s, tr.lo, tr.hi, color=color, alpha=0.2, lw=0, step="pre")
-        ax.plot(tr.t_s, tr.v, color=color, lw=1, drawstyle="steps-pre", label=f"{tr.label} mean")
-        _hover(ax, s, tr, color, share, titles)
-    for k, tr in enumerate(g.raw_power):
-        ax.plot(tr.t_s, tr.v, color=f"C{k}", lw=0.8, marker=".", ms=2, label=f"{tr.label} 10 Hz")
-        _hover(ax, s, tr, f"C{k}", share, titles)
-    if g.cap_w is not None:
+def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
+    """Every GPU's power in one panel (one colour a GPU): one panel per GPU cost more time
+    than its lines on an 8-GPU box (every panel has its own ticks, labels and grid)."""
+    ax.set_title("GPU power (W): per-second mean, min-max band, 10 Hz reads, cap")
+    for k, g in enumerate(s.gpus):
+        color = f"C{k % 10}"
+        for tr in g.power:
+            if tr.lo:
+                ax.fill_between(tr.t_s, tr.lo, tr.hi, color=color, alpha=0.2, lw=0, step="pre")
+            ax.plot(
+                tr.t_s,
+                tr.v,
+                color=color,
+                lw=1,
+                drawstyle="steps-pre",
+                label=f"{g.device} {tr.label}",
+            )
+            _hover(ax, s, tr, color, share, titles)
+        for tr in g.raw_power:
+            ax.plot(tr.t_s, tr.v, color=color, lw=0.8, marker=".", ms=2)
+            _hover(ax, s, tr, color, share, titles)
+    caps: dict[float, list[str]] = {}
+    for g in s.gpus:
+        if g.cap_w is not None:
+            caps.setdefault(g.cap_w, []).append(g.device)
+    for cap, devices in sorted(caps.items()):
+        who = ", ".join(devices)
         ax.axhline(
-            g.cap_w, color="#000000", lw=1, ls=":", gid=titles.gid(f"power cap {g.cap_w:g} W")
+            cap, color="#000000", lw=1, ls=":", gid=titles.gid(f"power cap {cap:g} W: {who}")
         )
         ax.annotate(
-            f"power cap {g.cap_w:g} W",
-            (0.5, g.cap_w),
+            f"power cap {cap:g} W",
+            (0.5, cap),
             xycoords=("axes fraction", "data"),
             fontsize=7,
             va="bottom",
@@ -263,27 +278,42 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     """The timeline as a matplotlib Figure (rcParams applied by the caller), with the hover
     texts its SVG gets. `clean` is applied to every text taken from the log (--redact)."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     titles = _Titles({}, {})
     temps = [(f"{g.device} {t.label}", t) for g in s.gpus for t in g.temps]
     mem = [("MemAvailable", s.mem_available)] if s.mem_available is not None else []
     mem += [(f"{g.device} VRAM used", g.vram_used) for g in s.gpus if g.vram_used is not None]
-    rows: list[str] = [f"gpu{k}" for k in range(len(s.gpus))]
+    rows: list[str] = ["power"] * bool(s.gpus)
     rows += ["temps"] * bool(temps) + ["memory"] * bool(mem) + ["psi"] * bool(s.psi) + ["kernel"]
     zoom = s.subsecond
     traces = sum(len(g.power) + len(g.raw_power) + len(g.temps) for g in s.gpus) + len(mem)
     share = max(10, HOVER_POINTS // max(1, traces + len(s.psi)))
     heights = [1.0] * len(rows) + ([1.1] if zoom else [])
-    fig = Figure(figsize=(12, 1.9 * sum(heights) + 0.6), layout="constrained")
-    grid = fig.add_gridspec(len(heights), 1, height_ratios=heights)
+    # fixed margins, not a layout engine: constrained layout measured every text of every
+    # panel and took longer than drawing them (8 GPUs: seconds)
+    top_in = 0.35 + (0.35 * (1 + len(title) // 150) if title else 0.0)
+    tall = 1.9 * sum(heights) + top_in + 0.45
+    fig = Figure(figsize=(12, tall))
+    grid = fig.add_gridspec(
+        len(heights),
+        1,
+        height_ratios=heights,
+        left=0.06,
+        right=0.99,
+        top=1 - top_in / tall,
+        bottom=0.45 / tall,
+        hspace=0.42 if not zoom else 0.5,
+    )
     first: Axes | None = None
     axes: list[Axes] = []
     for k, row in enumerate(rows):
         ax = fig.add_subplot(grid[k], sharex=first)
         first = first or ax
         axes.append(ax)
-        if row.startswith("gpu"):
-            _power(ax, s, s.gpus[int(row[3:])], titles, share)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        if row == "power":
+            _power(ax, s, titles, share)
         elif row == "temps":
             _lines(ax, s, temps, titles, share, "°C", "GPU temperatures (°C)")
         elif row == "memory":
@@ -330,7 +360,9 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
         _zoom(fig.add_subplot(grid[len(rows)]), s, titles)
     if title:
         wrapped = textwrap.fill(clean(title), 150)
-        fig.suptitle(wrapped, x=0.01, ha="left", fontsize=10, fontweight="bold")
+        fig.suptitle(
+            wrapped, x=0.01, y=1 - 0.1 / tall, ha="left", va="top", fontsize=10, fontweight="bold"
+        )
     return fig, titles
 
 
@@ -370,27 +402,38 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
     _legend(ax)
 
 
+_GROUP = re.compile(r'<g id="(kmsgd-\d+)">')
+_POINT = re.compile(r"<(use|path) ([^>]*?)/>")
+
+
 def _with_titles(svg: str, titles: _Titles) -> str:
-    """The SVG with a <title> in each titled artist's group and in each hover point."""
-    for gid, text in titles.one.items():
-        svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{html.escape(text)}</title>', 1)
-    for gid, texts in titles.each.items():
-        at = svg.find(f'<g id="{gid}">')
-        if at < 0:
+    """The SVG with a <title> in each titled artist's group and in each hover point (the
+    points of a collection are its group's <use> elements, or <path>s when matplotlib drew
+    them one by one), in one pass."""
+    out: list[str] = []
+    pos = 0
+    for m in _GROUP.finditer(svg):
+        if m.start() < pos:
             continue
-        body = svg.find("</defs>", at)
-        tag = "<use " if 0 <= body < svg.find("<use ", at) + 1 else "<path "
-        pos = body if tag == "<use " else at + len(gid) + 9
-        pieces = [svg[:pos]]
+        gid = m.group(1)
+        out.append(svg[pos : m.end()])
+        pos = m.end()
+        if gid in titles.one:
+            out.append(f"<title>{html.escape(titles.one[gid])}</title>")
+            continue
+        texts = iter(titles.each.get(gid, ()))
+        defs = svg.find("</defs>", pos, pos + 4000)
+        if defs >= 0:  # the marker's definition comes first: copy it as it is
+            out.append(svg[pos : defs + 7])
+            pos = defs + 7
         for text in texts:
-            start = svg.find(tag, pos)
-            stop = svg.find("/>", start)
-            if start < 0 or stop < 0:
+            p = _POINT.search(svg, pos)
+            if p is None:
                 break
-            pieces += [svg[pos:stop], f"><title>{html.escape(text)}</title></{tag.strip()[1:]}>"]
-            pos = stop + 2
-        svg = "".join(pieces) + svg[pos:]
-    return svg
+            out += [svg[pos : p.end() - 2], f"><title>{html.escape(text)}</title></{p.group(1)}>"]
+            pos = p.end()
+    out.append(svg[pos:])
+    return "".join(out)
 
 
 def svg(s: BootSeries, *, title: str = "", clean: Clean = str) -> str:

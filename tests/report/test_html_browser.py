@@ -160,13 +160,14 @@ def test_seed_004_shows_the_power_step_in_the_zoom(chromium: str, tmp_path: Path
     rep = judge(play_004(tmp_path / "ring"), series=True)
     f = _open(chromium, page(rep), tmp_path, "004")
     _common(f, rep.headline)
+    assert "GPU power (W): per-second mean, min-max band, 10 Hz reads, cap" in f["texts"]
     for card in ("0000:03:00.0", "0000:43:00.0"):
-        assert f"GPU {card} power (W)" in f["texts"]
+        assert f"{card} ppt" in f["texts"]  # the legend: one line a GPU
     assert "zoom: the final 2 s, every power read" in f["texts"]
     assert "GPU temperatures (°C)" in f["texts"]
     assert any(t.startswith("ppt: 12 W at -0.300 s") for t in f["titles"])
     assert any(t.startswith("ppt: 301.5 W at -0.100 s") for t in f["titles"])
-    assert "power cap 289 W" in f["titles"]
+    assert "power cap 289 W: 0000:03:00.0, 0000:43:00.0" in f["titles"]
 
 
 def test_seed_003_shows_memory_running_out(chromium: str, tmp_path: Path) -> None:
