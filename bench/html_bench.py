@@ -16,9 +16,21 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import tempfile as _tf
 import time
 
-from bench.lastboot_bench import measure
+
+def measure(cmd: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, the child's CPU seconds (user + sys), peak RSS (MiB) and its output."""
+    with _tf.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        text = out.read().decode() if os.waitstatus_to_exitcode(status) == 0 else ""
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+
 
 GOAL_RATIO = 1.5
 GOAL_BYTES = 2 << 20
@@ -37,12 +49,14 @@ def _case(name: str, ring: str, proc: str, rounds: int) -> None:
     base = [sys.executable, "-m", "kmsgd.cli", "last-boot", "--ring", ring, "--boot", "-1"]
     base += ["--no-journal", "--proc", proc, "--config", os.devnull, "--format"]
     walls: dict[str, list[float]] = {"md": [], "html": []}
+    cpus: dict[str, list[float]] = {"md": [], "html": []}
     rss: dict[str, float] = {}
     size = 0
     for _ in range(rounds):
         for fmt in ("md", "html"):
-            wall, peak, out = measure([*base, fmt])
+            wall, cpu, peak, out = measure([*base, fmt])
             walls[fmt].append(wall)
+            cpus[fmt].append(cpu)
             rss[fmt] = max(rss.get(fmt, 0.0), peak)
             if fmt == "html":
                 size = len(out.encode())
