@@ -34,15 +34,14 @@ class _Judged:
     nxt: Timeline | None
 
 
-def _score(j: _Judged) -> int:
-    """Which boot the report is about: failures first, then boots that ended uncleanly or
-    stop on a signature, then anything else; ties go to the later boot."""
-    v = j.verdict
-    if v.outcome in FAILURES:
+def _weight(outcome: Outcome, reason: str) -> int:
+    """Which boot (or input) the report is about: failures first, then boots that ended
+    uncleanly or stop on a signature, then anything else; ties go to the later one."""
+    if outcome in FAILURES:
         return 3
-    if v.outcome is Outcome.UNKNOWN and v.reason not in ("no_end_in_log", ""):
+    if outcome is Outcome.UNKNOWN and reason not in ("no_end_in_log", ""):
         return 2
-    return 1 if v.outcome is not Outcome.UNKNOWN else 0
+    return 1 if outcome is not Outcome.UNKNOWN else 0
 
 
 class _Collector:
@@ -132,13 +131,15 @@ class _Collector:
                     j.tl.index,
                     j.tl.boot_id,
                     j.tl.total,
-                    j.verdict.outcome.value,
+                    j.verdict.outcome,
                     j.verdict.reason,
                     wall_text(j.tl.first_wall_us, first.fmt) if first else None,
                     wall_text(j.tl.last_wall_us, j.tl.tail[-1].line.fmt) if j.tl.tail else None,
                 )
             )
-        if self.best is None or _score(j) >= _score(self.best):
+        if self.best is None or _weight(j.verdict.outcome, j.verdict.reason) >= _weight(
+            self.best.verdict.outcome, self.best.verdict.reason
+        ):
             self.best = j
 
     def finish(self) -> _Judged:
@@ -160,14 +161,6 @@ def analyze_report(
     Raises BadInput for unusable input (empty, binary, no log lines at all)."""
     report, hosts, keep = _judge(source, name=name, baseline=baseline)
     return report, Redactor(hosts, keep=keep)
-
-
-def _score_report(r: Report) -> int:
-    if r.outcome in FAILURES:
-        return 3
-    if r.outcome is Outcome.UNKNOWN and r.reason not in ("no_end_in_log", ""):
-        return 2
-    return 1 if r.outcome is not Outcome.UNKNOWN else 0
 
 
 def analyze_inputs(
@@ -208,7 +201,9 @@ def analyze_inputs(
             f"no kernel log lines found in any of {len(refused)} inputs",
             hint="pass dmesg, journalctl, syslog files or a sosreport",
         )
-    best = max(range(len(judged)), key=lambda k: (_score_report(judged[k][0]), k))
+    best = max(
+        range(len(judged)), key=lambda k: (_weight(judged[k][0].outcome, judged[k][0].reason), k)
+    )
     report = judged[best][0]
     hosts = set().union(*(h for _, h, _ in judged))
     keep = set().union(*(k for _, _, k in judged))
@@ -356,7 +351,7 @@ def analyze(
     report, redactor = analyze_inputs(["-"], stdin=source, baseline=baseline)
     if report.source is not None and report.source.name == "<stdin>":
         report = replace(report, source=replace(report.source, name=name))
-    return render_clean(report, fmt, clean=redactor.redact if redact else None, color=color)
+    return render_clean(report, fmt, redactor=redactor if redact else None, color=color)
 
 
 def analyze_paths(
@@ -373,5 +368,4 @@ def analyze_paths(
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
     report, redactor = analyze_inputs(paths, stdin=stdin)
-    clean = redactor.redact if redact else None
-    return render_clean(report, fmt, clean=clean, color=color, plot=plot)
+    return render_clean(report, fmt, redactor=redactor if redact else None, color=color, plot=plot)

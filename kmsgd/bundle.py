@@ -17,6 +17,7 @@ import json
 import lzma
 import os
 import re
+import stat
 import tarfile
 import tempfile
 import zlib
@@ -150,11 +151,24 @@ def open_path(path: str) -> Iterator[Piece]:
     yield from _open_file(path)
 
 
-def _open_file(path: str) -> Iterator[Piece]:
+def open_regular(path: str) -> BinaryIO:
+    """`path` opened for reading, refused (BadInput) unless it is a regular file: opened with
+    O_NONBLOCK, so a FIFO (which would wait for a writer forever, fifo(7)) or a device is
+    looked at and refused instead of read. `-` (stdin) is the way to read a pipe."""
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed when the caller is done with its pieces
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as err:
         raise BadInput(f"{path}: {err.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise BadInput(f"{path}: not a regular file", hint="pipe it in with `-` instead")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _open_file(path: str) -> Iterator[Piece]:
+    f = open_regular(path)
     with f:
         yield from open_stream(path, f, path=path)
 

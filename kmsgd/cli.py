@@ -308,6 +308,8 @@ def last_boot(
             "--redact does not apply to --format export",
             hint="the entry goes to your own collector, filed under the box's real host name",
         )
+    if keep is not None and keep < 1:
+        raise BadInput(f"--keep {keep}: must be at least 1 (the report just written is kept)")
     cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)
     if save and save_dir is None:
         save_dir = cfg.report_dir
@@ -359,13 +361,13 @@ def last_boot(
         sys.stdout.buffer.write(raw)
         sys.stdout.buffer.flush()
         return
-    clean = None
+    redactor = None
     if redact:
         from kmsgd.report.redact import Redactor
 
-        clean = Redactor((report.hostname,), keep={boot_id}).redact
+        redactor = Redactor((report.hostname,), keep={boot_id})
     color = fmt == "text" and sys.stdout.isatty()
-    out = render_clean(report, fmt, clean=clean, color=color, plot=plot or "")
+    out = render_clean(report, fmt, redactor=redactor, color=color, plot=plot or "")
     click.echo(out, nl=not out.endswith("\n"))
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from kmsgd.errors import BadInput
 
@@ -156,12 +158,17 @@ def read(path: str | None, overrides: dict[str, Any]) -> Settings:
     if path is not None:
         doc: dict[str, Any] = {}
         try:
-            with open(path, "rb") as f:
+            with _open_regular(path) as f:
                 doc = tomllib.load(f)
             used = path
         except FileNotFoundError:
             if path != DEFAULT_CONFIG:
                 raise BadInput(f"{path}: no such config file") from None
+        except BadInput as err:  # not a regular file
+            if path != DEFAULT_CONFIG:
+                raise
+            used = path
+            problems.append(Problem("", f"{err}; every setting at its default"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             used = path
             problems.append(
@@ -177,6 +184,17 @@ def read(path: str | None, overrides: dict[str, Any]) -> Settings:
             values[key] = checked
     values.update({k: v for k, v in overrides.items() if v is not None})
     return Settings(Config(**values), used, tuple(problems))
+
+
+def _open_regular(path: str) -> BinaryIO:
+    """The file, opened with O_NONBLOCK so that a FIFO is refused (BadInput) instead of
+    waited on forever (fifo(7)); a device or directory is refused the same way."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise BadInput(f"{path}: not a regular file (a config file must be one)")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
 
 
 def load(path: str | None, overrides: dict[str, Any]) -> Config:

@@ -19,6 +19,11 @@ class Severity(enum.StrEnum):
     WARNING = "warning"  # routine in some workloads: reported, blamed only when alone
     INFO = "info"  # lifecycle and next-boot evidence
 
+    @property
+    def order(self) -> int:
+        """Worst first: the place of this severity in a report's list (critical is 0)."""
+        return list(Severity).index(self)
+
 
 class DeviceKind(enum.StrEnum):
     NONE = "none"

@@ -233,17 +233,13 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     ),
 )
 
-# Cause before consequence inside the GPU stage (kmsgd/judge/classify.py _culprit):
+# A GPU lost from the bus (kmsgd/judge/chains.py relates it to the GPU errors around it):
 # A GPU gone from the bus answers no register read (each returns all-ones: the SMU's
 # "response:0xFFFFFFFF", "Failed to export SMU metrics table!"), so what the driver logs
 # around the loss is its consequence; and the GPU stays gone until the next boot (NVIDIA's
 # Xid catalog, Xid 79: "GPU has fallen off the bus", action: reboot the node), so its loss
 # is part of the boot's final state however long before the end it was printed.
 DEVICE_LOSS_TAGS = frozenset({"gpu_fell_off_bus", "nvidia_xid_79"})
-# Xids that NVIDIA's Xid catalog describes as following another error: 45 "Preemptive
-# cleanup, due to previous errors" (channels torn down after an earlier fault), 154 "GPU
-# recovery action changed" (the reset or reboot the earlier error now needs).
-FOLLOW_UP_TAGS = frozenset({"nvidia_xid_45", "nvidia_xid_154"})
 
 
 def xid_details(tag: str) -> tuple[str, str, Severity] | None:

@@ -203,7 +203,7 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
     if down is None and f.next_boot_wall_us is not None:
         # A later boot exists, but the two boots' clocks disagree: the downtime that would
         # tell a freeze (stayed down) from a reset (came back at once) is unknown.
-        freeze = v.primary is not None or f.stuck is not None
+        freeze = _own_failure(v) or f.stuck is not None
         return RingDecision(
             Outcome.HARD_FREEZE if freeze else Outcome.ABRUPT_RESET_OR_POWER_LOSS,
             "clocks_disagree",
@@ -234,12 +234,17 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
     return RingDecision(
         Outcome.HARD_FREEZE,
         "stayed_down",
-        Confidence.MEDIUM if v.primary or f.stuck else Confidence.LOW,
+        Confidence.MEDIUM if _own_failure(v) or f.stuck else Confidence.LOW,
         WORDS[Outcome.HARD_FREEZE],
         lines,
         "heartbeats stopped and the box stayed down until reset (a power loss with power "
         "restored later would look the same)",
     )
+
+
+def _own_failure(v: Verdict) -> bool:
+    """A culprit in the boot's own lines (the next boot's evidence, rank 100, is none)."""
+    return v.primary is not None and v.primary.hit.signature.rank < 100
 
 
 def _liveness_lines(f: RingFacts) -> tuple[str, ...]:

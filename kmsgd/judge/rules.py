@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from kmsgd.catalogue.hardware import EARLY_US
 from kmsgd.catalogue.reset import decode_reset
+from kmsgd.judge import chains
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.types import WORDS, Confidence, Outcome, Subject
 
@@ -110,8 +111,8 @@ def rule_panic(ctx: Context) -> Decision | None:
     text = p.first.line.record.message
     why = text.split("not syncing:", 1)[-1]
     reason = next((r for r, rx in _PANIC_REASONS if re.search(rx, why)), "")
-    if not reason and ctx.primary is not None and ctx.primary.tag in (*LOCKUP_TAGS, "oops"):
-        reason = ctx.primary.tag
+    if not reason and ctx.primary is not None and chains.caused_by(p, [ctx.primary]):
+        reason = ctx.primary.tag  # the report or watchdog whose panic this is
     return Decision(
         Outcome.KERNEL_PANIC,
         reason or "other",

@@ -18,6 +18,7 @@ import re
 
 from kmsgd.logparse.formats import MONTHS, Fields, iso_us, usec, wall_from_parts
 from kmsgd.logparse.model import LogFormat
+from kmsgd.logparse.origin import kernel_opening
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _TAG = r"</?(?:details|summary|code|pre|p|br|div|span|b|i|tt|kbd|samp|blockquote|sub|sup)\b[^>]*>"
@@ -47,6 +48,7 @@ _KERNEL_WORD = re.compile(
     r"(?:^|\s)kern(?:el)?(?:\[\d+\])?\s*[:.]\s*"
     r"(?:(?:emerg|alert|crit|err|error|warn|warning|notice|info|debug)\s*:\s*)?"
 )
+_HOST_WORD = re.compile(r"([\w.-]+) ")
 _PRIO = re.compile(r"<([0-7])>\s?")
 # Kernel wording at the start of a message: drivers and subsystems that print with a prefix
 # (dev_printk's "driver 0000:03:00.0: ", pr_fmt's "subsys: "), the oops/panic/lockup/stall
@@ -191,6 +193,12 @@ def _after_stamp(rest: str, wall: int | None, md: tuple[int, int] | None) -> Fie
                 pid=pid,
                 month_day=md,
             )
+    if k is None and (h := _HOST_WORD.match(rest)) is not None:
+        body = rest[h.end() :]
+        if kernel_opening(body) and not kernel_opening(rest):
+            # "host NVRM: Xid …", "host amdgpu 0000:03:00.0: …": a syslog line that lost
+            # its "kernel:", told by the message's opening (origin.py)
+            return Fields(LogFormat.LOOSE, body, None, wall, facility=0, host=h[1], month_day=md)
     if k is not None:
         msg = rest[k.end() :]
         e = _STAMP.match(msg)

@@ -169,6 +169,7 @@ class Recorder:
                 os.read(wake_r, 64)
         self.kmsg.stop()  # the pump's last drain of the device
         self._drain_kmsg()
+        self._flush_drops()  # records dropped last are counted too
         if self.incidents is not None:
             self.incidents.stop()  # an open incident ends with reason "stopped"
         for stop in extra:
@@ -258,7 +259,7 @@ class Recorder:
         refused writes for so long that memory is full."""
         if not batch:
             return
-        if self.committer.backlog_bytes() > 2 * self.committer.max_pending_bytes:
+        if self.committer.over_memory_bound():
             for _, _, raw in batch:
                 self._count_drop(peek(raw)[0])
         else:

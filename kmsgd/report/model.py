@@ -148,7 +148,7 @@ class InputBoot:
     index: int
     boot_id: str
     lines: int
-    outcome: str
+    outcome: Outcome
     reason: str
     first: str | None
     last: str | None
@@ -246,7 +246,7 @@ class Report:
                     "index": b.index,
                     "boot_id": b.boot_id or None,
                     "lines": b.lines,
-                    "outcome": b.outcome,
+                    "outcome": b.outcome.value,
                     "reason": b.reason or None,
                     "first": b.first,
                     "last": b.last,
@@ -295,8 +295,7 @@ def build_report(
     )  # a rate needs a minute
     sigs = [signature_report(t, verdict, hours, base) for t in tl.tags]
     # culprit first, then the final window by severity, then the rest in order of appearance
-    order = {"critical": 0, "error": 1, "warning": 2, "info": 3}
-    sigs.sort(key=lambda s: (not s.in_final_window, order.get(s.severity, 4), s.first.lineno))
+    sigs.sort(key=lambda s: (not s.in_final_window, s.severity.order, s.first.lineno))
     primary = None
     if verdict.primary is not None:
         primary = signature_report(verdict.primary, verdict, hours, base)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kmsgd.judge.series import ZOOM_S, BootSeries, Trace
-from kmsgd.report.death import iso_utc
+from kmsgd.types import iso_utc
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

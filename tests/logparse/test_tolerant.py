@@ -1,5 +1,5 @@
-"""The tolerant reader: one test per class of paste that known formats alone refused
-(issue 16): each must come out as kernel lines with the message intact."""
+"""The tolerant reader: one test per class of paste that known formats alone would
+refuse: each must come out as kernel lines with the message intact."""
 
 from __future__ import annotations
 
