@@ -95,7 +95,7 @@ def test_redact_masks_the_page_and_the_picture(tmp_path: Path) -> None:
     rep = judge(play_004(tmp_path), series=True)
     pic = tmp_path / "t.svg"
     redactor = Redactor((rep.hostname,), keep={rep.boot_id})
-    out = render_clean(rep, "html", clean=redactor.redact, plot=str(pic))
+    out = render_clean(rep, "html", redactor=redactor, plot=str(pic))
     assert rep.hostname == "gpu-box-7" and "gpu-box-7" not in out and "&lt;host-1&gt;" in out
     assert "<host-1>" not in out  # a placeholder is text, never markup
     assert rep.boot_id in out
