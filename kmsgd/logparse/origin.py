@@ -30,7 +30,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "device": (rf"[\w.-]+ {_BUS_ID}: ",),
     "gpu.amdgpu": (r"amdgpu: ", r"\[powerplay\]", r"\[drm", r"drm:", r"kfd kfd: ", r"drmn\d"),
     "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
-    "gpu.radeon": (r"radeon: ", r"\[drm:radeon"),
+    "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
