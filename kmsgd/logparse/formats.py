@@ -123,7 +123,7 @@ _DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d+)\.(\d+)\](?:\s?\[\s*([TC]\d+)\])
 _DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d+)\.(\d+)\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 _DMESG_CTIME = re.compile(
-    r"(?:<(\d{1,3})>)?\[(?:[A-Z][a-z]{2} )?([A-Z][a-z]{2})\s+(\d{1,2}) "
+    r"(?:<(\d{1,3})>)?\[(?:[^\W\d_]{2,4}\.? )?([A-Z][a-z]{2})\s+(\d{1,2}) "
     r"(\d{2}:\d{2}:\d{2}) (\d{4})\]\s?(.*)"
 )
 _DMESG_ISO = re.compile(

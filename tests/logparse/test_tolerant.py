@@ -221,3 +221,31 @@ def test_a_driver_prefix_printed_alone_joins_its_message() -> None:
     assert primary("amdgpu: [powerplay] \nfailed to send message 309 ret is 254") == (
         "amdgpu_smu_timeout"
     )
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        "PM: suspend entry (deep)",
+        "JBD2: Invalid checksum recovering block 4194315 in log",
+        "Uhhuh. NMI received for unknown reason 1c on CPU 9.",
+    ],
+)
+def test_bare_messages_that_open_as_only_kernel_messages_do(msg: str) -> None:
+    """kernel/power/suspend.c's "PM: ", fs/jbd2's "JBD2: ", arch/x86/kernel/nmi.c."""
+    assert [ln.message for ln in kernel_lines(msg)] == [msg]
+
+
+def test_dmesg_ctime_with_a_two_letter_weekday() -> None:
+    """dmesg -T under a German locale: "[Mo Aug 17 14:44:27 2026]"."""
+    msg = "amdgpu 0000:08:00.0: [drm] Cannot find any crtc or sizes"
+    (line,) = kernel_lines(f"[Mo Aug 17 14:44:27 2026] {msg}")
+    assert line.message == msg and line.wall_us is not None
+
+
+def test_a_time_alone_is_not_a_line_number_gutter() -> None:
+    """'hh:mm:ss message', the date and host cut by the poster; a gutter still goes."""
+    msg = "amdgpu 0000:c3:00.0: [gfxhub] page fault (src_id:0 ring:24 vmid:5 pasid:48)"
+    got = kernel_lines(f"12:09:20 {msg}")
+    assert [ln.message for ln in got] == [msg]
+    assert [ln.message for ln in kernel_lines(f"12: [    1.000000] {msg}")] == [msg]
