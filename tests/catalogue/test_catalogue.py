@@ -217,10 +217,14 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Out of memory: Killed process 2210 (llama-server) total-vm:121634816kB, "
             "anon-rss:1183744kB, file-rss:0kB, shmem-rss:0kB, UID:1000",
             "Memory cgroup out of memory: Killed process 812 (python3) total-vm:1kB",
+            # the report's first line: the same event, tagged alone when the kill is cut off
+            "llama-server invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), "
+            "order=0, oom_score_adj=0",
         ],
         [
-            "llama-server invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE), "
-            "order=0, oom_score_adj=0"
+            "oom_reaper: reaped process 2210 (llama-server), now anon-rss:0kB, file-rss:0kB, "
+            "shmem-rss:0kB",
+            "Out of memory and no killable processes...",
         ],
     ),
     "oomd_kill": (
