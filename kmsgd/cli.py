@@ -21,6 +21,7 @@ from kmsgd.config import DEFAULT_CONFIG, Config, read
 from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
 from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader, pick_boot
+from kmsgd.text.escape import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
 RING_HELP = f"ring file (default: ring in the config file, {Config().ring})"
@@ -29,7 +30,9 @@ _FROM_CONFIG = "\0config"  # `--textfile` without a value: the path from the con
 
 
 def die(message: str, hint: str = "", status: int = 2) -> NoReturn:
-    click.echo(f"kmsgd: {message}" + (f" ({hint})" if hint else ""), err=True)
+    """One line on stderr: a file name or a value from the input in the message shows its
+    control characters escaped (a newline in it included), as every report does."""
+    click.echo(escape(f"kmsgd: {message}" + (f" ({hint})" if hint else "")), err=True)
     sys.exit(status)
 
 
@@ -85,7 +88,7 @@ def settings(config_file: str | None, **overrides: Any) -> Config:
     check` fails on it), never a reason to refuse a post-mortem."""
     got = read(config_file or DEFAULT_CONFIG, overrides)
     for problem in got.problems:
-        click.echo(f"kmsgd: warning: {got.path}: {problem.message}", err=True)
+        click.echo(escape(f"kmsgd: warning: {got.path}: {problem.message}"), err=True)
     return got.config
 
 
@@ -345,7 +348,7 @@ def last_boot(
                 textfile=textfile,
             )
             for note in lines[1:]:
-                click.echo(f"kmsgd: warning: {note}", err=True)
+                click.echo(escape(f"kmsgd: warning: {note}"), err=True)
             if save_dir is not None:
                 click.echo(lines[0])
                 return

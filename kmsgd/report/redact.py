@@ -333,6 +333,8 @@ class Redactor:
         is written `&lt;host-1&gt;`, so that it shows as text and is no tag."""
         if fmt == "json":
             return self.redact_json(text)
+        if fmt == "md":
+            return _md_placeholders(self.redact(text))
         if fmt != "html":
             return self.redact(text)
         self.learn(html.unescape(text))  # "Hostname set to &lt;name&gt;" names a host too
@@ -493,6 +495,25 @@ class Redactor:
             self._count[kind] = self._count.get(kind, 0) + 1
             got = self._map[key] = f"{kind}-{self._count[kind]}"
         return f"{self._brackets[0]}{got}{self._brackets[1]}"
+
+
+_PLACEHOLDER = re.compile(r"<([a-z]+(?:-[a-z]+)*-\d+)>")
+_CODE_MARK = re.compile(r"(?<!\\)`")
+
+
+def _md_placeholders(text: str) -> str:
+    """Placeholders in Markdown prose as `\\<host-1\\>`: `<host-1>` is an HTML tag to
+    CommonMark, and a ticket system would hide it. In code (fences, spans) they stay."""
+    out, fence = [], False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and "<" in line:
+            parts = _CODE_MARK.split(line)
+            parts[::2] = [_PLACEHOLDER.sub(r"\\<\1\\>", p) for p in parts[::2]]
+            line = "`".join(parts)
+        out.append(line)
+    return "\n".join(out)
 
 
 def _public(name: str) -> bool:

@@ -211,3 +211,11 @@ def test_html_placeholders_are_text_not_tags() -> None:
     assert (
         out == "<pre>Hostname set to &lt;&lt;host-1&gt;&gt;. &lt;host-1&gt; at &lt;ip-1&gt;</pre>"
     )
+
+
+def test_markdown_placeholders_in_prose_are_no_html_tags() -> None:
+    md = "Boot `x` on `gpu-box-07`\n\nhost gpu-box-07 at 10.1.2.3 died\n```text\ngpu-box-07\n```\n"
+    out = redact_output(md, "md", hosts=["gpu-box-07"])
+    assert out == (
+        "Boot `x` on `<host-1>`\n\nhost \\<host-1\\> at \\<ip-1\\> died\n```text\n<host-1>\n```\n"
+    )
