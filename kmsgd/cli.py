@@ -142,7 +142,7 @@ def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | 
         click.echo(
             f"{i - len(rows) + 1:>4} {row.boot_id:32} {_when(row.first_wall_us):19} "
             f"{_when(row.last_wall_us):19} {row.records:>8} {row.kernel_records:>7} "
-            f"{row.lost:>5}  {end}"
+            f"{row.lost:>5}  {escape(str(end))}"
         )
     if torn:
         click.echo(f"note: skipped {torn} bytes of a torn write at the ring's tail", err=True)
@@ -214,7 +214,7 @@ def sysctl_cmd(
         lines, status = sysctl.check_report(sysctl.check(Path(proc_root), want))
     else:
         lines, status = sysctl.apply_report(sysctl.apply(Path(proc_root), want))
-    click.echo("\n".join(lines))
+    click.echo("\n".join(escape(line) for line in lines))  # values read from /proc/sys
     sys.exit(status)
 
 
@@ -228,7 +228,9 @@ def check_cmd(fmt: str, config_file: str | None) -> None:
     from kmsgd.check.run import run_checks
 
     findings = run_checks(read(config_file or DEFAULT_CONFIG, {}))
-    click.echo(render_json(findings) if fmt == "json" else render_text(findings), nl=False)
+    # sysfs and DMI strings are the vendor's: shown escaped like every report
+    text = render_json(findings) if fmt == "json" else escape(render_text(findings), keep="\n")
+    click.echo(text, nl=False)
     sys.exit(exit_status(findings))
 
 

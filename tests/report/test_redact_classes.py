@@ -219,3 +219,17 @@ def test_markdown_placeholders_in_prose_are_no_html_tags() -> None:
     assert out == (
         "Boot `x` on `<host-1>`\n\nhost \\<host-1\\> at \\<ip-1\\> died\n```text\n<host-1>\n```\n"
     )
+
+
+def test_a_name_announced_outside_the_report_is_masked_inside_it() -> None:
+    """dmesg only: the command line names the machine at boot, 200 lines before the report's
+    final lines, where the name comes back."""
+    lines = [
+        "[    0.000000] Kernel command line: ip=10.9.8.7::10.9.8.1:255.0.0.0:gpu-box-21:eth0:off"
+    ]
+    lines += [f"[    1.{i:06d}] usb 1-{i}: new device" for i in range(200)]
+    lines += ["[  800.000000] NFS: gpu-box-21 lost its lease", f"[  900.000000] {CULPRIT}"]
+    log = ("\n".join(lines) + "\n").encode()
+    assert "gpu-box-21" in analyze(io.BytesIO(log), name="t", fmt="text")
+    for fmt in FORMATS:
+        assert "gpu-box-21" not in analyze(io.BytesIO(log), name="t", fmt=fmt, redact=True)
