@@ -1,10 +1,11 @@
 """The redaction contract, class by class: each class of kmsgd.report.redact.CLASSES and each
 way of learning a host name (LEARNT) planted in a log, through `analyze` and `last-boot` in
-text, Markdown and JSON. The plain report must hold the value (so a test can fail), the
+text, Markdown, JSON and HTML. The plain report must hold the value (so a test can fail), the
 redacted one must not, and the kernel facts an operator needs must stay."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -19,7 +20,7 @@ from kmsgd.analyze import analyze
 from kmsgd.cli import main
 from kmsgd.report.redact import CLASSES, LEARNT, Redactor, redact_output
 
-FORMATS = ("text", "md", "json")
+FORMATS = ("text", "md", "json", "html")
 COLUMN = LEARNT[-1]  # the host column: a syslog/journal line, not text inside a message
 KEPT = ("0000:05:00.0", "amdgpu", "6.8.0-49-generic", "amdgpu_smu_timeout")
 CULPRIT = "amdgpu 0000:05:00.0: amdgpu: SMU: No response msg_reg: 12 resp_reg: 0"
@@ -75,8 +76,12 @@ def analyzed() -> dict[tuple[str, str, bool], str]:
 
 
 def _secret_in(secret: str, out: str, fmt: str) -> bool:
-    # Markdown escapes _ and < in prose; JSON escapes nothing these values hold
-    return secret in out or (fmt == "md" and secret in out.replace("\\", ""))
+    # Markdown escapes _ and < in prose, HTML escapes & and <; JSON nothing these values hold
+    return (
+        secret in out
+        or (fmt == "md" and secret in out.replace("\\", ""))
+        or (fmt == "html" and secret in html.unescape(out))
+    )
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
