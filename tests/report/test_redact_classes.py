@@ -142,6 +142,30 @@ def test_systemd_unit_instances_and_public_sites_stay() -> None:
     assert Redactor().redact(text) == text
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # lines of tests/corpus an earlier pattern masked words of
+        "sysrq: Task dump for CPU 0:",
+        "Uhhuh. NMI received for unknown reason 29 on CPU 0.",
+        "not recommended or intended for use in any production",
+        "reflector.go:256] k8s.io/kubernetes/pkg/kubelet/config/apiserver.go:47",
+        "ntpd_intres[1808]: DNS 0.centos.pool.ntp.org",
+        "[UFW BLOCK] SRC=0.0.0.0 DST=224.0.0.1 and lo 127.0.0.1 ::1",
+        "[root@localhost ~]# dmesg | grep -i amdgpu",
+    ],
+)
+def test_prose_and_addresses_every_machine_has_stay(line: str) -> None:
+    assert Redactor().redact(line) == line
+
+
+def test_an_address_in_a_file_name_is_no_host_name() -> None:
+    line = "10:57:49 journal-remote: File remote-10.253.32.164.journal corrupted"
+    assert (
+        Redactor().redact(line) == "10:57:49 journal-remote: File remote-<ip-1>.journal corrupted"
+    )
+
+
 # -- last-boot ----------------------------------------------------------------------------
 
 
