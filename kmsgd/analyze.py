@@ -71,7 +71,10 @@ class _Collector:
             self.commands += 1
         else:
             self.text += 1
-        if "Hostname set to" in line.message:  # systemd[1], also seen through dmesg
+        # systemd[1]'s "Hostname set to", "hostname=", hostnamectl's "Static hostname:",
+        # the command line's ip= autoconfig: dmesg-only input names its machine this way
+        # (kmsgd.report.redact.LEARNT); two substring tests keep the other lines cheap
+        if "ostname" in line.message or "ip=" in line.message:
             self.hosts.update(hostnames_in(line.message))
         if line.host and len(self.hosts) < MAX_HOSTS:
             self.hosts.add(line.host)
