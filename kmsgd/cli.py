@@ -183,12 +183,19 @@ def analyze(
     bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
     *.journal files, pstore and other directories)."""
     from kmsgd.analyze import analyze_paths
+    from kmsgd.bundle import Limits
 
-    settings(config_file)  # nothing in it changes a pasted log's analysis; its problems are said
-
+    cfg = settings(config_file)  # only the input bounds change a pasted log's analysis
+    limits = Limits(cfg.archive_max_members, cfg.archive_max_depth, cfg.input_max_bytes)
     color = fmt == "text" and sys.stdout.isatty()
     out = analyze_paths(
-        list(sources), stdin=sys.stdin.buffer, fmt=fmt, redact=redact, color=color, plot=plot or ""
+        list(sources),
+        stdin=sys.stdin.buffer,
+        fmt=fmt,
+        redact=redact,
+        color=color,
+        plot=plot or "",
+        limits=limits,
     )
     click.echo(out, nl=not out.endswith("\n"))
 
