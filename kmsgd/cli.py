@@ -119,12 +119,14 @@ def _open(cfg: Config) -> RingReader:
 def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
     from kmsgd.lastboot import outcomes, rtc_local
+    from kmsgd.report.bootcache import BootCache
 
     cfg = settings(config_file, ring=ring, proc_root=proc_root)
     with _open(cfg) as reader:
         rows = reader.boots()
         torn = reader.torn_bytes
-        ends = outcomes(reader, rows, _current_boot(cfg.proc_root), rtc_local(cfg.etc_root))
+        current, rtc = _current_boot(cfg.proc_root), rtc_local(cfg.etc_root)
+        ends = outcomes(reader, rows, current, rtc, cache=BootCache(cfg.state_dir))
     if fmt == "json":
         for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
             obj = dataclasses.asdict(row) | {
