@@ -1,0 +1,158 @@
+"""Wording the corpus batches of docs/accuracy.md ("Batches, first contact") showed missing,
+each line rendered from the source's format string (file named in the catalogue entry) with
+representative arguments, beside the routine lines that must not match. Trigger tags are
+also held to the recorder's copy (kmsgd/record/triggers.py): a line that starts an incident
+in the catalogue starts one in the recorder."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kmsgd.catalogue.table import match_record
+from kmsgd.record import triggers
+from kmsgd.ring.records import KernelRecord
+
+U = "user:"  # a userspace journal line (facility 3): "ident[pid]: text"
+
+# tag → (positives, negatives)
+BATCH_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "oom_kill": (
+        [
+            # dump_header by era: 4.19+, 4.8-4.18 (nodemask), 3.x-4.7 (bare mask), 2.6.3x
+            "python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), "
+            "order=0, oom_score_adj=0",
+            "kworker/u8:2 invoked oom-killer: gfp_mask=0x15080c0(GFP_KERNEL_ACCOUNT|__GFP_ZERO), "
+            "nodemask=(null),  order=1, oom_score_adj=0",
+            "CPU 0/KVM invoked oom-killer: gfp_mask=0x201da, order=0, oom_score_adj=0",
+            "apt-check invoked oom-killer: gfp_mask=0x201da, order=0, oom_adj=0",
+            "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,"
+            "oom_memcg=/kubepods/pod1,task_memcg=/kubepods/pod1/c1,task=java,pid=4242,uid=0",
+            "Task in /kubepods.slice/docker-b272.scope killed as a result of limit of "
+            "/kubepods.slice/docker-b272.scope",
+            "Kernel panic - not syncing: Out of memory and no killable processes...",
+            "Kernel panic - not syncing: Out of memory: system-wide panic_on_oom is enabled",
+            " oom_kill_process+0x243/0x270",  # the report's own stack (dump_header)
+            " [<ffffffff81184c7e>] oom_kill_process+0x24e/0x3c0",
+        ],
+        [
+            "oom_reaper: reaped process 4242 (java), now anon-rss:0kB, file-rss:0kB",
+            "[ pid ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name",
+            " ? oom_kill_process+0x24e/0x3c0",  # the unwinder's guess
+            "memory: usage 1048576kB, limit 1048576kB, failcnt 189",
+            U + "bash[12]: python3 invoked oom-killer: gfp_mask=0x201da, order=0",
+        ],
+    ),
+    "oomd_kill": (
+        [
+            U + "systemd-oomd[659]: Marked /system.slice/systemd-journald.service for killing "
+            "due to memory pressure for /system.slice being 85.03% > 80.00% for > 2s with "
+            "reclaim activity",
+            U + "systemd-oomd[659]: Marked /user.slice/user-1000.slice/app.scope for killing due "
+            "to memory used (30.1G) / total (31.2G) and swap used (7.9G) / total (8.0G) being "
+            "more than 90.00%",
+            U + "systemd[1]: systemd-journald.service: systemd-oomd killed 1 process(es) in this "
+            "unit.",
+            U + "systemd[1565]: vte-spawn-f651.scope: systemd-oomd killed 3 process(es) in this "
+            "unit.",
+        ],
+        [
+            U + "systemd-oomd[659]: Considered 19 cgroups for killing, top candidates were:",
+            U + "systemd-oomd[659]: Memory pressure for /system.slice is 85.03% > 80.00% for > "
+            "2s with reclaim activity",
+            U + "bash[9]: x.service: systemd-oomd killed 1 process(es) in this unit.",
+            "Marked /system.slice/x.service for killing due to memory pressure",  # kernel line
+        ],
+    ),
+    "netdev_tx_timeout": (
+        [
+            "NETDEV WATCHDOG: eth0 (bcmgenet): transmit queue 3 timed out",  # 2.6.3x-5.x
+            "NETDEV WATCHDOG: enp3s0 (r8169): transmit queue 0 timed out 5120 ms",  # 6.x WARN
+            "r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed out "
+            "5010 ms",  # 6.x netdev_crit
+            "mtk_soc_eth 1e100000.ethernet eth0: NETDEV WATCHDOG: CPU: 1: transmit queue 3 "
+            "timed out 3685740 ms",
+        ],
+        [
+            "r8169 0000:03:00.0 enp3s0: Link is Down",
+            "e1000e 0000:00:19.0 eno1: Reset adapter unexpectedly",
+            "watchdog: watchdog0: watchdog did not stop!",
+        ],
+    ),
+    "unknown_nmi": (
+        [
+            "Uhhuh. NMI received for unknown reason 2d on CPU 42.",
+            "Uhhuh. NMI received for unknown reason 1c on CPU 9.",
+            "Do you have a strange power saving mode enabled?",
+            "Dazed and confused, but trying to continue",
+        ],
+        [
+            "NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.",
+            "NMI backtrace for cpu 3",
+            "INFO: NMI handler (perf_event_nmi_handler) took too long to run: 1.234 msecs",
+        ],
+    ),
+    "nvidia_gsp_timeout": (
+        [
+            " _kgspRpcRecvPoll+0x650/0x820 [nvidia]",
+            " [<ffffffffc1a2b3c4>] _kgspRpcRecvPoll+0x650/0x820 [nvidia]",
+        ],
+        [
+            " ? _kgspRpcRecvPoll+0x650/0x820 [nvidia]",
+            " _issueRpcAndWait+0xdd/0x970 [nvidia]",  # every RPC passes there
+        ],
+    ),
+}
+
+
+def _record(line: str) -> KernelRecord:
+    if line.startswith(U):
+        return KernelRecord(line[len(U) :], facility=3)
+    return KernelRecord(line, facility=0)
+
+
+def _tags(line: str) -> set[str]:
+    return {h.tag for h in match_record(_record(line))}
+
+
+@pytest.mark.parametrize("tag", sorted(BATCH_EXAMPLES))
+def test_the_source_wording_matches_and_routine_lines_do_not(tag: str) -> None:
+    positives, negatives = BATCH_EXAMPLES[tag]
+    for line in positives:
+        assert tag in _tags(line), line
+    for line in negatives:
+        assert tag not in _tags(line), line
+
+
+def _recorder_says(line: str) -> set[str]:
+    hit = triggers.match(b"3,1,2,-;" + line.encode() + b"\n")
+    return {hit.tag} if hit else set()
+
+
+def _catalogue_triggers(line: str) -> set[str]:
+    out = set()
+    for h in match_record(_record(line)):
+        trig = h.signature.trigger
+        if (
+            trig is not None
+            and not trig.codes
+            and (not trig.narrow or re.search(trig.narrow, line))
+        ):
+            out.add(h.tag)
+    return out
+
+
+@pytest.mark.parametrize("tag", sorted(BATCH_EXAMPLES))
+def test_the_recorder_starts_an_incident_where_the_catalogue_does(tag: str) -> None:
+    positives, negatives = BATCH_EXAMPLES[tag]
+    for line in positives + negatives:
+        if line.startswith(U):
+            continue
+        want, got = _catalogue_triggers(line), _recorder_says(line)
+        assert got <= want and bool(got) == bool(want), (line, want, got)
+
+
+def test_an_oom_panic_names_the_oom_and_the_panic() -> None:
+    tags = _tags("Kernel panic - not syncing: Out of memory and no killable processes...")
+    assert {"oom_kill", "kernel_panic"} <= tags
