@@ -252,17 +252,59 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     ),
     # fs/ext4/super.c __ext4_error: "EXT4-fs error (device %s): %s:%d: …" (2.6.2x–today;
     # EXT2-fs/EXT3-fs the same in fs/ext2, fs/ext3 until 4.3), ext4_load_journal "error
-    # loading journal", "Remounting filesystem read-only"; fs/xfs/xfs_message.c & friends:
+    # loading journal", "Remounting filesystem read-only"; print_daily_error_info (at mount
+    # and daily while the superblock holds errors): "error count since last fsck: %u",
+    # "initial error at time %u: %.*s:%d", "last error at time …" (2.6.3x-today);
+    # fs/ext4/namei.c __ext4_read_dirblock's __ext4_warning "error reading directory block
+    # (ino %lu, block %lu)" (3.x-4.x), "error %ld reading directory block (ino …)" (4.x-5.x),
+    # "inode #%lu: lblock %lu: comm %s: error %ld reading directory block" (5.x+);
+    # fs/jbd2/recovery.c do_one_pass: "JBD2: Invalid checksum recovering block %lu in log",
+    # "… recovering data block %llu in log" (4.x+; "… in journal block %lu" 6.x), "JBD2: IO
+    # error %d recovering block %lu in log", "JBD2: recovery failed";
+    # fs/xfs/xfs_message.c & friends:
     # "XFS (%s): Corruption detected", "Metadata corruption detected at", "Metadata CRC
     # error detected at" (3.10+), "log I/O error", "Filesystem has been shut down"
-    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; fs/btrfs "BTRFS error (device %s)"
+    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; xfs_error.c xfs_error_report: "Internal
+    # error %s at line %d of file %s.  Caller %pS" (xfs_alert, "XFS (dev): " or "XFS: " when
+    # no mount; 2.6's xfs_cmn_err the same words); xfs_do_force_shutdown: "xfs_do_force_shutdown
+    # (0x%x) called from line %d of file %s. Return address = %pS" (2.6-today; flag 0x4 alone
+    # is a forced unmount that an administrator asked for, not an error);
+    # fs/btrfs "BTRFS error (device %s)", and data checksum failures at warning level
+    # (btrfs_print_data_csum_error, btrfs_warn_rl): "csum failed root %llu ino %llu off %llu
+    # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
+    # expected csum %u" 3.x, as "btrfs csum failed …" before 3.14), disk-io.c "checksum
+    # verify failed on %llu wanted %x found %x level %d" (4.x+, "on logical %llu mirror %u" 6.x);
+    # bcachefs (fs/bcachefs/error.c, super.c, recovery.c; 6.7-6.17 in the kernel): "emergency
+    # read only at seq %llu" / "… at journal seq %llu", "error in recovery: %s",
+    # "bch2_fs_start(): error starting filesystem %s", the fsck error's tail "error not marked
+    # as autofix and not in fsck"
     sig(
         "fs_error",
         r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
-        r"|EXT[34]-fs \(\S+\): error loading journal",
-        ("error", "critical", "Corruption", "corruption", "Remounting", "shut"),
+        r"|EXT[34]-fs \(\S+\): error loading journal"
+        r"|EXT[234]-fs \(\S+\): (?:error count since last fsck: \d+|(?:initial|last) error at "
+        r"time \d+)|EXT[34]-fs warning \(device \S+\): .*\berror (?:-?\d+ )?reading directory "
+        r"block|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
+        r"|XFS(?: \(\S+\))?: [Ii]nternal error \S+ at line \d+ of file "
+        r"|xfs_do_force_shutdown\(0x(?!4\))[0-9a-f]+\) called from line \d+"
+        r"|(?:btrfs|BTRFS \w+ \(device \S+\):) csum failed (?:root -?\d+ )?ino \d+ off \d+ csum"
+        r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
+        r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
+        r"|bch2_fs_start\(\): error starting filesystem)|error not marked as autofix",
+        (
+            "error",
+            "critical",
+            "Corruption",
+            "corruption",
+            "Remounting",
+            "shut",
+            "Invalid",
+            "failed",
+            "xfs_do_force_shutdown",
+            "emergency",
+        ),
         S.ERROR,
         "fs",
         "A filesystem found corruption or an I/O failure.",

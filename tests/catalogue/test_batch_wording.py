@@ -103,6 +103,68 @@ BATCH_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             " _issueRpcAndWait+0xdd/0x970 [nvidia]",  # every RPC passes there
         ],
     ),
+    "fs_error": (
+        [
+            "EXT4-fs (vdb): error count since last fsck: 26",
+            "EXT4-fs (dm-3): initial error at time 1718869019: ext4_orphan_get:1420",
+            "EXT4-fs (vdb): last error at time 1529054176: ext4_find_entry:1312: inode 27787279",
+            "EXT4-fs warning (device vdb): __ext4_read_dirblock:902: error reading directory "
+            "block (ino 27787265, block 0)",
+            "EXT4-fs warning (device md6): __ext4_read_dirblock:901: error -5 reading directory "
+            "block (ino 202900002, block 0)",
+            "EXT4-fs warning (device nbd0): htree_dirblock_to_tree:979: inode #2: lblock 0: "
+            "comm ls: error -5 reading directory block",
+            "JBD2: Invalid checksum recovering block 4194315 in log",
+            "JBD2: Invalid checksum recovering data block 8705 in log",
+            "JBD2: Invalid checksum recovering data block 109704 in journal block 3072",
+            "JBD2: IO error -5 recovering block 1024 in log",
+            "JBD2: recovery failed",
+            "XFS: Internal error XFS_WANT_CORRUPTED_RETURN at line 342 of file "
+            "fs/xfs/xfs_alloc.c.  Caller 0xffffffffa01e76c2",
+            "XFS (dm-2): Internal error XFS_WANT_CORRUPTED_RETURN at line 351 of file "
+            "fs/xfs/libxfs/xfs_alloc.c.  Caller xfs_alloc_ag_vextent_near+0x78f/0xba0 [xfs]",
+            "XFS (dm-2): xfs_do_force_shutdown(0x8) called from line 370 of file "
+            "fs/xfs/xfs_trans.c. Return address = 00000000d2b250f5",
+            "XFS (sda1): xfs_do_force_shutdown(0x2) called from line 1200 of file "
+            "fs/xfs/xfs_log.c.  Return address = 0xffffffffa0326a1b",
+            "BTRFS warning (device sda2): csum failed root 257 ino 4115546 off 0 csum "
+            "0x3e8d9c48 expected csum 0x12711c61 mirror 1",
+            "BTRFS info (device sdb1): csum failed ino 262 off 1052672 csum 2566472073 expected "
+            "csum 3681334314",
+            "btrfs csum failed ino 257 off 0 csum 1238235 expected csum 9842232",
+            "BTRFS warning (device nvme0n1p2): checksum verify failed on 30621696 wanted "
+            "0x4b2a1c3d found 0x9e3f0c12 level 0",
+            "bcachefs (loop0): error in recovery: EINTR",
+            "  emergency read only at seq 11",
+            "bcachefs (sdc): bch2_fs_start(): error starting filesystem EINTR",
+            "                 error not marked as autofix and not in fsck",
+        ],
+        [
+            "EXT4-fs (sda1): mounted filesystem with ordered data mode. Opts: (null)",
+            "EXT4-fs (sda1): recovery complete",
+            "JBD2: Spotted dirty metadata buffer (dev = sda1, blocknr = 0).",
+            "XFS (dm-2): Mounting V5 Filesystem",
+            # an administrator's forced unmount (xfs_io -x -c shutdown, umount -f)
+            "XFS (dm-0): xfs_do_force_shutdown(0x4) called from line 2158 of file "
+            "fs/xfs/xfs_fsops.c.  Return address = 0xffffffffa02f8a6d",
+            "BTRFS info (device sda2): disk space caching is enabled",
+            "BTRFS warning (device sda2): block group 4194304 has wrong amount of free space",
+            "bcachefs (sdc): recovering from unclean shutdown",
+            "bcachefs (sdc): shutdown complete",
+        ],
+    ),
+    "fs_recovery": (
+        [
+            "JBD2: Invalid checksum recovering block 4194315 in log",
+            "bcachefs (6c6d1e60-1522-4c84-8c5d-1eba890d8f32): recovering from unclean shutdown",
+            "bcachefs (sdc): journal read done, replaying entries 1024568-1024593 (unflushed "
+            "1024594-1024622)",
+        ],
+        [
+            "bcachefs (sdc): recovering from clean shutdown, journal seq 4242",
+            "JBD2: recovery failed",
+        ],
+    ),
 }
 
 
