@@ -33,12 +33,15 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     # check events logged" (2.6.3x–today); 2.6.2x: "CPU %d: Machine Check Exception: %16Lx
     # Bank %d" and "HARDWARE ERROR"; AMD's decoder (drivers/edac/mce_amd.c): "[Hardware
     # Error]: Corrected error, no action required." / "Uncorrected, software restartable
-    # error."
+    # error."; powerpc's die() of an unrecovered machine check (arch/powerpc/kernel/traps.c
+    # machine_check_exception → die("Machine check", regs, SIGBUS)): "Oops: Machine check,
+    # sig: 7 [#1]"
     sig(
         "mce",
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
         r"RIP|TSC|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
-        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
+        r"|^Oops: Machine check, sig: \d+",
         ("Hardware", "Machine", "machine"),
         S.CRITICAL,
         "hardware",
@@ -201,13 +204,15 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
 
 STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # drivers/nvme/host/pci.c nvme_timeout: "I/O %d QID %d timeout, aborting" / "…, reset
-    # controller" (4.x+; 6.x adds the opcode: "I/O tag 5 (0005) opcode 0x2 (Read) QID 3
-    # timeout"); fabrics (tcp.c/rdma.c): "queue %d: timeout request %#x type %d" (5.x+) and
-    # keep-alive failures "failed nvme_keep_alive_end_io error=%d" (5.x+)
+    # controller" (4.x+), "I/O %d (%s) QID %d timeout, aborting" (6.x, the opcode's name, which
+    # may hold spaces: "I/O Cmd", "Write Zeroes"), "I/O tag %d (%04x) opcode %#x (%s) QID %d
+    # timeout, aborting" / "…, reset controller" (6.x); fabrics (tcp.c/rdma.c): "queue %d:
+    # timeout request %#x type %d" (5.x+) and keep-alive failures "failed
+    # nvme_keep_alive_end_io error=%d" (5.x+)
     sig(
         "nvme_timeout",
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
-        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
+        r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
         ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
@@ -221,15 +226,17 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         trigger=Trigger("storage"),
     ),
     # drivers/nvme/host/pci.c: "controller is down; will reset: CSTS=0x%x, PCI_STATUS=0x%hx"
-    # (4.x+), "Removing after probe failure status: %d", "Device not ready; aborting reset";
+    # (4.x+), nvme_timeout's "… QID %d timeout, reset controller" (it disables and resets the
+    # controller on that line; also rdma.c/tcp.c), "Removing after probe failure status: %d",
+    # "Device not ready; aborting reset";
     # core.c "resetting controller"; fabrics "starting error recovery" / "Reconnecting in %d
     # seconds..." (5.x+)
     sig(
         "nvme_reset",
         r"nvme\d*: (?:resetting controller|Removing after probe failure|Device "
         r"not ready; aborting reset|starting error recovery|Reconnecting in \d+ seconds)"
-        r"|controller is down; will reset",
-        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting"),
+        r"|controller is down; will reset|QID \d+ timeout, reset controller",
+        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting", "controller"),
         S.ERROR,
         "storage",
         "An NVMe controller was reset or removed.",

@@ -118,13 +118,19 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # via BUG()); mm/, kernel/sched: "BUG: scheduling while atomic", "BUG: Bad page state",
     # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
     # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
-    # dereference") is an oops, below, not a BUG() assertion.
+    # dereference") is an oops, below, not a BUG() assertion. On x86 BUG() is the ud2
+    # instruction (arch/x86/include/asm/bug.h), so its die header is the invalid-opcode trap's:
+    # arch/x86/kernel/traps.c do_error_trap → die("invalid opcode") prints "invalid opcode:
+    # 0000 [#%d] SMP PTI" (2.6-6.9), "Oops: invalid opcode: 0000 [#%d]" (6.10+); a cut below
+    # "kernel BUG at" still shows it. A userspace one ("traps: %s[%d] trap invalid opcode
+    # ip:…") is a program's crash.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
         r"(?:scheduling while atomic|Bad page|KASAN|sleeping function|"
-        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)",
-        ("BUG",),
+        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)"
+        r"|^(?:Oops: )?invalid opcode: [0-9a-f]{4} \[#\d+\]",
+        ("BUG", "opcode"),
         S.CRITICAL,
         "kernel",
         "The kernel hit an internal consistency check (BUG).",

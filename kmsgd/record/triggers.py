@@ -187,7 +187,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         ("Hardware", "Machine", "machine"),
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|RIP|TSC"
         r"|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
-        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
+        r"|^Oops: Machine check, sig: \d+",
         narrow=re.compile(rb"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"),
     ),
     _t(
@@ -215,8 +216,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         "nvme_timeout",
         "storage",
         ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
-        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
+        r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
     ),

@@ -165,6 +165,48 @@ BATCH_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "JBD2: recovery failed",
         ],
     ),
+    "nvme_timeout": (
+        [
+            "nvme nvme1: I/O 810 QID 2 timeout, aborting",  # 4.x-5.x
+            "nvme nvme0: I/O 900 (I/O Cmd) QID 2 timeout, aborting",  # 6.x, name with a space
+            "nvme nvme0: I/O 17 (Write Zeroes) QID 4 timeout, aborting",
+            "nvme nvme0: I/O tag 5 (0005) opcode 0x2 (Read) QID 3 timeout, aborting",
+            "nvme nvme0: I/O tag 12 (100c) opcode 0x9 (Dataset Management) QID 1 timeout, "
+            "reset controller",
+        ],
+        [
+            "nvme nvme0: 8/0/0 default/read/poll queues",
+            "nvme nvme0: Abort status: 0x0",
+        ],
+    ),
+    "nvme_reset": (
+        [
+            "nvme nvme0: I/O 900 QID 2 timeout, reset controller",
+            "nvme nvme2: I/O 0 QID 0 timeout, reset controller",
+            "nvme nvme0: I/O tag 12 (100c) opcode 0x9 (Dataset Management) QID 1 timeout, "
+            "reset controller",
+        ],
+        [
+            "nvme nvme0: I/O 900 (I/O Cmd) QID 2 timeout, aborting",  # aborts, no reset yet
+            "nvme nvme0: I/O 8 QID 0 timeout, completion polled",
+        ],
+    ),
+    "kernel_bug": (
+        [
+            "invalid opcode: 0000 [#1] SMP PTI",  # x86 die header of BUG() (ud2), 2.6-6.9
+            "invalid opcode: 0000 [#1] PREEMPT SMP PTI",
+            "Oops: invalid opcode: 0000 [#1] SMP NOPTI",  # 6.10+
+        ],
+        [
+            "traps: python3[4242] trap invalid opcode ip:7f12a4b5 sp:7ffd1c2e error:0 in "
+            "libtorch_cpu.so[7f12a0000000+1000000]",  # a program's crash
+            "x86/cpu: VMX (outside TXT) disabled by BIOS",
+        ],
+    ),
+    "mce": (
+        ["Oops: Machine check, sig: 7 [#1]"],  # powerpc die() of an unrecovered machine check
+        ["Oops: Kernel access of bad area, sig: 11 [#1]"],  # powerpc's ordinary oops
+    ),
 }
 
 
