@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
+from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
@@ -35,6 +36,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + NET_SIGNATURES
     + NMI_SIGNATURES
     + INDIRECT_SIGNATURES
+    + FIRMWARE_SIGNATURES
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

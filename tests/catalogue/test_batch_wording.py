@@ -207,6 +207,37 @@ BATCH_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["Oops: Machine check, sig: 7 [#1]"],  # powerpc die() of an unrecovered machine check
         ["Oops: Kernel access of bad area, sig: 11 [#1]"],  # powerpc's ordinary oops
     ),
+    "amdgpu_init_failure": (
+        [
+            "amdgpu 0000:03:00.0: amdgpu: failed to load ucode DMCUB(0x3D)",  # 6.x dev_warn
+            "[drm] failed to load ucode SDMA0(0x9)",  # 5.10+ DRM_WARN
+            "[drm] failed to load ucode (VCN)",  # 5.4-5.9
+            "amdgpu 0000:03:00.0: amdgpu: psp gfx command LOAD_IP_FW(0x6) failed and response "
+            "status is (0x11)",
+            "[drm] psp gfx command (LOAD_IP_FW) failed and response status is (0xFFFF000A)",
+            "[drm] Wait for DMUB auto-load failed: 3",
+        ],
+        [
+            # teardown after an SMU hang: not a firmware load
+            "[drm] psp gfx command DESTROY_TMR(0x7) failed and response status is (0x80000306)",
+            "amdgpu 0000:03:00.0: amdgpu: RAP: optional rap ta ucode is not available",
+            "amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!",
+            "iwlwifi 0000:02:00.0: failed to load ucode (-110)",  # not the GPU
+        ],
+    ),
+    "amdgpu_smu_timeout": (
+        [
+            "amdgpu 0000:03:00.0: amdgpu: Fail to disable dpm features!",
+            "amdgpu 0000:0d:00.0: amdgpu: Failed to disable smu features.",
+            "[drm:amdgpu_device_ip_suspend_phase2 [amdgpu]] *ERROR* suspend of IP block <smu> "
+            "failed -62",
+        ],
+        [
+            "[drm:amdgpu_device_ip_suspend_phase2 [amdgpu]] *ERROR* suspend of IP block <psp> "
+            "failed -22",
+            "amdgpu 0000:03:00.0: amdgpu: SMU is resumed successfully!",
+        ],
+    ),
 }
 
 
