@@ -46,6 +46,28 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         64,
         idents=("systemd",),
     ),
+    # firmware-first PCIe errors: drivers/acpi/apei/ghes.c __ghes_print_estatus prints the
+    # event, drivers/firmware/efi/cper.c cper_estatus_print_section each section: "%sError
+    # %d, type: %s", then "%ssection_type: PCIe error" (3.x-today) and the port and device
+    # lines. The section line does not carry the severity; the event's line before it does,
+    # and an uncorrected event ("event severity: recoverable" / "fatal") is
+    # ghes_hardware_error (gpu_other.py), critical and ranked before this routine tag, so it
+    # leads. What is left alone is the corrected report, the native driver's "PCIe Bus Error:
+    # severity=Corrected" by another path.
+    sig(
+        "aer_corrected",
+        r"\[Hardware Error\]:\s+section_type: PCIe error",
+        ("section_type",),
+        Severity.WARNING,
+        "pcie",
+        "The platform firmware reported a PCIe error (APEI GHES, firmware-first): corrected "
+        "unless the event's severity line says otherwise.",
+        "Noise at low rates; a burst means a marginal link (riser, slot, signal): reseat or "
+        "lower the link speed. The device_id line after it names the port.",
+        17,
+        device_kind=DeviceKind.PCI,
+        routine=True,
+    ),
     # NVIDIA open-gpu-kernel-modules kernel_gsp.c: _kgspRpcRecvPoll dumps the stack
     # (os_dump_stack) when an RPC to GSP times out, after its "Timeout waiting for RPC"
     # header and RPC history; a watchdog that catches a CPU spinning in the poll prints

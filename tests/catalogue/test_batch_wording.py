@@ -11,6 +11,8 @@ import re
 import pytest
 
 from kmsgd.catalogue.table import match_record
+from kmsgd.judge.classify import classify
+from kmsgd.judge.timeline import Timeline
 from kmsgd.record import triggers
 from kmsgd.ring.records import KernelRecord
 
@@ -238,6 +240,17 @@ BATCH_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "amdgpu 0000:03:00.0: amdgpu: SMU is resumed successfully!",
         ],
     ),
+    "aer_corrected": (
+        [
+            "{359}[Hardware Error]:   section_type: PCIe error",
+            "[Hardware Error]:   section_type: PCIe error",
+        ],
+        [
+            "{359}[Hardware Error]:   section_type: memory error",
+            "{359}[Hardware Error]:  Error 0, type: corrected",
+            "{359}[Hardware Error]:   device_id: 0000:20:03.1",
+        ],
+    ),
 }
 
 
@@ -288,6 +301,66 @@ def test_the_recorder_starts_an_incident_where_the_catalogue_does(tag: str) -> N
         assert got <= want and bool(got) == bool(want), (line, want, got)
 
 
-def test_an_oom_panic_names_the_oom_and_the_panic() -> None:
-    tags = _tags("Kernel panic - not syncing: Out of memory and no killable processes...")
-    assert {"oom_kill", "kernel_panic"} <= tags
+def _primary(*messages: str) -> str | None:
+    recs = [KernelRecord(m, 3, 0, n, n * 1_000_000, "-") for n, m in enumerate(messages, 1)]
+    verdict = classify(Timeline.from_records(recs))
+    return verdict.primary.tag if verdict.primary else None
+
+
+GHES = "{359}[Hardware Error]: "
+
+
+@pytest.mark.parametrize(
+    ("severity", "primary"), [("corrected", "aer_corrected"), ("fatal", "ghes_hardware_error")]
+)
+def test_a_firmware_pcie_error_is_named_by_its_event_severity(severity: str, primary: str) -> None:
+    # the section line alone reads as a corrected PCIe report; an uncorrected event's
+    # severity line (ghes_hardware_error) outranks that routine tag
+    lines = (
+        GHES + "Hardware error from APEI Generic Hardware Error Source: 512",
+        GHES + f"event severity: {severity}",
+        GHES + f" Error 0, type: {severity}",
+        GHES + "  section_type: PCIe error",
+        GHES + "  device_id: 0000:20:03.1",
+    )
+    assert _primary(*lines) == primary
+
+
+@pytest.mark.parametrize(
+    ("lines", "primary"),
+    [
+        (  # 4.x-5.x: the WARN_ONCE header comes first, the watchdog's message after it
+            (
+                "WARNING: CPU: 0 PID: 0 at net/sched/sch_generic.c:442 dev_watchdog+0x2dc/0x2e4",
+                "NETDEV WATCHDOG: eth0 (ethoc): transmit queue 0 timed out",
+            ),
+            "netdev_tx_timeout",
+        ),
+        (  # the panic is the end of the OOM, not a cause of its own
+            (
+                "init invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0, "
+                "oom_score_adj=0",
+                "Kernel panic - not syncing: Out of memory and no killable processes...",
+            ),
+            "oom_kill",
+        ),
+        (  # powerpc dies of a machine check through die(): hardware, not a software oops
+            ("Oops: Machine check, sig: 7 [#1]", "NIP [c000000000010c34] 0xc000000000010c34"),
+            "mce",
+        ),
+        (  # a BUG() cut below "kernel BUG at": its die header
+            ("invalid opcode: 0000 [#1] SMP PTI", "RIP: 0010:__list_del_entry_valid+0x5c/0x90"),
+            "kernel_bug",
+        ),
+        (
+            (
+                "Uhhuh. NMI received for unknown reason 2d on CPU 42.",
+                "Do you have a strange power saving mode enabled?",
+                "Dazed and confused, but trying to continue",
+            ),
+            "unknown_nmi",
+        ),
+    ],
+)
+def test_the_new_wording_leads_where_it_is_the_cause(lines: tuple[str, ...], primary: str) -> None:
+    assert _primary(*lines) == primary
