@@ -266,13 +266,19 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # via BUG()); mm/, kernel/sched: "BUG: scheduling while atomic", "BUG: Bad page state",
     # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
     # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
-    # dereference") is an oops, below, not a BUG() assertion.
+    # dereference") is an oops, below, not a BUG() assertion. On x86 BUG() is the ud2
+    # instruction (arch/x86/include/asm/bug.h), so its die header is the invalid-opcode trap's:
+    # arch/x86/kernel/traps.c do_error_trap → die("invalid opcode") prints "invalid opcode:
+    # 0000 [#%d] SMP PTI" (2.6-6.9), "Oops: invalid opcode: 0000 [#%d]" (6.10+); a cut below
+    # "kernel BUG at" still shows it. A userspace one ("traps: %s[%d] trap invalid opcode
+    # ip:…") is a program's crash.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
         r"(?:scheduling while atomic|Bad page|KASAN|sleeping function|"
-        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)",
-        ("BUG",),
+        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)"
+        r"|^(?:Oops: )?invalid opcode: [0-9a-f]{4} \[#\d+\]",
+        ("BUG", "opcode"),
         S.CRITICAL,
         "kernel",
         "The kernel hit an internal consistency check (BUG).",
@@ -487,13 +493,24 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # child" then "Killed process %d (%s) total-vm:…" (2.6.3x–4.x), "Memory cgroup out of
     # memory: Kill process …" (3.x–4.18), "Out of memory: Killed process %d (%s)" and
     # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
-    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+)
+    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
+    # The report before the kill says it too, so a cut above the kill line still shows it:
+    # dump_header "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd"
+    # (4.19+; "gfp_mask=0x%x, order=%d, oom_score_adj=%hd" 3.x-4.7, ", oom_adj=%d" 2.6.3x,
+    # "(%pGg), nodemask=%*pbl,  order=" 4.8-4.18), dump_oom_summary "oom-kill:constraint=%s,…"
+    # (4.19+), mm/memcontrol.c mem_cgroup_print_oom_info "Task in %s killed as a result of
+    # limit of %s" (3.x-4.18). With nothing left to kill, out_of_memory panics "Out of memory
+    # and no killable processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is
+    # enabled": the memory ran out, the panic is its end.
     sig(
         "oom_kill",
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
-        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
-        ("Killed", "Kill", "kill"),
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|\S invoked oom-killer: gfp_mask=0x[0-9a-f]+|^oom-kill:constraint=CONSTRAINT_"
+        r"|^Task in \S+ killed as a result of limit of "
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
+        ("Killed", "Kill", "kill", "invoked", "killed", "killable", "panic_on_oom"),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -581,13 +598,14 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # > %lu.%02lu%% for > %s with reclaim activity" (247+), "… due to memory used (%s) / total
     # (%s) and swap used (%s) / total (%s) being more than %lu.%02lu%%" (swap kills)
     # (the reason may be cut off by a pager or an elision: "Killed /…/app.scope" alone is
-    # still the kill, as systemd-oomd logs "Killed" for nothing else); systemd's newer oomd
-    # (the sd-varlink one) marks the cgroup and logs "Marked %s for killing due to memory
-    # pressure for %s being …"
+    # still the kill, as systemd-oomd logs "Killed" for nothing else); src/oom/oomd-manager.c
+    # (252+) marks the cgroup first and kills it after: "Marked %s for killing due to memory
+    # pressure for %s being %lu.%02lu%% > %lu.%02lu%% for > %s with reclaim activity", "Marked
+    # %s for killing due to memory used (%s) / total (%s) and swap used (%s) / total (%s) …"
     sig(
         "oomd_kill",
         r"Killed (?P<cg>/\S*)(?: due to memory (?:pressure|used))?"
-        r"|Killed (?P<cg2>\S+) due to memory|Marked (?P<cg3>\S+) for killing due to memory",
+        r"|Killed (?P<cg2>\S+) due to memory|^Marked \S+ for killing due to memory",
         ("Killed", "Marked"),
         S.ERROR,
         "memory",
