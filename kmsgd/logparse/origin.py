@@ -34,6 +34,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.radeon": (r"radeon \S+: ", r"\[drm", r"drmn\d"),  # also dev_printk ("device")
     "gpu.nouveau": (r"nouveau \S+: ",),
     "gpu.nvswitch": (r"nvidia-nvswitch\d+: ",),
+    "gpu.nvgpu": (r"nvgpu: ",),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     "kernel": (
         r"BUG: ",
         r"WARNING: (?:CPU: \d|at )",
