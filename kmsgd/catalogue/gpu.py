@@ -208,11 +208,12 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # nvidia.ko nv.c / os-interface: "NVRM: RmInitAdapter failed! (0x%x:0x%x:%d)" (all eras),
     # "NVRM: rm_init_adapter failed, device minor number %d", and from the probe (nv-pci.c):
     # "NVRM: The NVIDIA probe routine failed for %d device(s)." / "None of the NVIDIA devices
-    # were initialized."; the VBIOS's boot (GFW) that GSP waits for (r515-r595,
+    # were initialized."; the VBIOS's boot (GFW) that GSP waits for: kernel_gsp_tu102.c
+    # "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)" (r535-r545), then
     # kern_gpu_tu102.c gpuWaitForGfwBootComplete_TU102 "failed to wait for GFW_BOOT:
-    # (progress 0x%x)", "GSP failed to halt with GFW_BOOT: (progress 0x%x)";
-    # kernel_gsp_tu102.c kgspWaitForGfwBootOk_TU102 "failed to wait for GFW boot complete:
-    # 0x%x VBIOS version %s")
+    # (progress 0x%x)" and kgspWaitForGfwBootOk_TU102 "failed to wait for GFW boot complete:
+    # 0x%x VBIOS version %s" (r550-r595), "GSP failed to halt with GFW_BOOT: (progress
+    # 0x%x)" (r560-r595)
     sig(
         "nvidia_init_failure",
         r"RmInitAdapter failed|rm_init_adapter failed|The NVIDIA probe routine failed"

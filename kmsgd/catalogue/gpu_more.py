@@ -35,7 +35,7 @@ def _nvrm_line(m: object, i: MatchInput) -> bool:
 
 
 MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
-    # src/nvidia/arch/nvalloc/unix/src/osapi.c RmCheckVersion, nv_printf with embedded
+    # src/nvidia/arch/nvalloc/unix/src/osapi.c RmPerformVersionCheck, nv_printf with embedded
     # newlines (one record; rsyslog shows them as #012, dmesg as indented lines):
     # r515-r570 "NVRM: API mismatch: the client has the version %s, but\nNVRM: this kernel
     # module has the version %s.  Please\n…"; r575+ "NVRM: API mismatch: the client '%s'
@@ -57,7 +57,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         30,
         device_kind=_PCI,
     ),
-    # src/nvidia-modeset/src/nvkms-rm.c nvRMIdleBaseChannel (r515-r595): nvEvoLogDev(…,
+    # src/nvidia-modeset/src/nvkms-rm.c SyncOneEvoChannel (r515-r595): nvEvoLogDev(…,
     # EVO_LOG_ERROR, "Idling display engine timed out: 0x%08x:%d:%d:%d"), printed as
     # "nvidia-modeset: ERROR: GPU:%d: …"
     sig(
@@ -135,11 +135,13 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # amdgpu_ras.c amdgpu_ras_global_ras_isr: DRM_WARN "RAS event of type
     # ERREVENT_ATHUB_INTERRUPT detected!" (5.3-5.5), dev_info "uncorrectable hardware
     # error(ERREVENT_ATHUB_INTERRUPT) detected!" (5.6+; RAS_EVENT_LOG prefixes "{%llu}" from
-    # 6.10), ras_sys.c "{%llu} Uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT)
-    # detected!"; the error counts: "%ld uncorrectable hardware errors detected in %s block"
-    # (amdgpu_ras.c, amdgpu_umc.c "… in UMC block"), "socket: %d, die: %d, %lld new
-    # uncorrectable hardware errors detected in %s block" (6.8+), "… detected in total in
-    # %s block"; printed only for a count above zero, the all-clear reads "no uncorrectable"
+    # 6.10), the RAS manager's amdgpu_ras_sys_detect_fatal_event "{%llu} Uncorrectable
+    # hardware error(ERREVENT_ATHUB_INTERRUPT) detected!"; the error counts: "%ld
+    # uncorrectable hardware errors detected in %s block" (amdgpu_ras.c, amdgpu_umc.c "… in
+    # UMC block"), "socket: %d, die: %d, %lld new uncorrectable hardware errors detected in
+    # %s block" (6.8+), "… detected in total in %s block"; printed only for a count above
+    # zero, the all-clear reads "no uncorrectable"; "Poison is created, no user action is
+    # needed." is a deferred error the driver handles, not one of these
     sig(
         "amdgpu_ras_uncorrectable",
         r"[Uu]ncorrectable hardware error\(ERREVENT_ATHUB_INTERRUPT\) detected"
@@ -198,8 +200,8 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         check=_amdgpu_line,
     ),
     # pm/swsmu/amdgpu_smu.c smu_hw_init / smu_resume: dev_err "SMC engine is not correctly
-    # up!" (5.10+; "SMU is not ready yet!" before), after smu_v11_0.c / smu_v13_0.c
-    # smu_v1x_0_check_fw_status failing in smu_start_smc_engine: dev_err "SMC is not ready";
+    # up!" ("SMU is not ready yet!" in earlier 5.x), after smu_start_smc_engine's firmware
+    # status check failed with dev_err "SMC is not ready";
     # amdgpu_device.c amdgpu_device_ip_resume_phase2: "resume of IP block <%s> failed %d" for
     # the <smu> block (the suspend side is gpu.py's)
     sig(

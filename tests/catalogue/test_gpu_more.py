@@ -100,6 +100,9 @@ MORE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             _AMD + "no uncorrectable hardware errors detected in umc block",  # the all-clear
             _AMD + "0 uncorrectable hardware errors detected in umc block",
+            # amdgpu_ras.c poison creation: a deferred error the driver handles itself
+            _AMD + "{3} RAS poison is created, no user action is needed.",
+            _AMD + "Poison is created, no user action is needed.",
             _AMD + "3 correctable hardware errors detected in gfx block",
             _AMD + "RAS INFO: ras initialized successfully, hardware ability[7fff] ras_mask[7fff]",
         ],
