@@ -30,7 +30,7 @@ from kmsgd.judge.clocks import downtime, rtc_in_local_time
 from kmsgd.judge.history import healthy_baseline, loop_notes
 from kmsgd.judge.incidents import blocked_calls, incidents
 from kmsgd.judge.ring_rules import RingFacts, decide
-from kmsgd.judge.series import BootSeries, ring_series
+from kmsgd.judge.series import WINDOW_US, BootSeries, ring_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
 from kmsgd.report import death
@@ -106,7 +106,7 @@ def rtc_local(etc_root: str) -> bool:
 def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Report:
     """The post-mortem of boot `ids[i]` (`ids`: the ring's boots, oldest first)."""
     boot_id = ids[i]
-    view = read_boot(reader, boot_id, index=i)
+    view = read_boot(reader, boot_id, index=i, recent_us=WINDOW_US if opts.series else 0)
     nxt = early_records(reader, ids[i + 1]) if i + 1 < len(ids) else []
     prev_inv = last_payload(reader, ids[i - 1], Kind.INVENTORY) if i else None
     baseline = healthy_baseline(reader, ids[:i]) if opts.baseline else {}
@@ -192,10 +192,7 @@ def _series(
     }
     return ring_series(
         reader,
-        view.boot_id,
-        view.timeline,
-        view.live,
-        view.of(Kind.INCIDENT),
+        view,
         caps_w=caps,
         severity={s.tag: s.severity for s in rep.signatures},
         ended=not current,

@@ -319,11 +319,14 @@ def parse_journal_iso(line: str) -> Fields | None:
 
 def parse_journal_mono(line: str, host: str = "") -> Fields | None:
     """short-monotonic; ambiguous with dmesg ("[ 1.0] usb 1-1: ..."), so the host must be
-    known already, or the identifier must be `kernel` or carry a `[pid]`."""
+    known already, or the identifier must be `kernel` (also without a host) or carry a
+    `[pid]`."""
     m = _JOURNAL_MONO.match(line)
     if m is None:
         return None
-    if not (m.group(4) == "kernel" or m.group(5) or (host and m.group(3) == host)):
+    # "[ 12.3] kernel: text": `--no-hostname`, the host field is the kernel's identifier
+    known = m.group(4) == "kernel" or m.group(3) == "kernel:"
+    if not (known or m.group(5) or (host and m.group(3) == host)):
         return None
     return _journal_fields(LogFormat.JOURNAL_MONO, m, 3, ts_usec=usec(m.group(1), m.group(2)))
 

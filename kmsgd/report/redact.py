@@ -17,6 +17,7 @@ refuses the middle of a run), and no quantified group can match the same text tw
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import json
 import re
@@ -252,7 +253,7 @@ _LEARN = re.compile(
     re.IGNORECASE,
 )
 _NOT_HOSTS = {"", "localhost", "localhost.localdomain", "(none)", "kernel", "-", "none"}
-_NOT_HOSTS |= {"unknown", "localdomain", "true", "false", "yes", "no"}
+_NOT_HOSTS |= {"unknown", "localdomain", "true", "false", "yes", "no", "hostname", "nodename"}
 _ESCAPED = re.compile(r"(\\x[0-9a-fA-F]{2})")  # the sanitizer's and the kernel's escapes
 
 
@@ -277,6 +278,7 @@ class Redactor:
     def __init__(self, hosts: Iterable[str] = (), keep: Iterable[str] = ()) -> None:
         self._map: dict[tuple[str, str], str] = {}
         self._count: dict[str, int] = {}
+        self._brackets = ("<", ">")
         self._keep = {k.lower().replace("-", "") for k in keep if k}
         self._hosts: set[str] = set()
         self._domains: set[str] = set()
@@ -291,7 +293,9 @@ class Redactor:
         machine calls itself) and the domain are masked everywhere from now on."""
         for raw in names:
             name = raw.strip().rstrip(".").lower()
-            if name in _NOT_HOSTS or not name or _public(name):
+            # a DNS name is at most 253 characters (RFC 1035); a longer "name" is noise, and
+            # as a literal in the masking pattern it would cost its length at every label
+            if name in _NOT_HOSTS or not name or len(name) > 253 or _public(name):
                 continue
             host, _, domain = name.partition(".")
             if hosts and host:
@@ -322,11 +326,21 @@ class Redactor:
         An escape the output sanitizer wrote (`\\x0a`) separates tokens as the character did."""
         self.learn(text)
         parts = _ESCAPED.split(text)
-        return "".join(p if i % 2 else self._mask(p) for i, p in enumerate(parts))
+        return "".join(p if i % 2 or not p else self._mask(p) for i, p in enumerate(parts))
 
     def output(self, text: str, fmt: str) -> str:
-        """A rendered report (`fmt`: text, md, html or json) redacted."""
-        return self.redact_json(text) if fmt == "json" else self.redact(text)
+        """A rendered report (`fmt`: text, md, html or json) redacted. In HTML a placeholder
+        is written `&lt;host-1&gt;`, so that it shows as text and is no tag."""
+        if fmt == "json":
+            return self.redact_json(text)
+        if fmt != "html":
+            return self.redact(text)
+        self.learn(html.unescape(text))  # "Hostname set to &lt;name&gt;" names a host too
+        self._brackets = ("&lt;", "&gt;")
+        try:
+            return self.redact(text)
+        finally:
+            self._brackets = ("<", ">")
 
     def redact_json(self, text: str) -> str:
         """JSON text (as the renderers write it: indent 2, UTF-8) with every string redacted."""
@@ -477,8 +491,8 @@ class Redactor:
         got = self._map.get(key)
         if got is None:
             self._count[kind] = self._count.get(kind, 0) + 1
-            got = self._map[key] = f"<{kind}-{self._count[kind]}>"
-        return got
+            got = self._map[key] = f"{kind}-{self._count[kind]}"
+        return f"{self._brackets[0]}{got}{self._brackets[1]}"
 
 
 def _public(name: str) -> bool:

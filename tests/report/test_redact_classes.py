@@ -203,3 +203,11 @@ def test_the_docs_table_lists_every_class() -> None:
         assert f"| {c.name} |" in doc, c.name
     for x in LEARNT:
         assert f"| {x.name} |" in doc, x.name
+
+
+def test_html_placeholders_are_text_not_tags() -> None:
+    page = "<pre>Hostname set to &lt;gpu-box-07&gt;. gpu-box-07 at 10.1.2.3</pre>"
+    out = redact_output(page, "html")
+    assert (
+        out == "<pre>Hostname set to &lt;&lt;host-1&gt;&gt;. &lt;host-1&gt; at &lt;ip-1&gt;</pre>"
+    )
