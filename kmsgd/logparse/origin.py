@@ -33,6 +33,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
+    "gpu.nvgpu": (r"nvgpu: ",),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
     "kernel": (
         r"BUG: ",
