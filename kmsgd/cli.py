@@ -119,12 +119,14 @@ def _open(cfg: Config) -> RingReader:
 def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
     from kmsgd.lastboot import outcomes, rtc_local
+    from kmsgd.report.bootcache import BootCache
 
     cfg = settings(config_file, ring=ring, proc_root=proc_root)
     with _open(cfg) as reader:
         rows = reader.boots()
         torn = reader.torn_bytes
-        ends = outcomes(reader, rows, _current_boot(cfg.proc_root), rtc_local(cfg.etc_root))
+        current, rtc = _current_boot(cfg.proc_root), rtc_local(cfg.etc_root)
+        ends = outcomes(reader, rows, current, rtc, cache=BootCache(cfg.state_dir))
     if fmt == "json":
         for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
             obj = dataclasses.asdict(row) | {
@@ -183,12 +185,19 @@ def analyze(
     bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
     *.journal files, pstore and other directories)."""
     from kmsgd.analyze import analyze_paths
+    from kmsgd.bundle import Limits
 
-    settings(config_file)  # nothing in it changes a pasted log's analysis; its problems are said
-
+    cfg = settings(config_file)  # only the input bounds change a pasted log's analysis
+    limits = Limits(cfg.archive_max_members, cfg.archive_max_depth, cfg.input_max_bytes)
     color = fmt == "text" and sys.stdout.isatty()
     out = analyze_paths(
-        list(sources), stdin=sys.stdin.buffer, fmt=fmt, redact=redact, color=color, plot=plot or ""
+        list(sources),
+        stdin=sys.stdin.buffer,
+        fmt=fmt,
+        redact=redact,
+        color=color,
+        plot=plot or "",
+        limits=limits,
     )
     click.echo(out, nl=not out.endswith("\n"))
 
