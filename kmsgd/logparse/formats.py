@@ -272,6 +272,9 @@ def _journal_fields(
         ident, pid = who.group(1, 2)
         text = m.string[m.start(first + 1) :]
         host = ""
+    if not pid and ident[:1].isdigit() and (rec := parse_kmsg(f"{ident}: {text}")) is not None:
+        # a forwarder that wrote /dev/kmsg records verbatim: "0,16627,40311380557,-;BUG: …"
+        return rec._replace(fmt=fmt, wall_us=wall_us, host=host, month_day=month_day)
     if ident != "kernel" and not pid and kernel_opening(f"{ident}: {text}"):
         # "NVRM: Xid …" read as program NVRM: a program's journal line has a pid, and
         # this one opens the way only kernel messages do (origin.py)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import re
 
-from kmsgd.logparse.formats import MONTHS, Fields, iso_us, usec, wall_from_parts
+from kmsgd.logparse.formats import MONTHS, Fields, iso_us, parse_kmsg, usec, wall_from_parts
 from kmsgd.logparse.model import LogFormat
 from kmsgd.logparse.origin import kernel_opening
 
@@ -209,6 +209,9 @@ def _after_stamp(rest: str, wall: int | None, md: tuple[int, int] | None) -> Fie
             # "host NVRM: Xid …", "host amdgpu 0000:03:00.0: …": a syslog line that lost
             # its "kernel:", told by the message's opening (origin.py)
             return Fields(LogFormat.LOOSE, body, None, wall, facility=0, host=h[1], month_day=md)
+        if body[:1].isdigit() and (rec := parse_kmsg(body)) is not None:
+            # a forwarder that wrote /dev/kmsg records verbatim: "host 6,16628,403…,-;text"
+            return rec._replace(fmt=LogFormat.LOOSE, wall_us=wall, host=h[1], month_day=md)
     if k is not None:
         msg = rest[k.end() :]
         e = _STAMP.match(msg)

@@ -249,3 +249,21 @@ def test_a_time_alone_is_not_a_line_number_gutter() -> None:
     got = kernel_lines(f"12:09:20 {msg}")
     assert [ln.message for ln in got] == [msg]
     assert [ln.message for ln in kernel_lines(f"12: [    1.000000] {msg}")] == [msg]
+
+
+def test_kmsg_records_forwarded_verbatim_into_syslog() -> None:
+    """A forwarder that wrote /dev/kmsg records as they are: each syslog message is
+    'level,seq,usec,flags,caller;text' (Documentation/ABI/testing/dev-kmsg)."""
+    text = (
+        "May 25 07:29:42 x 0,16627,40311380557,-,caller=C0;BUG: workqueue lockup - pool cpus=3"
+        " node=0 flags=0x1 nice=0 stuck for 23152s!\n"
+        "May 25 07:29:42 x 6,16628,40311381019,-,caller=C0;Showing busy workqueues and worker pools:"
+    )
+    got = kernel_lines(text)
+    assert [(ln.level, ln.seq, ln.ts_usec) for ln in got] == [
+        (0, 16627, 40311380557),
+        (6, 16628, 40311381019),
+    ]
+    assert got[0].message.startswith("BUG: workqueue lockup - pool cpus=3")
+    assert got[1].message == "Showing busy workqueues and worker pools:"
+    assert all(ln.wall_us is not None for ln in got)
