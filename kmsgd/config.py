@@ -62,6 +62,19 @@ class IncidentConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RingConfig:
+    """The [ring] table: how the recorder writes the ring file (docs/ring-format.md)."""
+
+    # Every commit starts on this boundary, so a torn write never touches a sector holding an
+    # acknowledged frame: 512, or 4096 for a disk with 4 KiB physical sectors (or a file
+    # system that writes a dirty block back whole). The ring's header records it for readers.
+    align: int = 512
+
+
+RING_ALIGNS = (512, 4096)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """Every setting; the TOML file uses the same names in a [kmsgd] table."""
 
@@ -95,6 +108,7 @@ class Config:
     fleet_journal_dir: str = "/var/log/journal/remote"
     lock_memory: bool = True
     incident: IncidentConfig = IncidentConfig()  # the [incident] table
+    ring_layout: RingConfig = RingConfig()  # the [ring] table
     # node_exporter's textfile directory: the recorder writes kmsgd.prom, the boot-time report
     # kmsgd-last-boot.prom ("" turns both off)
     textfile_dir: str = TEXTFILE_DIR
@@ -227,6 +241,8 @@ def read(path: str | None, overrides: dict[str, Any]) -> Settings:
         table = _table(doc, problems)
         if "incident" in doc:
             table["incident"] = incident_table(doc["incident"], problems)
+        if isinstance(doc.get("ring"), dict):
+            table["ring_layout"] = ring_table(doc["ring"], problems)
     values: dict[str, Any] = {}
     for key, value in table.items():
         checked = _check(key, value, problems)
@@ -267,7 +283,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
 def _table(doc: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
     """The [kmsgd] table; every key outside it is a problem (it would be ignored silently)."""
     for key, value in doc.items():
-        if key in ("kmsgd", "incident"):
+        if key in ("kmsgd", "incident") or (key == "ring" and isinstance(value, dict)):
             continue
         if isinstance(value, dict):
             problems.append(Problem(key, f"[{key}]: not a kmsgd table, ignored (use [kmsgd])"))
@@ -319,9 +335,23 @@ def incident_table(table: Any, problems: list[Problem]) -> IncidentConfig:
     return dataclasses.replace(default, **values)
 
 
+def ring_table(table: dict[str, Any], problems: list[Problem]) -> RingConfig:
+    """The [ring] table's valid settings over the defaults; each bad one is a problem."""
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        where = f"ring.{key}"
+        if key != "align":
+            problems.append(Problem(where, f"{where}: no such setting, ignored"))
+        elif type(value) is not int or value not in RING_ALIGNS:
+            problems.append(Problem(where, f"{where}: 512 or 4096, got {value!r}; default stays"))
+        else:
+            values[key] = value
+    return RingConfig(**values)
+
+
 def _check(key: str, value: Any, problems: list[Problem]) -> Any:
     """The value to use for `key`, or None (the default stays) with a problem added."""
-    if key == "incident" and isinstance(value, IncidentConfig):
+    if (key, type(value)) in (("incident", IncidentConfig), ("ring_layout", RingConfig)):
         return value
     fields = {f.name for f in dataclasses.fields(Config)}
     if key not in fields:

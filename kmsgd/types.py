@@ -5,6 +5,7 @@ The enum values are the JSON vocabulary: never rename one.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import re
 from collections.abc import Iterable
@@ -125,3 +126,10 @@ def waiting_in(frames: Iterable[str]) -> str:
         if name and not _WAITING.match(name):
             return name
     return ""
+
+
+def iso_utc(wall_us: int | None) -> str | None:
+    """A wall-clock time (µs since the epoch) as reports write it."""
+    if wall_us is None:
+        return None
+    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -16,9 +16,9 @@ EARLY_US = 300_000_000  # "at boot": within the first five minutes of printk tim
 # mce_notify_irq (arch/x86/kernel/cpu/mce/core.c): "Machine check events logged" says only
 # that records wait for mcelog/rasdaemon. What they are is often in the log beside it: the
 # EDAC driver's decode of a corrected memory error, or (kernels before 4.x, whose thermal
-# interrupt logged through the MCE log) a CPU throttling notice. Then those lead.
+# interrupt logged through the MCE log) a CPU throttling notice. Then those lead
+# (kmsgd/judge/chains.py MAY_CAUSE).
 MCE_NOTICE = "Machine check events logged"
-MCE_NOTICE_EXPLAINED_BY = ("edac", "thermal_throttle")
 
 
 def _early(m: re.Match[str], i: MatchInput) -> bool:

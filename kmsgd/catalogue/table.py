@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
+from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
@@ -22,6 +23,7 @@ from kmsgd.ring.records import KernelRecord
 
 CATALOGUE: tuple[Signature, ...] = (
     GPU_SIGNATURES
+    + OTHER_GPU_SIGNATURES
     + CPU_SIGNATURES
     + MEMORY_SIGNATURES
     + HARDWARE_SIGNATURES

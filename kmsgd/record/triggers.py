@@ -103,6 +103,13 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|evict) KFD",
     ),
     _t(
+        "radeon_gpu_lockup",
+        "gpu_hang",
+        ("stalled", "lockup"),
+        r"(?:radeon \S+: |drmn\d+: )(?:ring \d+ stalled for more than \d+msec"
+        r"|GPU lockup \(current fence id)",
+    ),
+    _t(
         "amdgpu_ring_timeout",
         "gpu_hang",
         ("timeout", "amdgpu_job_timedout"),

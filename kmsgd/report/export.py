@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from kmsgd.fleet import entry as fleet_entry
 from kmsgd.outputs import atomic_write, label
 from kmsgd.types import Outcome
 
@@ -25,10 +26,6 @@ REPORTS_KEEP = 50  # as Config.reports_keep; callers pass the configured value
 BOOT_ID = re.compile(r"[0-9a-f]{32}")
 REPORT_NAME = re.compile(r"(?P<boot>[0-9a-f]{32})\.(?:json|md|html)")
 CLEAN = frozenset({Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT, Outcome.STILL_RUNNING})
-
-# journalctl MESSAGE_ID=55b34a3e8e9948c9a3a71671c71b533d finds every kmsgd post-mortem.
-# Fixed forever: operators' log-shipper rules match on it.
-MESSAGE_ID = "55b34a3e8e9948c9a3a71671c71b533d"
 
 
 def journal_fields(
@@ -51,7 +48,7 @@ def journal_fields(
     fields = {
         "MESSAGE": f"kmsgd: boot {boot_id[:8]} ended: {outcome} ({confidence}){primary}: "
         + " ".join(headline.split()),
-        "MESSAGE_ID": MESSAGE_ID,
+        "MESSAGE_ID": fleet_entry.MESSAGE_ID,  # the contract with `kmsgd fleet`
         "PRIORITY": "5" if clean else "4",
         "SYSLOG_IDENTIFIER": "kmsgd",
         "KMSGD_BOOT_ID": boot_id,

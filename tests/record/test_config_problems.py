@@ -53,6 +53,15 @@ def test_values_out_of_range_keep_the_default(tmp_path: Path) -> None:
     assert s.config.reports_keep == 10 and len(s.problems) == 2
 
 
+def test_the_ring_table_takes_512_or_4096(tmp_path: Path) -> None:
+    s = settings(tmp_path, '[kmsgd]\nring = "/srv/r"\n[ring]\nalign = 4096\n')
+    assert s.config.ring == "/srv/r" and s.config.ring_layout.align == 4096 and not s.problems
+    s = settings(tmp_path, "[ring]\nalign = 1000\nsize = 1\n")
+    assert s.config.ring_layout.align == 512
+    assert [p.key for p in s.problems] == ["ring.align", "ring.size"]
+    assert "512 or 4096" in s.problems[0].message
+
+
 def test_paths_derive_from_textfile_dir() -> None:
     cfg = config.Config(textfile_dir="/x")
     assert (cfg.recorder_textfile, cfg.report_textfile) == (

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kmsgd import outputs
+from kmsgd.fleet import entry as fleet_entry
 from kmsgd.outputs import Metrics
 from kmsgd.report import export
 from kmsgd.types import Outcome
@@ -141,7 +142,7 @@ def test_journal_fields() -> None:
         fingerprint="kf1-8c1e",
         report_path="/var/lib/kmsgd/reports/4f1c2a9e8b7d4c3a9e1f0b2c3d4e5f60.md",
     )
-    assert fields["MESSAGE_ID"] == export.MESSAGE_ID
+    assert fields["MESSAGE_ID"] == fleet_entry.MESSAGE_ID
     assert "\n" not in fields["MESSAGE"]
     assert fields["MESSAGE"].startswith("kmsgd: boot 4f1c2a9e ended: hard_freeze (high)")
     assert fields["PRIORITY"] == "4"
@@ -161,9 +162,9 @@ def test_journal_fields() -> None:
 
 def test_message_id_is_the_one_in_the_unit() -> None:
     unit = (Path(__file__).resolve().parents[2] / "units" / "kmsgd-report.service").read_text()
-    assert f"MESSAGE_ID={export.MESSAGE_ID}" in unit
-    assert len(export.MESSAGE_ID) == 32
-    int(export.MESSAGE_ID, 16)
+    assert f"MESSAGE_ID={fleet_entry.MESSAGE_ID}" in unit
+    assert len(fleet_entry.MESSAGE_ID) == 32
+    int(fleet_entry.MESSAGE_ID, 16)
 
 
 def boot(n: int) -> str:
