@@ -80,3 +80,15 @@ def test_a_heartbeat_with_times_out_of_range_is_damaged(tmp_path: Path) -> None:
     data = entries(ring_with(tmp_path, (Kind.HEARTBEAT, bad, WALL + 1)))
     assert not any(isinstance(d, Heartbeat) for d in data)
     assert any(isinstance(d, dict) and "out of range" in d["error"] for d in data)
+
+
+def test_a_sample_with_numbers_no_reader_can_use_is_damaged(tmp_path: Path) -> None:
+    """float(10**400) is an OverflowError and inf would make the JSON report invalid."""
+    bad = [
+        b'{"sample":"device","sensor":"card0","power_w":%s}' % v
+        for v in (b"9" * 400, b"1e400", b"NaN", b"-Infinity")
+    ]
+    data = entries(ring_with(tmp_path, *((Kind.SAMPLE, b, WALL + 1) for b in bad)))
+    assert messages(data) == ["before", "after"]
+    errors = [d["error"] for d in data if isinstance(d, dict)]
+    assert len(errors) == 4 and all("out of range" in e for e in errors)
