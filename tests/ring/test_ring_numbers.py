@@ -92,3 +92,10 @@ def test_a_sample_with_numbers_no_reader_can_use_is_damaged(tmp_path: Path) -> N
     assert messages(data) == ["before", "after"]
     errors = [d["error"] for d in data if isinstance(d, dict)]
     assert len(errors) == 4 and all("out of range" in e for e in errors)
+
+
+def test_a_pstore_line_with_a_400_digit_stamp_has_no_stamp() -> None:
+    from kmsgd.ring.pstore import parse_line
+
+    rec = parse_line("<3>[" + "9" * 400 + ".000000] Kernel panic - not syncing: x")
+    assert rec.ts_usec is None or rec.ts_usec < 10**18
