@@ -57,8 +57,10 @@ def device_payload(card: int, t: int) -> bytes:
     )
 
 
-def fill(path: str, size: int, boots: int) -> int:
-    """Write boots of equal length until the ring has lapped once; returns records written."""
+def fill(path: str, size: int, boots: int, *, incident: bool = False) -> int:
+    """Write boots of equal length until the ring has lapped once; returns records written.
+    `incident`: each boot opens an incident at its start that never ends (the HTML report's
+    window then spans the whole boot: bench/html_bench.py)."""
     w = RingWriter(path, size=size)
     records = 0
     per_boot = size // boots
@@ -78,6 +80,10 @@ def fill(path: str, size: int, boots: int) -> int:
         wall = start + b * 10**11
         payload = fr.encode_payload(Kind.BOOT, Boot(boot.hex, "6.8.0", "quiet", wall, "0.1.0"))
         w.add(Kind.BOOT, boot.bytes, wall, payload)
+        if incident:
+            start_incident = {"incident": 1, "record": "start", "trigger": "soft_lockup"}
+            start_incident["source"] = "kernel"
+            w.add(Kind.INCIDENT, boot.bytes, wall, fr.encode_payload(Kind.INCIDENT, start_incident))
         written, t = 0, 0
         while written < per_boot:
             now = wall + t * 1_000_000

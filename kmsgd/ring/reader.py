@@ -43,7 +43,9 @@ class RingReader:
     def __init__(self, path: str) -> None:
         self.path = path
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            # O_NONBLOCK: opening a FIFO for reading would wait for a writer forever (fifo(7));
+            # it opens at once, and fstat below refuses it.
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
         except FileNotFoundError:
             raise SourceUnavailable(f"{path}: no such ring", hint="is kmsgd running?") from None
         except OSError as err:
