@@ -35,7 +35,9 @@ INSTALL_HINT = (
     "pictures need matplotlib: pip install 'kmsgd[plot]' or apt install python3-matplotlib"
 )
 _ZOOM_RIGHT = 0.4  # the zoom shows this much after the last sign of life
-HOVER_POINTS = 900  # hover points in the whole figure (each one is an SVG element)
+HOVER_POINTS = 600  # hover points in the whole figure (each one is an SVG element)
+BAND_BINS = 400  # the min-max band before the final minute: at most this many bins (≈ px/3)
+BAND_KEEP_S = 60.0  # the band of the final minute is drawn point by point
 _RC: Any = {  # Any: matplotlib types the keys as a Literal of every rcParam
     "svg.fonttype": "none",  # text stays text: smaller, searchable, selectable
     "svg.hashsalt": "kmsgd",  # the same picture gives the same file
@@ -179,19 +181,31 @@ def _kernel(ax: Axes, s: BootSeries, titles: _Titles, clean: Clean, lo: float) -
     ax.set_title("kernel: signatures, lines per second, incidents, silence, time of death")
     if s.density is not None:
         d = s.density
-        width = (d.t_s[1] - d.t_s[0]) if len(d.t_s) > 1 else 1.0
-        ax.bar(d.t_s, d.v, width=width, color="#9ecae1", lw=0, label="lines/s")
+        half = (d.t_s[1] - d.t_s[0]) / 2 if len(d.t_s) > 1 else 0.5
+        edges = [t - half for t in d.t_s] + [d.t_s[-1] + half]
+        # one patch for all the bins (a bar chart draws one rectangle a bin)
+        ax.stairs(d.v, edges, fill=True, color="#9ecae1", lw=0, label="lines/s")
     top = max((d.v for d in (s.density,) if d is not None), default=(1.0,))
     ymax = max(max(top, default=1.0), 1.0) * 1.25
     ax.set_ylim(0, ymax * 2.5)
     ax.set_ylabel("lines/s")
     labelled: dict[str, float] = {}
-    for m in s.marks:
-        if m.t_s < lo:
-            continue
-        color = _SEVERITY.get(m.severity, "#4d4d4d")
-        text = clean(f"{m.tag} {_at(s, m.t_s)} {m.when}: {m.text}")
-        ax.axvline(m.t_s, color=color, lw=1.5, alpha=0.8, gid=titles.gid(text))
+    marks = [m for m in s.marks if m.t_s >= lo]
+    if marks:
+        # one collection, a title per line: a line artist each cost more than the rest of
+        # the panel when a storm filled the window with marks
+        texts = [clean(f"{m.tag} {_at(s, m.t_s)} {m.when}: {m.text}") for m in marks]
+        ax.vlines(
+            [m.t_s for m in marks],
+            0,
+            1,
+            transform=ax.get_xaxis_transform(),
+            colors=[_SEVERITY.get(m.severity, "#4d4d4d") for m in marks],
+            lw=1.5,
+            alpha=0.8,
+            gid=titles.points(texts),
+        )
+    for m in marks:
         labelled[m.tag] = m.t_s
     # one label per tag (its last line in the window), staggered so neighbours do not collide
     for k, (tag, t) in enumerate(sorted(labelled.items(), key=lambda kv: kv[1])):
@@ -217,13 +231,13 @@ def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
         color = f"C{k % 10}"
         for tr in g.power:
             if tr.lo:
-                ax.fill_between(tr.t_s, tr.lo, tr.hi, color=color, alpha=0.2, lw=0, step="pre")
+                t, lo, hi = _envelope(tr, s.start_s)
+                ax.fill_between(t, lo, hi, color=color, alpha=0.2, lw=0)
             ax.plot(
                 tr.t_s,
                 tr.v,
                 color=color,
                 lw=1,
-                drawstyle="steps-pre",
                 label=f"{g.device} {tr.label}",
             )
             _hover(ax, s, tr, color, share, titles)
@@ -249,6 +263,32 @@ def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
         )
     ax.set_ylim(bottom=0)
     _legend(ax)
+
+
+def _envelope(tr: Trace, start_s: float) -> tuple[list[float], list[float], list[float]]:
+    """The band's outline, its part before the final minute merged into at most BAND_BINS
+    bins (the lowest min and highest max of each): a polygon is not simplified by matplotlib,
+    and per-second vertices of hours would make the page megabytes for no visible detail."""
+    width = max((-BAND_KEEP_S - start_s) / BAND_BINS, 1e-9)
+    bins: dict[int, tuple[float, float, float]] = {}
+    t_out: list[float] = []
+    lo_out: list[float] = []
+    hi_out: list[float] = []
+    for t, lo, hi in zip(tr.t_s, tr.lo, tr.hi, strict=True):
+        if t >= -BAND_KEEP_S:
+            t_out.append(t)
+            lo_out.append(lo)
+            hi_out.append(hi)
+            continue
+        k = int((t - start_s) / width)
+        got = bins.get(k)
+        bins[k] = (t, lo, hi) if got is None else (got[0], min(got[1], lo), max(got[2], hi))
+    old = [bins[k] for k in sorted(bins)]
+    return (
+        [b[0] for b in old] + t_out,
+        [b[1] for b in old] + lo_out,
+        [b[2] for b in old] + hi_out,
+    )
 
 
 def _lines(
@@ -422,12 +462,13 @@ def _with_titles(svg: str, titles: _Titles) -> str:
             out.append(f"<title>{html.escape(titles.one[gid])}</title>")
             continue
         texts = iter(titles.each.get(gid, ()))
-        defs = svg.find("</defs>", pos, pos + 4000)
-        if defs >= 0:  # the marker's definition comes first: copy it as it is
+        if svg[pos : pos + 80].lstrip().startswith("<defs>"):
+            defs = svg.index("</defs>", pos)  # the marker's definition: copied as it is
             out.append(svg[pos : defs + 7])
             pos = defs + 7
+        limit = svg.find('<g id="', pos)  # the next artist: this group's points end before
         for text in texts:
-            p = _POINT.search(svg, pos)
+            p = _POINT.search(svg, pos, limit if limit >= 0 else len(svg))
             if p is None:
                 break
             out += [svg[pos : p.end() - 2], f"><title>{html.escape(text)}</title></{p.group(1)}>"]
