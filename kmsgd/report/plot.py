@@ -3,14 +3,14 @@
 The only importer of matplotlib (the optional extra `kmsgd[plot]`, Debian's
 python3-matplotlib): its Agg and SVG backends draw without a display, and `pyplot` is never
 imported (it would pick an interactive backend and costs start-up time). Panels, top to
-bottom, share one x axis, seconds before the end: per GPU its power (the per-second mean with
-the min/max of the 10 Hz reads as a band, the raw reads of the final minute, the power cap as a
-line), the GPUs' temperatures, memory (MemAvailable, GPU memory used), memory pressure (PSI),
-and the kernel (every signature as a mark with its tag, the lines' density, incidents, the
-last heartbeat, the silence, the time of death as a band); then a zoom of the final 2 s when
-the ring holds sub-second reads. Hovering a mark or a point shows its value and time: the SVG
-gets a `<title>` per mark and per hover point (matplotlib writes an artist's gid as its
-group's id; the titles are put into those groups afterwards).
+bottom, share one x axis, seconds before the end: the GPUs' power, a colour a GPU (the
+per-second mean with the min/max of the 10 Hz reads as a band, the raw reads of the final
+minute, the power cap as a line), the GPUs' temperatures, memory (MemAvailable, GPU memory
+used), memory pressure (PSI), and the kernel (every signature as a mark with its tag, the
+lines' density, incidents, the last heartbeat, the silence, the time of death as a band);
+then a zoom of the final 2 s when the ring holds sub-second reads. Hovering a mark or a point
+shows its value and time: the SVG gets a `<title>` per mark and per hover point (matplotlib
+writes an artist's gid as its group's id; the titles are put into those groups afterwards).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import re
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kmsgd.judge.series import ZOOM_S, BootSeries, Trace
@@ -68,6 +68,10 @@ class _Titles:
 
     one: dict[str, str]
     each: dict[str, list[str]]
+    # hover points waiting to be drawn, per panel: (axes, x, y, colours, titles)
+    pending: dict[int, tuple[Any, list[float], list[float], list[str], list[str]]] = field(
+        default_factory=dict
+    )
 
     def gid(self, text: str) -> str:
         gid = f"kmsgd-{len(self.one) + len(self.each)}"
@@ -107,7 +111,19 @@ def _hover(ax: Axes, s: BootSeries, tr: Trace, color: str, share: int, titles: _
     for i in idx:
         band = f" (min {tr.lo[i]:g}, max {tr.hi[i]:g})" if tr.lo else ""
         texts.append(f"{tr.label}: {tr.v[i]:g} {tr.unit}{band} at {_at(s, tr.t_s[i])}")
-    ax.scatter(xs, ys, s=6, color=color, alpha=0.5, linewidths=0, gid=titles.points(texts))
+    got = titles.pending.setdefault(id(ax), (ax, [], [], [], []))
+    got[1].extend(xs)
+    got[2].extend(ys)
+    got[3].extend([color] * len(xs))
+    got[4].extend(texts)
+
+
+def _flush_hover(titles: _Titles) -> None:
+    """One scatter a panel for all its hover points (a collection each cost a tenth of a
+    second on a box of 8 GPUs)."""
+    for ax, xs, ys, colors, texts in titles.pending.values():
+        ax.scatter(xs, ys, s=6, c=colors, alpha=0.5, linewidths=0, gid=titles.points(texts))
+    titles.pending.clear()
 
 
 def _spans(
@@ -309,9 +325,20 @@ def _lines(
     _legend(ax)
 
 
+LEGEND_MAX = 12  # entries shown; the hover titles name every line
+
+
 def _legend(ax: Axes) -> None:
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", fontsize=7, framealpha=0.7, ncols=4)
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(
+            handles[:LEGEND_MAX],
+            labels[:LEGEND_MAX],
+            loc="upper left",
+            fontsize=7,
+            framealpha=0.7,
+            ncols=6,
+        )
 
 
 def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figure, _Titles]:
@@ -398,6 +425,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     axes[-1].set_xlabel(f"seconds before the last sign of life ({end})")
     if zoom:
         _zoom(fig.add_subplot(grid[len(rows)]), s, titles)
+    _flush_hover(titles)
     if title:
         wrapped = textwrap.fill(clean(title), 150)
         fig.suptitle(
