@@ -81,6 +81,9 @@ class Signature:
     routine: bool = False  # a warning that workloads produce daily: never blamed first
     trigger: Trigger | None = None  # starts an incident in the recorder (kernel lines only)
     timed: bool = False  # its check reads the printk stamp (MatchInput.ts_usec)
+    # a line of the report of an event that another line counts (the OOM report's header, the
+    # hung task's task line): it shows the event where a cut lost that line, never counts it twice
+    context: bool = False
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""
