@@ -21,12 +21,21 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # (3.x-mainline; the FreeBSD port names the device "drmn0:"), then radeon_fence.c
     # radeon_fence_check_lockup: dev_warn "GPU lockup (current fence id 0x%016llx last fence
     # id 0x%016llx on ring %d)"; amdgpu carried the same stall text in 4.2-4.x only on its
-    # own device, so the driver's name (or FreeBSD's device) must be on the line.
+    # own device, so the driver's name (or FreeBSD's device) must be on the line. The same
+    # lockup found by the tests the driver runs at init and resume (a command the ring must
+    # execute; radeon follows a failure with the same GPU soft reset): radeon_ring.c /
+    # r600.c, cik.c, si.c ring tests DRM_ERROR "radeon: ring %d test failed
+    # (scratch(0x%04X)=0x%08X)", their IB tests "radeon: ib test failed (scratch(0x%04X)=
+    # 0x%08X)", "radeon: fence wait timed out.", "radeon: fence wait failed (%ld).", and
+    # radeon_ib.c radeon_ib_ring_tests "radeon: failed testing IB on GFX ring (%d)." /
+    # "radeon: failed testing IB on ring %d (%d)." (3.x-mainline)
     sig(
         "radeon_gpu_lockup",
         r"(?:radeon \S+: |drmn\d+: )(?:ring \d+ stalled for more than \d+msec"
-        r"|GPU lockup \(current fence id)",
-        ("stalled", "lockup"),
+        r"|GPU lockup \(current fence id)"
+        r"|radeon: (?:(?:ring \d+|ib) test failed \(scratch|fence wait (?:timed out|failed)"
+        r"|failed testing IB on (?:GFX ring|ring \d+) \(-?\d+\))",
+        ("stalled", "lockup", "failed", "timed"),
         Severity.CRITICAL,
         RADEON,
         "The radeon driver found a GPU ring that stopped advancing (a GPU lockup).",
@@ -42,12 +51,15 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # (gf100.c/gk104.c, tu102.c drops the name in 6.x), "PBDMA%d: %08x [%s] ch %d [%010llx
     # %s] subc %d mthd %04x data %08x", "fault %02x [%s] at %016llx engine %02x [%s] client
     # %02x [%s%s] reason %02x [%s] on channel %d [%010llx %s]" (gk104 MMU fault); gr "TRAP ch
-    # %d [%010llx %s]", "DATA_ERROR %08x [%s]", "ILLEGAL_MTHD" (nvkm/engine/gr/nv50.c, gf100.c)
+    # %d [%010llx %s]", "DATA_ERROR %08x [%s]", "ILLEGAL_MTHD" (nvkm/engine/gr/nv50.c, gf100.c);
+    # and the probe's refusal of a chip it cannot read or does not know (nvkm/engine/device/
+    # base.c nvkm_device_ctor: nvdev_error "unknown chipset (%08x)", 4.x-mainline; ffffffff
+    # is a GPU that answers no register read)
     sig(
         "nouveau_error",
         r"nouveau \S+: (?:fifo: (?:DMA_PUSHER|SCHED_ERROR|PBDMA\d+: |fault \w+ \[|"
         r"(?:read|write) fault at )|gr: (?:TRAP|DATA_ERROR|ILLEGAL_MTHD|ILLEGAL_CLASS)"
-        r"|mmu: (?:fault|Page fault)|gr: magic set \d+)",
+        r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\))",
         ("nouveau",),
         Severity.ERROR,
         NOUVEAU,

@@ -48,18 +48,15 @@ HUNG_TASK_BODY = sig(
 INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     HUNG_TASK_BODY,
     # The OOM report before its kill line (mm/oom_kill.c), so a cut above the kill still
-    # shows it: dump_header "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d,
-    # oom_score_adj=%hd" (4.19+; "gfp_mask=0x%x, order=%d, oom_score_adj=%hd" 3.x-4.7,
-    # ", oom_adj=%d" 2.6.3x, "(%pGg), nodemask=%*pbl,  order=" 4.8-4.18); dump_oom_summary
-    # "oom-kill:constraint=%s,nodemask=%*pbl,…" (4.19+); mm/memcontrol.c
+    # shows it (its header, "%s invoked oom-killer: gfp_mask=…", is kernel.py's):
+    # dump_oom_summary "oom-kill:constraint=%s,nodemask=%*pbl,…" (4.19+); mm/memcontrol.c
     # mem_cgroup_print_oom_info "Task in %s killed as a result of limit of %s" (3.x-4.18); and
     # the report's own stack (dump_header calls dump_stack from oom_kill_process).
     sig(
         "oom_kill",
-        r"\S invoked oom-killer: gfp_mask=0x[0-9a-fA-F]+|^oom-kill:constraint=CONSTRAINT_"
-        r"|^Task in \S+ killed as a result of limit of "
+        r"^oom-kill:constraint=CONSTRAINT_|^Task in \S+ killed as a result of limit of "
         rf"|{_FRAME}oom_kill_process\+0x[0-9a-f]+/0x[0-9a-f]+",
-        ("invoked", "kill", "killed", "oom_kill_process"),
+        ("kill", "killed", "oom_kill_process"),
         Severity.ERROR,
         "memory",
         _OOM_MEANING,

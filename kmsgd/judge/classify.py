@@ -101,6 +101,15 @@ def _culprit(ctx: Context) -> TagStats | None:
     return chains.primary(blamable, ctx.tl.tail)
 
 
+def _own(ctx: Context) -> bool:
+    """Whether the boot shows a failure of its own: a culprit that is no routine warning
+    and not what its start says of the boot before (machine checks kept across the reset)."""
+    p = ctx.primary
+    if p is None or p.hit.signature.routine:
+        return False
+    return chains.caused_by(p, previous_end(ctx.tl)[0]) is None
+
+
 # -- rules -------------------------------------------------------------------------------
 def classify(
     timeline: Timeline,
@@ -127,7 +136,7 @@ def classify(
         ctx.errors.append(RuleError("culprit", f"{type(err).__name__}: {err}"))
     decision = first_decision(RULES, ctx, errors=ctx.errors)
     undecided = decision is None or decision.outcome is Outcome.UNKNOWN
-    if undecided and nxt is None and not ctx.ended and not previous_known:
+    if undecided and nxt is None and not ctx.ended and not previous_known and not _own(ctx):
         try:
             decision = previous_boot_decision(ctx) or decision
         except Exception as err:
@@ -144,7 +153,7 @@ def classify(
 
 def _verdict(ctx: Context, d: Decision) -> Verdict:
     clean = d.outcome in CLEAN
-    primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else ctx.primary
+    primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else d.culprit or ctx.primary
     if not clean and (primary is None or primary.hit.signature.routine):
         primary = _next_boot_culprit(ctx, d) or primary
     routine_only = primary is not None and primary.hit.signature.routine

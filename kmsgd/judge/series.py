@@ -18,15 +18,17 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from kmsgd.judge.liveness import Liveness
+from kmsgd.judge.bootview import BootView
 from kmsgd.judge.telemetry import GPU_DRIVERS
 from kmsgd.judge.timeline import Item, Timeline
 from kmsgd.ring import frame as fr
+from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Entry, Kind
 from kmsgd.ring.samples import DeviceSample, MemorySample, sample_from_payload
 
 WINDOW_S = 600.0  # the default window, kept whole
+WINDOW_US = int(WINDOW_S * 1e6)
 RAW_S = 60.0  # the 10 Hz power reads are kept for the final minute
 ZOOM_S = 2.0  # the zoom of the final seconds (a PSU trip's power step lives there)
 OLD_BUCKETS = 600  # before the final WINDOW_S: at most this many buckets …
@@ -256,34 +258,37 @@ def _span(group: list[Entry], end: int) -> Span:
 
 def ring_series(
     reader: RingReader,
-    boot_id: str,
-    tl: Timeline,
-    live: Liveness,
-    incidents: Sequence[Entry] = (),
+    view: BootView,
     *,
     caps_w: dict[str, float] | None = None,
     severity: dict[str, str] | None = None,
     ended: bool = True,
 ) -> BootSeries:
-    """The whole picture of one boot of the ring: `kernel_series` plus the sensors (one pass
-    over the boot's frame headers; only the window's samples are checked and decoded), the
-    kernel line density from every record's header, the incidents and the heartbeats."""
+    """The whole picture of one boot of the ring: `kernel_series` plus the sensors (only the
+    window's samples are checked and decoded), the kernel line density from every record's
+    header, the incidents and the heartbeats. The headers come from the boot's read
+    (`read_boot(recent_us=WINDOW_US)`) when the window is no longer than that; a window
+    widened by an earlier incident takes a second, bounded pass over the boot."""
+    tl, live = view.timeline, view.live
     end = live.last_wall_us
     if end is None:
         return kernel_series(tl, severity=severity)
-    spans = incident_spans(incidents, end)
+    spans = incident_spans(view.of(Kind.INCIDENT), end)
     first_trigger = min((s.trigger_s for s in spans if s.trigger_s is not None), default=None)
     base = kernel_series(tl, end_wall_us=end, first_trigger_s=first_trigger, severity=severity)
     first = None if live.first_wall_us is None else (live.first_wall_us - end) / 1e6
     start_s = window_start(first_trigger, first)
     start_us = end + int(start_s * 1e6)
-    detail_us = end - int(WINDOW_S * 1e6)
+    detail_us = end - WINDOW_US
     bucket_us = max(1, (detail_us - start_us) // OLD_BUCKETS) if start_us < detail_us else 1
+    headers: Iterable[Skimmed] = view.recent
+    kernel_times = [(w - end) / 1e6 for w in view.kernel_walls if w >= start_us]
+    if start_us < end - view.recent_us:
+        headers, kernel_times = reader.skim_of(view.boot_id), []
     rows: list[tuple[int, DeviceSample | MemorySample]] = []
-    kernel_times: list[float] = []
     skipped = 0
     per_bucket: dict[int, int] = {}
-    for h in reader.skim_of(boot_id):
+    for h in headers:
         if h.wall_us < start_us or h.wall_us > end:
             continue
         if h.code == _KERNEL:

@@ -30,10 +30,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "device": (rf"[\w.-]+ {_BUS_ID}: ",),
     "gpu.amdgpu": (r"amdgpu: ", r"\[powerplay\]", r"\[drm", r"drm:", r"kfd kfd: ", r"drmn\d"),
     "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
+    "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
+    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
+    "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
+    "gpu.nvgpu": (r"nvgpu: ",),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
-    "gpu.radeon": (r"radeon \S+: ", r"\[drm", r"drmn\d"),  # also dev_printk ("device")
-    "gpu.nouveau": (r"nouveau \S+: ",),
-    "gpu.nvswitch": (r"nvidia-nvswitch\d+: ",),
     "kernel": (
         r"BUG: ",
         r"WARNING: (?:CPU: \d|at )",

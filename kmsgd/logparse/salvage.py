@@ -28,7 +28,9 @@ _HTML_TAIL = re.compile(rf"\s*(?:{_TAG}\s*)+$", re.IGNORECASE)
 _LEAD = re.compile(
     r"(?:[+\-](?=\s*>)|\s*>+\s?|\s*\|\s?|\s*[*•]\s+(?=\S)|\s*\d{1,7}(?:[:|\t]\s?|\.\s|\s+(?=[\[<])))+"
 )
-_FENCE = re.compile(r"`{3,}\w*|~{3,}\w*")
+# a fence's info string ("```text") only where nothing follows it: "```watchdog: BUG: …```"
+# is a message in inline triple backticks
+_FENCE = re.compile(r"`{3,}(?:\w+$)?|~{3,}(?:\w+$)?")
 
 # a printk stamp anywhere in a line's first 200 characters, or a blank console one
 _STAMP = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\]\s?")
@@ -48,6 +50,7 @@ _KERNEL_WORD = re.compile(
     r"(?:^|\s)kern(?:el)?(?:\[\d+\])?\s*[:.]\s*"
     r"(?:(?:emerg|alert|crit|err|error|warn|warning|notice|info|debug)\s*:\s*)?"
 )
+_QUOTED = re.compile(r'(?:^|\s)"')
 _HOST_WORD = re.compile(r"([\w.-]+) ")
 _PRIO = re.compile(r"<([0-7])>\s?")
 # Kernel wording at the start of a message: drivers and subsystems that print with a prefix
@@ -160,6 +163,11 @@ def salvage(text: str) -> Fields | None:
         return Fields(LogFormat.LOOSE, text[p.end() :], level=level)
     if kernelish(text):
         return Fields(LogFormat.LOOSE, text)
+    q = _QUOTED.search(head)
+    if q is not None and kernel_opening(text[q.end() :]):
+        # a tool's report quoting the kernel's message: '[XID found] (5 minutes ago) "NVRM: …"'
+        msg = text[q.end() :].rstrip()
+        return Fields(LogFormat.LOOSE, msg[:-1] if msg.endswith('"') else msg)
     return None
 
 

@@ -105,9 +105,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "radeon_gpu_lockup",
         "gpu_hang",
-        ("stalled", "lockup"),
+        ("stalled", "lockup", "failed", "timed"),
         r"(?:radeon \S+: |drmn\d+: )(?:ring \d+ stalled for more than \d+msec"
-        r"|GPU lockup \(current fence id)",
+        r"|GPU lockup \(current fence id)"
+        r"|radeon: (?:(?:ring \d+|ib) test failed \(scratch|fence wait (?:timed out|failed)"
+        r"|failed testing IB on (?:GFX ring|ring \d+) \(-?\d+\))",
     ),
     _t(
         "amdgpu_ring_timeout",
@@ -136,8 +138,9 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "gpu_fell_off_bus",
         "gpu_lost",
-        ("fallen", "lost"),
-        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus",
+        ("fallen", "lost", "NV_ERR_GPU_IS_LOST"),
+        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus"
+        r"|GPU lost from the bus \[NV_ERR_GPU_IS_LOST\]",
         unless=re.compile(rb"Xid"),
     ),
     _t(

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 INSTALL_HINT = (
     "pictures need matplotlib: pip install 'kmsgd[plot]' or apt install python3-matplotlib"
 )
+_ZOOM_RIGHT = 0.4  # the zoom shows this much after the last sign of life
 HOVER_POINTS = 900  # hover points in the whole figure (each one is an SVG element)
 _RC: Any = {  # Any: matplotlib types the keys as a Literal of every rcParam
     "svg.fonttype": "none",  # text stays text: smaller, searchable, selectable
@@ -107,17 +108,23 @@ def _hover(ax: Axes, s: BootSeries, tr: Trace, color: str, share: int, titles: _
     ax.scatter(xs, ys, s=6, color=color, alpha=0.5, linewidths=0, gid=titles.points(texts))
 
 
-def _spans(ax: Axes, s: BootSeries, titles: _Titles, *, kernel: bool) -> None:
+def _spans(
+    ax: Axes, s: BootSeries, titles: _Titles, *, kernel: bool, right: float | None = None
+) -> None:
+    """The time-of-death band (every panel; cut at `right`, the panel's edge: a shape that
+    runs past it is clipped from sight but still widens the page), and on the kernel panel
+    the silence, the incidents and the last heartbeat."""
     d = s.death
     if d is not None and d.end_s is not None:
         text = f"time of death: after {_at(s, d.start_s)}, within {d.end_s - d.start_s:g} s"
+        hi = max(d.end_s, d.start_s + 0.05)
         ax.axvspan(
             d.start_s,
-            max(d.end_s, d.start_s + 0.05),
+            hi if right is None else min(hi, right),
             color=_DEATH,
             alpha=0.25,
             lw=0,
-            gid=titles.gid(text) if kernel else None,
+            gid=titles.gid(text),
         )
     if not kernel:
         return
@@ -126,6 +133,25 @@ def _spans(ax: Axes, s: BootSeries, titles: _Titles, *, kernel: bool) -> None:
         text = f"silence: no kernel line for the last {-sil.start_s:.1f} s"
         ax.axvspan(
             sil.start_s, sil.end_s or 0.0, color=_SILENCE, alpha=0.15, lw=0, gid=titles.gid(text)
+        )
+        ax.annotate(
+            f"silence {-sil.start_s:.0f} s",
+            ((sil.start_s + (sil.end_s or 0.0)) / 2, 0.96),
+            xycoords=("data", "axes fraction"),
+            ha="center",
+            va="top",
+            fontsize=8,
+            color="#404040",
+        )
+    if d is not None and d.end_s is not None:
+        ax.annotate(
+            f"time of death ±{d.end_s - d.start_s:g} s ",
+            (d.start_s, 0.86),
+            xycoords=("data", "axes fraction"),
+            ha="right",
+            va="top",
+            fontsize=8,
+            color=_DEATH,
         )
     for inc in s.incidents:
         lo = max(inc.start_s, s.start_s)
@@ -183,24 +209,39 @@ def _kernel(ax: Axes, s: BootSeries, titles: _Titles, clean: Clean, lo: float) -
     _spans(ax, s, titles, kernel=True)
 
 
-def _power(ax: Axes, s: BootSeries, g: Any, titles: _Titles, share: int) -> None:
-    ax.set_title(f"GPU {g.device} power (W)")
-    for k, tr in enumerate(g.power):
-        color = f"C{k}"
-        if tr.lo:
-            ax.fill_between(tr.t_s, tr.lo, tr.hi, color=color, alpha=0.2, lw=0, step="pre")
-        ax.plot(tr.t_s, tr.v, color=color, lw=1, drawstyle="steps-pre", label=f"{tr.label} mean")
-        _hover(ax, s, tr, color, share, titles)
-    for k, tr in enumerate(g.raw_power):
-        ax.plot(tr.t_s, tr.v, color=f"C{k}", lw=0.8, marker=".", ms=2, label=f"{tr.label} 10 Hz")
-        _hover(ax, s, tr, f"C{k}", share, titles)
-    if g.cap_w is not None:
+def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
+    """Every GPU's power in one panel (one colour a GPU): one panel per GPU cost more time
+    than its lines on an 8-GPU box (every panel has its own ticks, labels and grid)."""
+    ax.set_title("GPU power (W): per-second mean, min-max band, 10 Hz reads, cap")
+    for k, g in enumerate(s.gpus):
+        color = f"C{k % 10}"
+        for tr in g.power:
+            if tr.lo:
+                ax.fill_between(tr.t_s, tr.lo, tr.hi, color=color, alpha=0.2, lw=0, step="pre")
+            ax.plot(
+                tr.t_s,
+                tr.v,
+                color=color,
+                lw=1,
+                drawstyle="steps-pre",
+                label=f"{g.device} {tr.label}",
+            )
+            _hover(ax, s, tr, color, share, titles)
+        for tr in g.raw_power:
+            ax.plot(tr.t_s, tr.v, color=color, lw=0.8, marker=".", ms=2)
+            _hover(ax, s, tr, color, share, titles)
+    caps: dict[float, list[str]] = {}
+    for g in s.gpus:
+        if g.cap_w is not None:
+            caps.setdefault(g.cap_w, []).append(g.device)
+    for cap, devices in sorted(caps.items()):
+        who = ", ".join(devices)
         ax.axhline(
-            g.cap_w, color="#000000", lw=1, ls=":", gid=titles.gid(f"power cap {g.cap_w:g} W")
+            cap, color="#000000", lw=1, ls=":", gid=titles.gid(f"power cap {cap:g} W: {who}")
         )
         ax.annotate(
-            f"power cap {g.cap_w:g} W",
-            (0.5, g.cap_w),
+            f"power cap {cap:g} W",
+            (0.5, cap),
             xycoords=("axes fraction", "data"),
             fontsize=7,
             va="bottom",
@@ -237,27 +278,42 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     """The timeline as a matplotlib Figure (rcParams applied by the caller), with the hover
     texts its SVG gets. `clean` is applied to every text taken from the log (--redact)."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     titles = _Titles({}, {})
     temps = [(f"{g.device} {t.label}", t) for g in s.gpus for t in g.temps]
     mem = [("MemAvailable", s.mem_available)] if s.mem_available is not None else []
     mem += [(f"{g.device} VRAM used", g.vram_used) for g in s.gpus if g.vram_used is not None]
-    rows: list[str] = [f"gpu{k}" for k in range(len(s.gpus))]
+    rows: list[str] = ["power"] * bool(s.gpus)
     rows += ["temps"] * bool(temps) + ["memory"] * bool(mem) + ["psi"] * bool(s.psi) + ["kernel"]
     zoom = s.subsecond
     traces = sum(len(g.power) + len(g.raw_power) + len(g.temps) for g in s.gpus) + len(mem)
     share = max(10, HOVER_POINTS // max(1, traces + len(s.psi)))
     heights = [1.0] * len(rows) + ([1.1] if zoom else [])
-    fig = Figure(figsize=(12, 1.9 * sum(heights) + 0.6), layout="constrained")
-    grid = fig.add_gridspec(len(heights), 1, height_ratios=heights)
+    # fixed margins, not a layout engine: constrained layout measured every text of every
+    # panel and took longer than drawing them (8 GPUs: seconds)
+    top_in = 0.35 + (0.35 * (1 + len(title) // 150) if title else 0.0)
+    tall = 1.9 * sum(heights) + top_in + 0.45
+    fig = Figure(figsize=(12, tall))
+    grid = fig.add_gridspec(
+        len(heights),
+        1,
+        height_ratios=heights,
+        left=0.06,
+        right=0.99,
+        top=1 - top_in / tall,
+        bottom=0.45 / tall,
+        hspace=0.42 if not zoom else 0.5,
+    )
     first: Axes | None = None
     axes: list[Axes] = []
     for k, row in enumerate(rows):
         ax = fig.add_subplot(grid[k], sharex=first)
         first = first or ax
         axes.append(ax)
-        if row.startswith("gpu"):
-            _power(ax, s, s.gpus[int(row[3:])], titles, share)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        if row == "power":
+            _power(ax, s, titles, share)
         elif row == "temps":
             _lines(ax, s, temps, titles, share, "°C", "GPU temperatures (°C)")
         elif row == "memory":
@@ -304,7 +360,9 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
         _zoom(fig.add_subplot(grid[len(rows)]), s, titles)
     if title:
         wrapped = textwrap.fill(clean(title), 150)
-        fig.suptitle(wrapped, x=0.01, ha="left", fontsize=10, fontweight="bold")
+        fig.suptitle(
+            wrapped, x=0.01, y=1 - 0.1 / tall, ha="left", va="top", fontsize=10, fontweight="bold"
+        )
     return fig, titles
 
 
@@ -312,7 +370,7 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
     ax.set_title(f"zoom: the final {ZOOM_S:g} s, every power read")
     for k, g in enumerate(s.gpus):
         for tr in g.raw_power or g.power:
-            pts = [(t, v) for t, v in zip(tr.t_s, tr.v, strict=True) if t >= -ZOOM_S - 1]
+            pts = [(t, v) for t, v in zip(tr.t_s, tr.v, strict=True) if t >= -ZOOM_S]
             if not pts:
                 continue
             raw = tr in g.raw_power
@@ -336,35 +394,46 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
     for m in s.marks:
         if m.t_s >= -ZOOM_S:
             ax.axvline(m.t_s, color="#4d4d4d", lw=1, gid=titles.gid(f"{m.tag} {_at(s, m.t_s)}"))
-    _spans(ax, s, titles, kernel=False)
-    ax.set_xlim(-ZOOM_S, 0.4)
+    _spans(ax, s, titles, kernel=False, right=_ZOOM_RIGHT)
+    ax.set_xlim(-ZOOM_S, _ZOOM_RIGHT)
     ax.set_ylim(bottom=0)
     ax.set_ylabel("W")
     ax.set_xlabel("seconds before the last sign of life")
     _legend(ax)
 
 
+_GROUP = re.compile(r'<g id="(kmsgd-\d+)">')
+_POINT = re.compile(r"<(use|path) ([^>]*?)/>")
+
+
 def _with_titles(svg: str, titles: _Titles) -> str:
-    """The SVG with a <title> in each titled artist's group and in each hover point."""
-    for gid, text in titles.one.items():
-        svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}"><title>{html.escape(text)}</title>', 1)
-    for gid, texts in titles.each.items():
-        at = svg.find(f'<g id="{gid}">')
-        if at < 0:
+    """The SVG with a <title> in each titled artist's group and in each hover point (the
+    points of a collection are its group's <use> elements, or <path>s when matplotlib drew
+    them one by one), in one pass."""
+    out: list[str] = []
+    pos = 0
+    for m in _GROUP.finditer(svg):
+        if m.start() < pos:
             continue
-        body = svg.find("</defs>", at)
-        tag = "<use " if 0 <= body < svg.find("<use ", at) + 1 else "<path "
-        pos = body if tag == "<use " else at + len(gid) + 9
-        pieces = [svg[:pos]]
+        gid = m.group(1)
+        out.append(svg[pos : m.end()])
+        pos = m.end()
+        if gid in titles.one:
+            out.append(f"<title>{html.escape(titles.one[gid])}</title>")
+            continue
+        texts = iter(titles.each.get(gid, ()))
+        defs = svg.find("</defs>", pos, pos + 4000)
+        if defs >= 0:  # the marker's definition comes first: copy it as it is
+            out.append(svg[pos : defs + 7])
+            pos = defs + 7
         for text in texts:
-            start = svg.find(tag, pos)
-            stop = svg.find("/>", start)
-            if start < 0 or stop < 0:
+            p = _POINT.search(svg, pos)
+            if p is None:
                 break
-            pieces += [svg[pos:stop], f"><title>{html.escape(text)}</title></{tag.strip()[1:]}>"]
-            pos = stop + 2
-        svg = "".join(pieces) + svg[pos:]
-    return svg
+            out += [svg[pos : p.end() - 2], f"><title>{html.escape(text)}</title></{p.group(1)}>"]
+            pos = p.end()
+    out.append(svg[pos:])
+    return "".join(out)
 
 
 def svg(s: BootSeries, *, title: str = "", clean: Clean = str) -> str:

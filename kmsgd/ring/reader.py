@@ -85,7 +85,7 @@ class RingReader:
         """Every frame from `start` (default: the oldest) to the head, in order."""
         if self.head is None:
             return
-        first = start or ring.oldest_frame(self.map, self.head, self.size)
+        first = start or ring.oldest_frame(self.map, self.head, self.size, self.header.align)
         if first is not None:
             for n, f in enumerate(ring.walk(self.map, first, self.size, self.head.serial), 1):
                 if n % DROP_EVERY == 0:
@@ -95,8 +95,10 @@ class RingReader:
     def boots(self) -> list[BootSummary]:
         """Every boot in the ring, oldest first. Skims the whole ring once: headers only,
         except the frames that start a boot, stop one or count lost records (checked)."""
-        first = ring.oldest_frame(self.map, self.head, self.size) if self.head else None
-        if self.head is None or first is None:
+        if self.head is None:
+            return []
+        first = ring.oldest_frame(self.map, self.head, self.size, self.header.align)
+        if first is None:
             return []
         out: dict[bytes, BootSummary] = {}
         s: BootSummary | None = None
@@ -147,7 +149,7 @@ class RingReader:
         self._starts = []
         if self.head is None:
             return self._starts
-        oldest = ring.oldest_frame(self.map, self.head, self.size)
+        oldest = ring.oldest_frame(self.map, self.head, self.size, self.header.align)
         if oldest is None:
             return self._starts
         first: dict[bytes, fr.RawFrame] = {oldest.boot_id: oldest}
@@ -224,7 +226,7 @@ class RingReader:
             return
         want = bytes.fromhex(boot_id)
         start = self.boot_start(boot_id)
-        first = start or ring.oldest_frame(self.map, self.head, self.size)
+        first = start or ring.oldest_frame(self.map, self.head, self.size, self.header.align)
         if first is None:
             return
         seen = False

@@ -195,3 +195,29 @@ def test_boots_split_where_the_text_shows_one() -> None:
 def test_input_without_kernel_lines_is_still_refused(data: bytes) -> None:
     with pytest.raises(BadInput):
         analyze_report(io.BytesIO(data), name="paste")
+
+
+def test_a_message_in_inline_triple_backticks_keeps_its_first_word() -> None:
+    """```watchdog: BUG: …``` on one line: "watchdog" is the message, not a fence's language."""
+    msg = "watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [init:4235]"
+    assert [ln.message for ln in kernel_lines(f"```{msg}```")] == [msg]
+    assert kernel_lines("```dmesg\n[    1.000000] " + msg + "\n```")[0].message == msg
+
+
+def test_a_kernel_message_quoted_in_a_tools_report() -> None:
+    """A health scanner's '[XID found] (54 minutes ago) "NVRM: Xid …"'."""
+    msg = "NVRM: Xid (PCI:0000:9b:00): 119, pid=1, name=python, Timeout after 45s of waiting"
+    got = kernel_lines(f'[XID found] (54 minutes ago) "{msg}"')
+    assert [ln.message for ln in got] == [msg]
+    assert kernel_lines('He said "thanks" and left') == []
+
+
+def test_a_driver_prefix_printed_alone_joins_its_message() -> None:
+    """4.x powerplay printed "[powerplay] " and its message as two records."""
+    got = kernel_lines("amdgpu: [powerplay] \nfailed to send message 309 ret is 254")
+    assert [ln.message for ln in got] == [
+        "amdgpu: [powerplay] failed to send message 309 ret is 254"
+    ]
+    assert primary("amdgpu: [powerplay] \nfailed to send message 309 ret is 254") == (
+        "amdgpu_smu_timeout"
+    )
