@@ -208,7 +208,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_smu_timeout",
         r"SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
         r"|resume of IP block <smu> failed",
-        ("SMC", "SMU", "smu"),
+        ("SMC", "smu", "yet"),  # not "SMU": routine lines ("SMU is resumed") carry it
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's power-management firmware (SMU) did not start or answer on resume.",
