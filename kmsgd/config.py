@@ -100,6 +100,10 @@ class Config:
     power_hz: float = 10.0
     sample_hz: float = 1.0
     top_processes_s: float = 5.0
+    # `kmsgd analyze`: how much one input (a bundle, a compressed log) may unpack
+    archive_max_members: int = 10_000  # tar members, over every archive of the input
+    archive_max_depth: int = 4  # compressed layers and archives inside one another
+    input_max_bytes: int = 128 << 20  # bytes decompressed or unpacked from one input
     # `kmsgd fleet` on a collector: where systemd-journal-remote writes the boxes' journals
     fleet_journal_dir: str = "/var/log/journal/remote"
     lock_memory: bool = True
@@ -135,6 +139,9 @@ RANGES: dict[str, tuple[float, float]] = {
     "power_hz": (0.001, 100.0),
     "sample_hz": (0.001, 100.0),
     "top_processes_s": (0.1, 86400.0),
+    "archive_max_members": (1, 10_000_000),
+    "archive_max_depth": (1, 32),
+    "input_max_bytes": (1 << 20, 1 << 40),
 }
 INCIDENT_RANGES: dict[str, tuple[float, float]] = {
     "rate_limit_s": (0.0, 7 * 86400.0),  # 0: no rate limit

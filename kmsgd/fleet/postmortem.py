@@ -19,7 +19,7 @@ from typing import NamedTuple, Protocol
 from kmsgd.fleet import entry as f
 from kmsgd.fleet.attributes import Attributes, Interner, attribute_field_names
 from kmsgd.text.escape import clip
-from kmsgd.types import Outcome
+from kmsgd.types import Outcome, wall_us
 
 # Ends that are not a box dying: a clean stop, a boot still running, or the recorder stopped
 # while the system stayed up (the end is unknown, not bad). Everything else is a bad end,
@@ -116,7 +116,7 @@ class Builder:
 
     def _attributes(self, raw: Raw) -> Attributes:
         try:
-            gpus = min(max(int(_text(raw.get(f.GPU_COUNT)) or 0), 0), f.GPU_MAX)
+            gpus = min(max(int(_text(raw.get(f.GPU_COUNT))[:20] or 0), 0), f.GPU_MAX)
         except ValueError:
             gpus = 0
         key = tuple(map(raw.get, self._names[gpus]))
@@ -183,7 +183,7 @@ class Builder:
             outcome=outcome,
             primary=self._s(get(f.PRIMARY)),
             fingerprint=self._s(get(f.FINGERPRINT)),
-            end_us=int(end) if end.isdigit() else None,
+            end_us=wall_us(end),  # a 400-digit or impossible time: unknown
             message=_text(get("MESSAGE"), MESSAGE_MAX),
             attributes=attributes,
             source=source,

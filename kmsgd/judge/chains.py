@@ -46,6 +46,7 @@ class Relation:
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
+_STALLS = ("soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
     # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
@@ -77,6 +78,15 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # records the CPU kept across the reset, then "Machine check events logged": errors of
     # the boot before, not of this one
     Relation("mce_logged_at_boot", "mce_at_boot", "the records a CPU kept from before", True),
+    # the stall detectors (kernel/watchdog.c soft lockup, kernel/rcu/tree_stall.h,
+    # kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU or timer from
+    # different sides: the first to report it leads the ones that report it after
+    *(
+        Relation(cause, effect, "stall detectors report one stuck CPU")
+        for cause in _STALLS
+        for effect in _STALLS
+        if cause != effect
+    ),
     # kernel/hung_task.c: tasks in D state behind a stuck device or file system
     Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
     Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
@@ -109,6 +119,8 @@ def chain_tag(t: TagStats) -> str:
         MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
     ):
         return "mce_notice"
+    if t.tag == "kernel_bug" and "BUG: workqueue lockup" in t.first.line.message:
+        return "workqueue_lockup"
     if (
         t.tag == "mce"
         and (t.last.line.ts_usec if t.last.line.ts_usec is not None else EARLY_US) < EARLY_US

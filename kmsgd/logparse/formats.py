@@ -118,9 +118,9 @@ def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None)
     return base + (h * 3600 + mi * 60 + s) * 1_000_000 + (usec("0", frac) if frac else 0)
 
 
-_KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),([-c])((?:,[^;]*)?);(.*)")
-_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d+)\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
-_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d+)\.(\d+)\]\s?(.*)")
+_KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
+_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
+_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})\.(\d+)\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 _DMESG_CTIME = re.compile(
     r"(?:<(\d{1,3})>)?\[(?:[A-Z][a-z]{2} )?([A-Z][a-z]{2})\s+(\d{1,2}) "
@@ -139,10 +139,10 @@ _JOURNAL = re.compile(r"([A-Z][a-z]{2}) ([ \d]?\d) (\d{2}:\d{2}:\d{2})(?:\.(\d{1
 _JOURNAL_ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})" + _TAIL
 )
-_JOURNAL_MONO = re.compile(r"\[\s*(\d+)\.(\d+)\]" + _TAIL)
+_JOURNAL_MONO = re.compile(r"\[\s*(\d{1,12})\.(\d+)\]" + _TAIL)
 # rsyslog/journal kernel lines that carry printk's own stamp: "kernel: [   12.345678] text"
 _NO_HOST = re.compile(r"([^\s\[]+?)(?:\[(\d+)\])?:")
-_EMBEDDED_TS = re.compile(r"\[\s*(\d+)\.(\d{6})\] ?(.*)")
+_EMBEDDED_TS = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\] ?(.*)")
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
 
 

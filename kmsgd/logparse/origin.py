@@ -51,6 +51,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
     "memory": (r"Out of memory", r"oom-kill:", r"oom_reaper: ", r"Memory cgroup out of memory"),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
+    "net": (r"NETDEV WATCHDOG: ", r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: "),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),

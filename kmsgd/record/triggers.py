@@ -175,11 +175,14 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill"),
+        ("Killed", "Kill", "kill", "invoked", "killed", "killable", "panic_on_oom"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
-        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|\S invoked oom-killer: gfp_mask=0x[0-9a-f]+|^oom-kill:constraint=CONSTRAINT_"
+        r"|^Task in \S+ killed as a result of limit of "
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
     ),
     _t(
         "mce",
@@ -187,7 +190,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         ("Hardware", "Machine", "machine"),
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|RIP|TSC"
         r"|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
-        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
+        r"|^Oops: Machine check, sig: \d+",
         narrow=re.compile(rb"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"),
     ),
     _t(
@@ -215,8 +219,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         "nvme_timeout",
         "storage",
         ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
-        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
+        r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
     ),

@@ -239,10 +239,10 @@ def test_a_tag_keeps_the_meaning_of_its_own_module() -> None:
     # tag's own entry (gpu.py, hardware.py): a report describes the tag by its first entry
     for tag in ("amdgpu_smu_timeout", "iommu_fault"):
         entries = [s for s in CATALOGUE if s.tag == tag]
-        assert len(entries) == 2
+        assert len(entries) >= 2  # the tag's own entry, other modules' wording, gpu_more's last
         assert BY_TAG[tag] is entries[0]
         assert not entries[0].next_step.startswith("See ")
-        assert entries[1].next_step.startswith("See ")
+        assert entries[-1].next_step.startswith("See ")
 
 
 def test_the_api_mismatch_leads_the_init_failure_it_causes() -> None:

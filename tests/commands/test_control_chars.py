@@ -106,3 +106,16 @@ def test_last_boot_shows_controls_escaped(
         assert any(RAW in f["text"] for f in json.loads(out)["final_kernel"])
     else:
         assert SHOWN in out if fmt == "text" else SHOWN.replace("`", "'") in out
+
+
+def test_an_error_naming_a_hostile_file_is_one_escaped_line(tmp_path: Path) -> None:
+    path = tmp_path / "log\n\x1b]0;pwned\x07.txt"
+    path.write_bytes(b"hello\nworld\n")  # no kernel log: refused, naming the file
+    try:
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:  # click >= 8.2 keeps stderr apart always
+        runner = CliRunner()
+    res = runner.invoke(main, ["analyze", str(path)])
+    assert res.exit_code == 2
+    assert res.stderr.count("\n") == 1 and not CONTROL.search(res.stderr)
+    assert "log\\x0a\\x1b]0;pwned\\x07.txt" in res.stderr

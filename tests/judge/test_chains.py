@@ -100,6 +100,13 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
+STALLS = {
+    "soft_lockup": "watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [kworker/1:2:77]",
+    "rcu_stall": "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
+    "workqueue_lockup": "BUG: workqueue lockup - pool cpus=0-1 flags=0x4 nice=0 stuck for 2530s!",
+    "hung_task": HUNG,
+}
+EXAMPLES.update({(c, e): (STALLS[c], STALLS[e]) for c in STALLS for e in STALLS if c != e})
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 
 
