@@ -175,13 +175,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill", "invoked", "killed", "killable", "panic_on_oom"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|\S invoked oom-killer: gfp_mask=0x[0-9a-f]+|^oom-kill:constraint=CONSTRAINT_"
-        r"|^Task in \S+ killed as a result of limit of "
         r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
     ),
     _t(
