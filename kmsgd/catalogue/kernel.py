@@ -266,19 +266,14 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # via BUG()); mm/, kernel/sched: "BUG: scheduling while atomic", "BUG: Bad page state",
     # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
     # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
-    # dereference") is an oops, below, not a BUG() assertion. On x86 BUG() is the ud2
-    # instruction (arch/x86/include/asm/bug.h), so its die header is the invalid-opcode trap's:
-    # arch/x86/kernel/traps.c do_error_trap → die("invalid opcode") prints "invalid opcode:
-    # 0000 [#%d] SMP PTI" (2.6-6.9), "Oops: invalid opcode: 0000 [#%d]" (6.10+); a cut below
-    # "kernel BUG at" still shows it. A userspace one ("traps: %s[%d] trap invalid opcode
-    # ip:…") is a program's crash.
+    # dereference") is an oops, below, not a BUG() assertion. x86's die header of a BUG()
+    # ("invalid opcode: 0000 [#1]") is in indirect.py.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
         r"(?:scheduling while atomic|Bad page|KASAN|sleeping function|"
-        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)"
-        r"|^(?:Oops: )?invalid opcode: [0-9a-f]{4} \[#\d+\]",
-        ("BUG", "opcode"),
+        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)",
+        ("BUG",),
         S.CRITICAL,
         "kernel",
         "The kernel hit an internal consistency check (BUG).",
@@ -494,23 +489,17 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # memory: Kill process …" (3.x–4.18), "Out of memory: Killed process %d (%s)" and
     # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
     # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
-    # The report before the kill says it too, so a cut above the kill line still shows it:
-    # dump_header "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd"
-    # (4.19+; "gfp_mask=0x%x, order=%d, oom_score_adj=%hd" 3.x-4.7, ", oom_adj=%d" 2.6.3x,
-    # "(%pGg), nodemask=%*pbl,  order=" 4.8-4.18), dump_oom_summary "oom-kill:constraint=%s,…"
-    # (4.19+), mm/memcontrol.c mem_cgroup_print_oom_info "Task in %s killed as a result of
-    # limit of %s" (3.x-4.18). With nothing left to kill, out_of_memory panics "Out of memory
-    # and no killable processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is
-    # enabled": the memory ran out, the panic is its end.
+    # With nothing left to kill, out_of_memory panics "Out of memory and no killable
+    # processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is enabled": the
+    # memory ran out, the panic is its end. The report's other lines (its header, the
+    # memory cgroup's, the stack) are in indirect.py.
     sig(
         "oom_kill",
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|\S invoked oom-killer: gfp_mask=0x[0-9a-f]+|^oom-kill:constraint=CONSTRAINT_"
-        r"|^Task in \S+ killed as a result of limit of "
         r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
-        ("Killed", "Kill", "kill", "invoked", "killed", "killable", "panic_on_oom"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -561,7 +550,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # ran because memory ran out), the action is the same (find who held the memory), and
     # a paste cut before or after either line must name the same culprit; the comm it
     # names is the allocator, not the victim, so it carries no comm group. No trigger: the
-    # recorder starts its oom incident on the kill line (kmsgd/record/triggers.py).
+    # recorder starts its oom incident on the kill line (kmsgd/record/triggers.py). A line
+    # of the kill's report (`context`): the kill line counts the event, this one does not.
     sig(
         "oom_kill",
         r"\binvoked oom-killer: gfp_mask=0x[0-9a-fA-F]+",
@@ -572,6 +562,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         "Find who held memory (GPU-pinned memory is invisible in RSS on unified-memory "
         "machines); limit services (MemoryMax=) or model sizes.",
         60,
+        context=True,
         formats=(
             Format(
                 "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd",

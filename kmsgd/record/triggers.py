@@ -105,9 +105,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "radeon_gpu_lockup",
         "gpu_hang",
-        ("stalled", "lockup"),
+        ("stalled", "lockup", "failed", "timed"),
         r"(?:radeon \S+: |drmn\d+: )(?:ring \d+ stalled for more than \d+msec"
-        r"|GPU lockup \(current fence id)",
+        r"|GPU lockup \(current fence id)"
+        r"|radeon: (?:(?:ring \d+|ib) test failed \(scratch|fence wait (?:timed out|failed)"
+        r"|failed testing IB on (?:GFX ring|ring \d+) \(-?\d+\))",
     ),
     _t(
         "amdgpu_ring_timeout",
@@ -136,8 +138,9 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "gpu_fell_off_bus",
         "gpu_lost",
-        ("fallen", "lost"),
-        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus",
+        ("fallen", "lost", "NV_ERR_GPU_IS_LOST"),
+        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus"
+        r"|GPU lost from the bus \[NV_ERR_GPU_IS_LOST\]",
         unless=re.compile(rb"Xid"),
     ),
     _t(
@@ -172,13 +175,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill", "invoked", "killed", "killable", "panic_on_oom"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|\S invoked oom-killer: gfp_mask=0x[0-9a-f]+|^oom-kill:constraint=CONSTRAINT_"
-        r"|^Task in \S+ killed as a result of limit of "
         r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
     ),
     _t(

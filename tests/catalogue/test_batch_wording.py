@@ -251,6 +251,21 @@ BATCH_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "{359}[Hardware Error]:   device_id: 0000:20:03.1",
         ],
     ),
+    "hung_task": (
+        [
+            # sched_show_task, the task line of the hung-task report: 5.10-5.13, 5.14+, 6.x
+            "task:python3.11      state:D stack:    0 pid:15277 ppid: 15257 flags:0x00000002",
+            "task:llama-server    state:D stack:0     pid:4321  ppid:1      flags:0x00004002",
+            "task:kworker/u64:3   state:D stack:0     pid:812   tgid:812   ppid:2      "
+            "flags:0x00004000",
+        ],
+        [
+            # the RCU stall's dump of its kthread, a running task, the older form
+            "task:rcu_preempt     state:I stack:0     pid:16    ppid:2      flags:0x00004000",
+            "task:python3         state:R  running task     stack:0     pid:4242  ppid:1",
+            "python3         D    0  4321      1 0x00000000",
+        ],
+    ),
 }
 
 
@@ -364,3 +379,65 @@ def test_a_firmware_pcie_error_is_named_by_its_event_severity(severity: str, pri
 )
 def test_the_new_wording_leads_where_it_is_the_cause(lines: tuple[str, ...], primary: str) -> None:
     assert _primary(*lines) == primary
+
+
+TASK = "task:python3.11      state:D stack:0     pid:15277 ppid:15257  flags:0x00000002"
+TRACE = (
+    "Call Trace:",
+    " <TASK>",
+    " __schedule+0x23d/0x590",
+    " uvm_ioctl+0x13e0/0x16f0 [nvidia_uvm]",
+)
+
+
+def test_a_hung_task_report_cut_below_its_header_is_a_hung_task() -> None:
+    assert _primary(TASK, *TRACE) == "hung_task"
+
+
+@pytest.mark.parametrize("header", ["sysrq: Show Blocked State", "SysRq : Show Blocked State"])
+def test_a_sysrq_w_dump_is_no_hung_task(header: str) -> None:
+    # SysRq w (a person's, or the recorder's own during an incident) prints every D task
+    # with the same line, whether it waited a second or an hour
+    assert _primary(header, TASK, *TRACE) is None
+    assert (
+        _primary(
+            header,
+            TASK,
+            *TRACE,
+            "INFO: task python3.11:15277 blocked for more than 122 seconds.",
+            TASK,
+            *TRACE,
+        )
+        == "hung_task"
+    )
+
+
+def _counts(*messages: str) -> dict[str, int]:
+    recs = [KernelRecord(m, 3, 0, n, n * 1_000_000, "-") for n, m in enumerate(messages, 1)]
+    return {t.tag: t.count for t in Timeline.from_records(recs).tags}
+
+
+OOM_REPORT = (
+    "python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, "
+    "oom_score_adj=0",
+    "Call Trace:",
+    " dump_header+0x4a/0x1f0",
+    " oom_kill_process+0xfa/0x120",
+    "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,"
+    "task_memcg=/user.slice,task=python3,pid=4242,uid=1000",
+    "Out of memory: Killed process 4242 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB",
+)
+
+
+def test_an_event_is_counted_once_whichever_lines_of_its_report_show_it() -> None:
+    # the report's other lines (Signature.context) name the event, its event line counts it
+    assert _counts(*OOM_REPORT, *OOM_REPORT)["oom_kill"] == 2
+    assert _counts(*OOM_REPORT[:4])["oom_kill"] == 1  # a cut above the kill line
+    hung = "INFO: task python3.11:15277 blocked for more than 122 seconds."
+    assert _counts(hung, TASK, *TRACE, hung, TASK, *TRACE)["hung_task"] == 2
+    nmi = (
+        "Uhhuh. NMI received for unknown reason 2d on CPU 42.",
+        "Do you have a strange power saving mode enabled?",
+        "Dazed and confused, but trying to continue",
+    )
+    assert _counts(*nmi, *nmi)["unknown_nmi"] == 2
