@@ -11,7 +11,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
-from kmsgd.bundle import DECODE_ERRORS, open_path, open_stream
+from kmsgd.bundle import (
+    DECODE_ERRORS,
+    DEFAULT_LIMITS,
+    LimitExceeded,
+    Limits,
+    open_path,
+    open_stream,
+)
 from kmsgd.errors import BadInput
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.skim import Plan, Skimmer
@@ -71,7 +78,10 @@ class _Collector:
             self.commands += 1
         else:
             self.text += 1
-        if "Hostname set to" in line.message:  # systemd[1], also seen through dmesg
+        # systemd[1]'s "Hostname set to", "hostname=", hostnamectl's "Static hostname:",
+        # the command line's ip= autoconfig: dmesg-only input names its machine this way
+        # (kmsgd.report.redact.LEARNT); two substring tests keep the other lines cheap
+        if "ostname" in line.message or "ip=" in line.message:
             self.hosts.update(hostnames_in(line.message))
         if line.host and len(self.hosts) < MAX_HOSTS:
             self.hosts.add(line.host)
@@ -168,6 +178,7 @@ def analyze_inputs(
     *,
     stdin: BinaryIO | None = None,
     baseline: Mapping[str, float] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Report, Redactor]:
     """Judge every kernel log in the inputs (files, directories, bundles, "-" for stdin;
     see bundle.py) and report on the one that matters most (a failure first, ties to the
@@ -178,13 +189,15 @@ def analyze_inputs(
         if path == "-":
             if stdin is None:
                 raise BadInput("no standard input to read")
-            pieces = open_stream("<stdin>", stdin)
+            pieces = open_stream("<stdin>", stdin, limits=limits)
         else:
-            pieces = open_path(path)
+            pieces = open_path(path, limits)
         try:
             for piece in pieces:
                 try:
                     judged.append(_judge(piece.stream, name=piece.name, baseline=baseline))
+                except LimitExceeded:
+                    raise  # the whole input is refused: a part of it could mislead
                 except BadInput as err:
                     refused.append(err)
         except DECODE_ERRORS as err:  # a truncated .gz/.xz/.zst: what was read still counts
@@ -362,10 +375,11 @@ def analyze_paths(
     redact: bool = False,
     color: bool = False,
     plot: str = "",
+    limits: Limits = DEFAULT_LIMITS,
 ) -> str:
     """The rendered report of files, directories and bundles (`kmsgd analyze A B DIR`);
     `plot`: the timeline picture saved there too (.svg or .png)."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
-    report, redactor = analyze_inputs(paths, stdin=stdin)
+    report, redactor = analyze_inputs(paths, stdin=stdin, limits=limits)
     return render_clean(report, fmt, redactor=redactor if redact else None, color=color, plot=plot)

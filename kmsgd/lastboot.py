@@ -33,7 +33,8 @@ from kmsgd.judge.ring_rules import RingFacts, decide
 from kmsgd.judge.series import WINDOW_US, BootSeries, ring_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
-from kmsgd.report import death
+from kmsgd.report import bootcache, death
+from kmsgd.report.bootcache import BootCache
 from kmsgd.report.model import Report, ReportError, build_report
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import Entry, KernelRecord, Kind
@@ -79,18 +80,33 @@ class BootEnd:
 
 
 def outcomes(
-    reader: RingReader, rows: Sequence[BootSummary], current: str | None, rtc_local: bool = False
+    reader: RingReader,
+    rows: Sequence[BootSummary],
+    current: str | None,
+    rtc_local: bool = False,
+    cache: BootCache | None = None,
 ) -> list[BootEnd]:
-    """A short verdict per boot for `kmsgd boots` (no journal, no noise baseline)."""
+    """A short verdict per boot for `kmsgd boots` (no journal, no noise baseline); with a
+    `cache`, an ended boot judged before is not judged again (kmsgd/report/bootcache.py)."""
     opts = Options(current_boot_id=current, baseline=False, rtc_local=rtc_local)
     out = []
     ids = [r.boot_id for r in rows]
     for i in range(len(ids)):
+        k = bootcache.key(rows, i, reader.header.ring_id, rtc_local, current)
+        known = cache.get(k) if cache is not None else None
+        if known is not None:
+            out.append(BootEnd(*known))
+            continue
         try:
             rep = judge(reader, ids, i, opts)
             out.append(BootEnd(rep.outcome, Confidence(rep.confidence)))
         except Exception as err:  # one unreadable boot must not hide the others
             out.append(BootEnd(None, None, type(err).__name__))
+            continue
+        if cache is not None:
+            cache.put(k, rep.outcome, Confidence(rep.confidence))
+    if cache is not None:
+        cache.save()
     return out
 
 

@@ -2,7 +2,10 @@
 
 An entry names the kernel evidence it keys on (regex + optional check), how bad it is,
 where it points (subsystem, device) and what an operator should do next. `rank` orders
-causes before effects: lower ranks are further upstream in a failure chain.
+causes before effects: lower ranks are further upstream in a failure chain. `formats` are the
+format strings that print that evidence, copied from their source, so that every pattern can
+be checked against the code that writes the lines it reads (tests/catalogue/test_formats.py
+renders each one as printk would and asserts the entry tags it).
 """
 
 from __future__ import annotations
@@ -66,6 +69,31 @@ class Trigger:
 
 
 @dataclass(frozen=True, slots=True)
+class Format:
+    """One format string that prints an entry's evidence, as its source has it.
+
+    `fmt`: the string as the C source writes it (adjacent literals joined, macros such as
+    GPFSTR expanded, the trailing newline dropped); `file`: where it is, relative to the
+    source tree (the Linux kernel unless it names another project: "nvidia:" is NVIDIA's
+    open-gpu-kernel-modules, "systemd:" systemd, "e2fsprogs:" e2fsprogs); `versions`: the
+    releases whose source holds it, as checked (kernel trees 4.4, 4.19, 5.4, 5.15, 6.1, 6.8,
+    6.12, 6.18; NVIDIA release tags r515-r595), a range meaning every checked release
+    between its ends. `prefix`: what the printing macro puts before the message, with
+    representative values (pr_fmt, dev_printk's "<driver> <device>: ", DRM's
+    "[drm:<func> [amdgpu]] *ERROR* ", "NVRM: "); `program`: the userspace program that logs
+    it ("" for the kernel); `args`: representative arguments, for the placeholders whose
+    value the pattern reads (the render test supplies plain values for the others).
+    """
+
+    fmt: str
+    file: str
+    versions: str
+    prefix: str = ""
+    program: str = ""
+    args: tuple[object, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Signature:
     tag: str
     pattern: re.Pattern[str]
@@ -81,6 +109,10 @@ class Signature:
     routine: bool = False  # a warning that workloads produce daily: never blamed first
     trigger: Trigger | None = None  # starts an incident in the recorder (kernel lines only)
     timed: bool = False  # its check reads the printk stamp (MatchInput.ts_usec)
+    formats: tuple[Format, ...] = ()  # the source's format strings that print this evidence
+    # a line of the report of an event that another line counts (the OOM report's header, the
+    # hung task's task line): it shows the event where a cut lost that line, never counts it twice
+    context: bool = False
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""

@@ -6,10 +6,18 @@ documents the evidence it keys on.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, Trigger, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, Trigger, sig
 
 S = Severity
 _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, DeviceKind.FS
+_WD = "watchdog: "  # kernel/watchdog.c pr_fmt (4.13+; "NMI watchdog: " before)
+_RCU = "rcu: "  # kernel/rcu/tree.c pr_fmt (4.19+)
+# arch/x86/kernel/dumpstack.c __die_header: "<what>: <error code> [#<count>]" and the build
+# (" PREEMPT", " SMP", " KASAN", " PTI"/" NOPTI")
+
+
+def _die(what: str, code: int = 0) -> tuple[object, ...]:
+    return (what, code, 1, " PREEMPT", " SMP", " NOPTI", "", "")
 
 
 CPU_SIGNATURES: tuple[Signature, ...] = (
@@ -26,6 +34,24 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "Someone asked the kernel to crash (SysRq-c or /proc/sysrq-trigger).",
         "Deliberate: find who triggered it (a test, a watchdog script, an operator).",
         8,
+        formats=(
+            # __handle_sysrq: "SysRq : " then pr_cont of the key's action_msg (4.x), one
+            # pr_info("%s\n", action_msg) since; sysrq.c's pr_fmt is "sysrq: "
+            Format(
+                "SysRq : %s",
+                "drivers/tty/sysrq.c",
+                "4.4-4.19",
+                "sysrq: ",
+                args=("Trigger a crash",),
+            ),
+            Format("%s", "drivers/tty/sysrq.c", "5.4-6.18", "sysrq: ", args=("Trigger a crash",)),
+            Format(
+                "sysrq triggered crash",
+                "drivers/tty/sysrq.c",
+                "5.4-6.18",
+                "Kernel panic - not syncing: ",
+            ),
+        ),
     ),
     # kernel/watchdog_perf.c / watchdog_buddy.c (6.x), kernel/watchdog_hld.c (4.13–6.6),
     # kernel/watchdog.c (3.x–4.12): "Watchdog detected hard LOCKUP on cpu %d", with the
@@ -45,6 +71,20 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         70,
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
+        formats=(
+            Format(
+                "Watchdog detected hard LOCKUP on cpu %d", "kernel/watchdog_hld.c", "4.19-6.1", _WD
+            ),
+            Format(
+                "Watchdog detected hard LOCKUP on cpu %d", "kernel/watchdog.c", "4.4, 6.8-6.12", _WD
+            ),
+            Format(
+                "CPU%u: Watchdog detected hard LOCKUP on cpu %u", "kernel/watchdog.c", "6.18", _WD
+            ),
+            Format(
+                "Hard LOCKUP", "kernel/watchdog.c", "4.4, 6.8-6.18", "Kernel panic - not syncing: "
+            ),
+        ),
     ),
     # kernel/watchdog.c watchdog_timer_fn: "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
     # (2.6.3x–today; "watchdog: " pr_fmt before it since 4.13, "NMI watchdog: " 4.x); the
@@ -60,17 +100,35 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         72,
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
+        formats=(
+            Format(
+                "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]",
+                "kernel/watchdog.c",
+                "4.4-6.18",
+                _WD,
+                args=(7, 26, "python3", 4242),
+            ),
+            Format(
+                "softlockup: hung tasks",
+                "kernel/watchdog.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+            ),
+        ),
     ),
     # RCU stall warnings by era: kernel/rcutree.c (2.6.3x–3.x) "INFO: rcu_sched_state
     # detected stall on CPU %d (t=%lu jiffies)" and "INFO: %s detected stalls on CPUs/tasks:";
     # kernel/rcu/tree_plugin.h (3.x–4.x) "INFO: %s self-detected stall on CPU"; kernel/rcu/
     # tree_stall.h (5.x+) the same with pr_fmt "rcu: " ("rcu: INFO: rcu_preempt detected
-    # stalls on CPUs/tasks:"); tree_exp.h: "INFO: %s detected expedited stalls on CPUs/tasks";
+    # stalls on CPUs/tasks:"); tree_exp.h: "INFO: %s detected expedited stalls on CPUs/tasks"
+    # (6.9+ also "…, but suppressed full report due to a stuck CSD-lock."); tasks.h (5.8+):
+    # "INFO: rcu_tasks detected stalls on tasks:", the same for rcu_tasks_trace;
     # "rcu_sched kthread starved for %ld jiffies" (4.x+); 2.6 rcutree's "RCU detected CPU %d
     # stall"; Tiny RCU's "rcu_sched detected stall"
     sig(
         "rcu_stall",
-        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU)"
+        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
+        r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall",
         ("stall", "stalls", "starved"),
@@ -81,6 +139,54 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         74,
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
+        formats=(
+            Format(
+                "INFO: %s detected stalls on CPUs/tasks:",
+                "kernel/rcu/tree_stall.h",
+                "5.4-6.18",
+                _RCU,
+                args=("rcu_preempt",),
+            ),
+            Format(
+                "INFO: %s self-detected stall on CPU",
+                "kernel/rcu/tree_stall.h",
+                "5.4-6.18",
+                _RCU,
+                args=("rcu_sched",),
+            ),
+            Format(
+                "INFO: %s detected stalls on CPUs/tasks:",
+                "kernel/rcu/tree.c",
+                "4.4-4.19",
+                "",
+                args=("rcu_sched",),
+            ),
+            Format(
+                "INFO: %s detected expedited stalls on CPUs/tasks: {",
+                "kernel/rcu/tree_exp.h",
+                "4.19-6.18",
+                _RCU,
+                args=("rcu_preempt",),
+            ),
+            Format(
+                "INFO: %s detected expedited stalls, but suppressed full report due to a stuck "
+                "CSD-lock.",
+                "kernel/rcu/tree_exp.h",
+                "6.12-6.18",
+                _RCU,
+                args=("rcu_preempt",),
+            ),
+            Format(
+                "INFO: rcu_tasks detected stalls on tasks:", "kernel/rcu/tasks.h", "5.15-6.18", _RCU
+            ),
+            Format(
+                "%s kthread starved for %ld jiffies! g%ld f%#x %s(%d) ->state=%#x ->cpu=%d",
+                "kernel/rcu/tree_stall.h",
+                "5.4-6.18",
+                _RCU,
+                args=("rcu_sched", 10502, 8861, 0, "RCU_GP_WAIT_FQS", 5, 0x402, 3),
+            ),
+        ),
     ),
     # kernel/hung_task.c check_hung_task: "INFO: task %s:%d blocked for more than %ld
     # seconds." (2.6.3x–today; the comm may hold spaces, "task CPU 7/KVM:123"); the panic
@@ -95,6 +201,20 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "The blocked task's stack names the wait: storage, NFS, a GPU ioctl; fix that.",
         76,
         trigger=Trigger("hung_task"),
+        formats=(
+            Format(
+                "INFO: task %s:%d blocked for more than %ld seconds.",
+                "kernel/hung_task.c",
+                "4.4-6.18",
+                args=("jbd2/sda1-8", 245, 122),
+            ),
+            Format(
+                "hung_task: blocked tasks",
+                "kernel/hung_task.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+            ),
+        ),
     ),
     # arch/x86/kernel/traps.c do_general_protection → die("general protection fault"):
     # "general protection fault: 0000 [#1] SMP" (2.6–5.4), "general protection fault,
@@ -113,12 +233,41 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "run memtest if it moves around.",
         78,
         check=lambda m, i: not i.text.startswith("traps:"),
+        formats=(
+            # die(desc) prints the header "<desc>: <code> [#n]"; desc is GPFSTR
+            # ("general protection fault"), from 5.5 with ", %s 0x%lx" (the address hint)
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.19-6.8",
+                args=_die("general protection fault"),
+            ),
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.19-6.8",
+                args=_die(
+                    "general protection fault, probably for non-canonical address "
+                    "0xdead000000000100"
+                ),
+            ),
+            Format(
+                "Oops: %s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "6.12-6.18",
+                args=_die(
+                    "general protection fault, probably for non-canonical address "
+                    "0xdead000000000100"
+                ),
+            ),
+        ),
     ),
     # lib/bug.c report_bug: "kernel BUG at %s:%u!" (2.6–today; arm/arm64/ppc the same
     # via BUG()); mm/, kernel/sched: "BUG: scheduling while atomic", "BUG: Bad page state",
     # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
     # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
-    # dereference") is an oops, below, not a BUG() assertion.
+    # dereference") is an oops, below, not a BUG() assertion. x86's die header of a BUG()
+    # ("invalid opcode: 0000 [#1]") is in indirect.py.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
@@ -130,6 +279,21 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "The kernel hit an internal consistency check (BUG).",
         "A kernel or driver bug: report with the backtrace; check for a newer kernel.",
         79,
+        formats=(
+            Format("kernel BUG at %s:%u!", "lib/bug.c", "4.4-6.18", args=("fs/ext4/inode.c", 2718)),
+            Format(
+                "BUG: scheduling while atomic: %s/%d/0x%08x",
+                "kernel/sched/core.c",
+                "4.4-6.18",
+                args=("swapper/0", 0, 0x00010000),
+            ),
+            Format(
+                "BUG: Bad page state in process %s  pfn:%05lx",
+                "mm/page_alloc.c",
+                "4.4-6.18",
+                args=("python3", 0x12345),
+            ),
+        ),
     ),
     # A page fault in kernel mode, as each era and architecture words it:
     # arch/x86/mm/fault.c: "BUG: unable to handle kernel NULL pointer dereference at %p" and
@@ -152,6 +316,55 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "Report the Oops with its 'Modules linked in' and RIP lines; with panic_on_oops it "
         "also explains the panic.",
         80,
+        formats=(
+            Format(
+                "BUG: kernel NULL pointer dereference, address: %px",
+                "arch/x86/mm/fault.c",
+                "5.4-6.18",
+                args=("0000000000000008",),
+            ),
+            Format(
+                "BUG: unable to handle page fault for address: %px",
+                "arch/x86/mm/fault.c",
+                "5.4-6.18",
+            ),
+            Format(
+                "BUG: unable to handle kernel %s at %px",
+                "arch/x86/mm/fault.c",
+                "4.19",
+                args=("NULL pointer dereference", "0000000000000008"),
+            ),
+            # 4.4 builds the line from pieces: "BUG: unable to handle kernel " + pr_cont
+            Format(
+                "BUG: unable to handle kernel NULL pointer dereference",
+                "arch/x86/mm/fault.c",
+                "4.4",
+            ),
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.19-6.8",
+                args=_die("Oops", 2),
+            ),
+            Format(
+                "Oops: %s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "6.12-6.18",
+                args=_die("Oops", 2),
+            ),
+            Format(
+                "Internal error: %s: %016lx [#%d] SMP",
+                "arch/arm64/kernel/traps.c",
+                "6.18",
+                args=("Oops", 0x96000005, 1),
+            ),
+            Format(
+                "Internal error: %s: %x [#%d] PREEMPT SMP",
+                "arch/arm64/kernel/traps.c",
+                "4.4-5.15",
+                args=("Oops", 0x96000005, 1),
+            ),
+        ),
     ),
     # kernel/panic.c __warn: "WARNING: CPU: %d PID: %d at %pS" (4.x–today; 6.x puts the
     # caller first: "WARNING: drivers/…:123 at func+0x…, CPU#3: comm/123"), "WARNING: at
@@ -167,6 +380,26 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "Often harmless once; repeated warnings from one driver before a failure matter.",
         82,
         device_kind=_CPU,
+        formats=(
+            Format(
+                "WARNING: CPU: %d PID: %d at %s:%d %pS",
+                "kernel/panic.c",
+                "4.4-6.18",
+                args=(
+                    3,
+                    4242,
+                    "drivers/gpu/drm/drm_atomic.c",
+                    1234,
+                    "drm_atomic_check_only+0x1c/0x80 [drm]",
+                ),
+            ),
+            Format(
+                "WARNING: CPU: %d PID: %d at %pS",
+                "kernel/panic.c",
+                "4.4-6.18",
+                args=(3, 4242, "dev_watchdog+0x21f/0x230"),
+            ),
+        ),
     ),
     # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (all eras); the closing
     # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it
@@ -179,6 +412,20 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "The kernel panicked: it stopped and the machine hung or rebooted.",
         "The panic reason and the lines before it name the cause; keep the pstore/kdump.",
         95,
+        formats=(
+            Format(
+                "Kernel panic - not syncing: %s",
+                "kernel/panic.c",
+                "4.4-6.18",
+                args=("Fatal exception",),
+            ),
+            Format(
+                "---[ end Kernel panic - not syncing: %s ]---",
+                "kernel/panic.c",
+                "4.4-6.18",
+                args=("Fatal exception",),
+            ),
+        ),
     ),
     # kernel/workqueue.c: any other work item that hogs a CPU
     sig(
@@ -192,6 +439,14 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         86,
         routine=True,
         check=lambda m, i: "[amdgpu]" not in i.text,
+        formats=(
+            Format(
+                "workqueue: %ps hogged CPU for >%luus %llu times, consider switching to WQ_UNBOUND",
+                "kernel/workqueue.c",
+                "6.8-6.18",
+                args=("drm_fb_helper_damage_work", 10000, 4),
+            ),
+        ),
     ),
 )
 
@@ -208,18 +463,43 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         "exhaustion.",
         61,
         routine=True,
+        formats=(
+            # warn_alloc(gfp, nodemask, "page allocation failure: order:%u", order)
+            Format(
+                "%s: %pV, mode:%#x(%pGg), nodemask=%*pbl",
+                "mm/page_alloc.c",
+                "4.19-6.18",
+                args=(
+                    "kworker/u64:2",
+                    ("page allocation failure: order:%u", (4,)),
+                    0x40CC0,
+                    "GFP_KERNEL|__GFP_COMP",
+                ),
+            ),
+            Format(
+                "%s: page allocation failure: order:%u, mode:0x%x",
+                "mm/page_alloc.c",
+                "4.4",
+                args=("python3", 4),
+            ),
+        ),
     ),
     # mm/oom_kill.c by era: "Out of memory: Kill process %d (%s) score %u or sacrifice
     # child" then "Killed process %d (%s) total-vm:…" (2.6.3x–4.x), "Memory cgroup out of
     # memory: Kill process …" (3.x–4.18), "Out of memory: Killed process %d (%s)" and
     # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
-    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+)
+    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
+    # With nothing left to kill, out_of_memory panics "Out of memory and no killable
+    # processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is enabled": the
+    # memory ran out, the panic is its end. The report's other lines (its header, the
+    # memory cgroup's, the stack) are in indirect.py.
     sig(
         "oom_kill",
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
-        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
-        ("Killed", "Kill", "kill"),
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -227,22 +507,136 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         "machines); limit services (MemoryMax=) or model sizes.",
         60,
         trigger=Trigger("oom"),
+        formats=(
+            Format(
+                "%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, "
+                "shmem-rss:%lukB, UID:%u pgtables:%lukB oom_score_adj:%hd",
+                "mm/oom_kill.c",
+                "5.4-6.18",
+                args=("Out of memory", 4242, "python3"),
+            ),
+            Format(
+                "%s: Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, "
+                "shmem-rss:%lukB, UID:%u pgtables:%lukB oom_score_adj:%hd",
+                "mm/oom_kill.c",
+                "5.4-6.18",
+                args=("Memory cgroup out of memory", 4242, "python3"),
+            ),
+            Format(
+                "Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB, "
+                "shmem-rss:%lukB",
+                "mm/oom_kill.c",
+                "4.19",
+                args=(4242, "python3"),
+            ),
+            Format(
+                "%s: Kill process %d (%s) score %u or sacrifice child",
+                "mm/oom_kill.c",
+                "4.4-4.19",
+                args=("Out of memory", 4242, "python3", 912),
+            ),
+            Format(
+                "Killed process %d (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB",
+                "mm/oom_kill.c",
+                "4.4",
+                args=(4242, "python3"),
+            ),
+        ),
+    ),
+    # The OOM report's first line, printed by dump_header before the victim is chosen
+    # (mm/oom_kill.c): "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d,
+    # oom_score_adj=%hd", the allocating task first. The same tag as the kill, not one of
+    # its own: the header and the "Killed process" line are one event (the OOM killer
+    # ran because memory ran out), the action is the same (find who held the memory), and
+    # a paste cut before or after either line must name the same culprit; the comm it
+    # names is the allocator, not the victim, so it carries no comm group. No trigger: the
+    # recorder starts its oom incident on the kill line (kmsgd/record/triggers.py). A line
+    # of the kill's report (`context`): the kill line counts the event, this one does not.
+    sig(
+        "oom_kill",
+        r"\binvoked oom-killer: gfp_mask=0x[0-9a-fA-F]+",
+        ("killer",),
+        S.ERROR,
+        "memory",
+        "Memory ran out and the kernel's OOM killer started (a process is killed next).",
+        "Find who held memory (GPU-pinned memory is invisible in RSS on unified-memory "
+        "machines); limit services (MemoryMax=) or model sizes.",
+        60,
+        context=True,
+        formats=(
+            Format(
+                "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd",
+                "mm/oom_kill.c",
+                "5.4-6.18",
+                args=("python3", 0x140CCA, "GFP_HIGHUSER_MOVABLE|__GFP_COMP", 0, 0),
+            ),
+            Format(
+                "%s invoked oom-killer: gfp_mask=%#x(%pGg), nodemask=%*pbl, order=%d, "
+                "oom_score_adj=%hd",
+                "mm/oom_kill.c",
+                "4.19",
+                args=("python3", 0x6280CA, "GFP_HIGHUSER_MOVABLE|__GFP_ZERO", 8, "(null)", 0, 0),
+            ),
+            Format(
+                "%s invoked oom-killer: gfp_mask=0x%x, order=%d, oom_score_adj=%hd",
+                "mm/oom_kill.c",
+                "4.4",
+                args=("Web Content", 0x24201CA, 0, 0),
+            ),
+        ),
     ),
     # systemd src/oom/oomd-util.c: "Killed %s due to memory pressure for %s being %lu.%02lu%%
     # > %lu.%02lu%% for > %s with reclaim activity" (247+), "… due to memory used (%s) / total
     # (%s) and swap used (%s) / total (%s) being more than %lu.%02lu%%" (swap kills)
     # (the reason may be cut off by a pager or an elision: "Killed /…/app.scope" alone is
-    # still the kill, as systemd-oomd logs "Killed" for nothing else)
+    # still the kill, as systemd-oomd logs "Killed" for nothing else); src/oom/oomd-manager.c
+    # (252+) marks the cgroup first and kills it after: "Marked %s for killing due to memory
+    # pressure for %s being %lu.%02lu%% > %lu.%02lu%% for > %s with reclaim activity", "Marked
+    # %s for killing due to memory used (%s) / total (%s) and swap used (%s) / total (%s) …"
     sig(
         "oomd_kill",
         r"Killed (?P<cg>/\S*)(?: due to memory (?:pressure|used))?"
-        r"|Killed (?P<cg2>\S+) due to memory",
-        ("Killed",),
+        r"|Killed (?P<cg2>\S+) due to memory|^Marked \S+ for killing due to memory",
+        ("Killed", "Marked"),
         S.ERROR,
         "memory",
         "systemd-oomd killed a cgroup under memory pressure.",
         "The named unit used too much memory for too long; limit it or raise the oomd thresholds.",
         64,
         idents=("systemd-oomd",),
+        formats=(
+            Format(
+                "Killed %s due to memory pressure for %s being %lu.%02lu%% > %lu.%02lu%% for > %s "
+                "with reclaim activity",
+                "systemd:src/oom/oomd-manager.c",
+                "systemd 247+",
+                program="systemd-oomd",
+                args=(
+                    "/user.slice/user-1000.slice/user@1000.service/app.slice/app.scope",
+                    "/user.slice",
+                    71,
+                    5,
+                    50,
+                    0,
+                    "20s",
+                ),
+            ),
+            Format(
+                "Marked %s for killing due to memory pressure for %s being %lu.%02lu%% > "
+                "%lu.%02lu%% for > %s with reclaim activity",
+                "systemd:src/oom/oomd-manager.c",
+                "systemd with sd-varlink (257+)",
+                program="systemd-oomd",
+                args=(
+                    "/user.slice/user-1000.slice/user@1000.service/app.slice/app.scope",
+                    "/user.slice",
+                    71,
+                    5,
+                    50,
+                    0,
+                    "20s",
+                ),
+            ),
+        ),
     ),
 )

@@ -18,7 +18,8 @@ Three refinements, each a fact about how the kernel logs:
 
 Family selectors (`family:gpu`) stand for the non-routine signatures of a subsystem and its
 children (gpu.amdgpu, gpu.nvidia); a routine warning causes nothing unless a relation names
-its tag. `mce_notice` is mcelog's bare "Machine check events logged" (no decoded record).
+its tag. `mce_notice` is mcelog's bare "Machine check events logged" (no decoded record),
+`mce_at_boot` a machine check whose records all come in a boot's first minutes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
-from kmsgd.catalogue.hardware import MCE_NOTICE
+from kmsgd.catalogue.hardware import EARLY_US, MCE_NOTICE
 from kmsgd.judge.timeline import Item, TagStats
 
 GPU_STAGE = 30  # every GPU driver signature sorts here, then by relations and time
@@ -45,6 +46,7 @@ class Relation:
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
+_STALLS = ("soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
     # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
@@ -57,14 +59,34 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(lost, "family:gpu", "a lost GPU fails every call", any_order=True)
         for lost in _LOST
     ),
+    # amdgpu_job.c amdgpu_job_timedout calls amdgpu_device_gpu_recover: a ring timeout is
+    # what starts the reset, wherever a cut or a retelling puts the reset's lines
+    Relation("amdgpu_ring_timeout", "amdgpu_gpu_reset", "a ring timeout starts a reset", True),
     # NVIDIA's Xid catalog: 45 "Preemptive cleanup, due to previous errors" (kernel_rc.c
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
     Relation("nvidia_xid_*", "nvidia_xid_154", "Xid 154 is the recovery an Xid needs", True),
+    # NVRM prints the status checks of the step that failed an RmInitAdapter as it unwinds,
+    # before "RmInitAdapter failed! (0x62:0x51:…)", whose middle code is that status (0x51,
+    # NV_ERR_NO_MEMORY): the allocation failures are how the init failed, one event
+    Relation("nvidia_init_failure", "nvidia_no_memory", "the step that failed the init", True),
     # mcelog's notice says records were logged; EDAC, or (kernels before 4.x, whose thermal
     # interrupt logged through the MCE log) a throttling notice, says what they were
     Relation("edac", "mce_notice", "the EDAC decode of what mcelog logged", any_order=True),
     Relation("thermal_throttle", "mce_notice", "a throttle logged through mcelog", True),
+    # arch/x86/kernel/cpu/mce/core.c: at boot the kernel polls the banks and prints the
+    # records the CPU kept across the reset, then "Machine check events logged": errors of
+    # the boot before, not of this one
+    Relation("mce_logged_at_boot", "mce_at_boot", "the records a CPU kept from before", True),
+    # the stall detectors (kernel/watchdog.c soft lockup, kernel/rcu/tree_stall.h,
+    # kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU or timer from
+    # different sides: the first to report it leads the ones that report it after
+    *(
+        Relation(cause, effect, "stall detectors report one stuck CPU")
+        for cause in _STALLS
+        for effect in _STALLS
+        if cause != effect
+    ),
     # kernel/hung_task.c: tasks in D state behind a stuck device or file system
     Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
     Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
@@ -91,11 +113,19 @@ RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def chain_tag(t: TagStats) -> str:
-    """The name relations know an event by: its tag, or `mce_notice` for mcelog's notice."""
+    """The name relations know an event by: its tag, `mce_notice` for mcelog's notice,
+    `mce_at_boot` for machine-check records all printed in the first minutes of a boot."""
     if t.tag == "mce" and all(
         MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
     ):
         return "mce_notice"
+    if t.tag == "kernel_bug" and "BUG: workqueue lockup" in t.first.line.message:
+        return "workqueue_lockup"
+    if (
+        t.tag == "mce"
+        and (t.last.line.ts_usec if t.last.line.ts_usec is not None else EARLY_US) < EARLY_US
+    ):
+        return "mce_at_boot"
     return t.tag
 
 
@@ -120,7 +150,7 @@ def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relatio
         if selects(r.cause, cause) and selects(r.effect, effect):
             if r.any_order:
                 return r
-            if found is None and pos[cause.tag, cause.device] < pos[effect.tag, effect.device]:
+            if found is None and pos[cause.tag, cause.device] <= pos[effect.tag, effect.device]:
                 found = r
     return found
 
@@ -149,8 +179,10 @@ def caused_by(
     return None
 
 
-def _at(t: TagStats, pos: dict[Key, int]) -> tuple[int, str]:
-    return pos[t.tag, t.device], t.tag
+def _at(t: TagStats, pos: dict[Key, int]) -> tuple[int, bool, str]:
+    """Where an event starts; on one line, a driver's numbered report (an Xid, its tag made
+    from the line) names the event before a tag that reads its words."""
+    return pos[t.tag, t.device], t.tag == t.hit.signature.tag, t.tag
 
 
 def stage(t: TagStats) -> int:

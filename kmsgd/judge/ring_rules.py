@@ -16,7 +16,7 @@ from kmsgd.judge.classify import Verdict
 from kmsgd.judge.clocks import Downtime, downtime
 from kmsgd.judge.incidents import Blocked
 from kmsgd.judge.liveness import Liveness
-from kmsgd.judge.rules import RuleError, first_decision
+from kmsgd.judge.rules import SHUTDOWN_HANG, RuleError, first_decision
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import CLEAN, WORDS, Confidence, Outcome
 
@@ -123,8 +123,9 @@ def _stop_marker(v: Verdict, f: RingFacts) -> RingDecision | None:
 
 
 def _kernel_said(v: Verdict, f: RingFacts) -> RingDecision | None:
-    """A panic, thermal trip or watchdog reset in the kernel's own words stands."""
-    if v.outcome not in TEXT_DECIDES:
+    """A panic, thermal trip or watchdog reset in the kernel's own words stands, and so does
+    a lockup after the shutdown began (rules.rule_shutdown_hang): the shutdown never ended."""
+    if v.outcome not in TEXT_DECIDES and v.reason != SHUTDOWN_HANG:
         return None
     witness = (f.pstore.text,) if f.pstore is not None else ()
     return RingDecision(v.outcome, v.reason, v.confidence, "", (*witness, *_liveness_lines(f)))

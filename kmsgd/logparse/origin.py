@@ -30,6 +30,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "device": (rf"[\w.-]+ {_BUS_ID}: ",),
     "gpu.amdgpu": (r"amdgpu: ", r"\[powerplay\]", r"\[drm", r"drm:", r"kfd kfd: ", r"drmn\d"),
     "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
+    "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
+    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
+    "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
+    "gpu.nvgpu": (r"nvgpu: ",),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
     "kernel": (
         r"BUG: ",
@@ -46,14 +50,17 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
     "memory": (r"Out of memory", r"oom-kill:", r"oom_reaper: ", r"Memory cgroup out of memory"),
-    "hardware": (r"mce: ", r"\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
+    "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
+    "net": (r"NETDEV WATCHDOG: ", r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: "),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (r"Under-?voltage detected",),
     "storage": (r"nvme ", r"blk_update_request: ", r"I/O error, dev ", r"Buffer I/O error"),
     "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
-    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"Linux version \d", r"Command line: "),
+    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
 }
 _OPENING = re.compile("|".join(f"(?:{o})" for group in OPENINGS.values() for o in group))
 

@@ -83,7 +83,9 @@ class Recorder:
         self.boot_id = bytes.fromhex(self.identity.boot_id)
         # Forked here, before any thread: the pump process that drains a kmsg device.
         self.kmsg = open_source(cfg.kmsg, size=cfg.kmsg_buffer_bytes, lock_memory=cfg.lock_memory)
-        self.writer = RingWriter(cfg.ring, size=cfg.ring_size, replace_corrupt=True)
+        self.writer = RingWriter(
+            cfg.ring, size=cfg.ring_size, replace_corrupt=True, align=cfg.ring_layout.align
+        )
         self.ring_replaced = ""
         if self.writer.replaced is not None:
             # Loud: the earlier boots are in the moved file, not in the ring. The boot record

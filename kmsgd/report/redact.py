@@ -17,6 +17,7 @@ refuses the middle of a run), and no quantified group can match the same text tw
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import json
 import re
@@ -52,6 +53,8 @@ _TEMPLATES = {"getty", "serial-getty", "container-getty", "autovt", "modprobe", 
 # names ending in these are public projects a log cites (bug trackers, firmware sites)
 _PUBLIC = {"kernel.org", "nvidia.com", "amd.com", "intel.com", "freedesktop.org", "github.com"}
 _PUBLIC |= {"ubuntu.com", "debian.org", "redhat.com", "fedoraproject.org", "systemd.io"}
+_PUBLIC |= {"k8s.io", "golang.org", "ntp.org", "qemu-project.org", "qemu.org", "centos.org"}
+_PUBLIC |= {"archlinux.org", "opensuse.org", "suse.com", "canonical.com", "microsoft.com"}
 _TLDS = "com|net|org|edu|gov|mil|int|info|biz|io|ai|cloud|dev|app|uk|de|fr|nl|eu|ch|jp|cn|ru"
 _TLDS += "|au|ca|se|no|fi|dk|pl|cz|at|be|es|local|lan|internal|intranet|corp|home|localdomain"
 _NAME = r"[A-Za-z0-9](?:[\w-]{0,62})"
@@ -189,9 +192,11 @@ CLASSES: tuple[Identifier, ...] = (
     _c(
         "user name in a log field (user=, uid=N(name), for user, sudo)",
         "user",
-        r"(?:\b(?:user|USER|LOGNAME|SUDO_USER|ruser)=|\buid=\d{1,10}\("
-        r"|\bfor (?:user |invalid user )?)"
-        r"(?P<v>[A-Za-z_][\w.-]{0,63})(?=\(uid=|\s+from\b|[\s;),]|$)"
+        r"(?:\b(?:user|USER|LOGNAME|SUDO_USER|ruser)=|\buid=\d{1,10}\(|\bfor (?:invalid )?user )"
+        r"(?P<v>[A-Za-z_][\w.-]{0,63})(?=\(uid=|[\s;),]|$)"
+        # sshd's "Accepted publickey for bob from": only "from" (or pam's "(uid=") after the
+        # word tells a user from prose ("Task dump for CPU 0", "for unknown reason")
+        r"|\bfor (?P<f>[A-Za-z_][\w.-]{0,63})(?=\s+from\s|\(uid=)"
         r"|(?<![\w.-])(?P<s>[A-Za-z_][\w.-]{0,63})(?= : TTY=)",
         "sshd: Accepted publickey for bobby from 10.20.30.41 port 52114",
         "bobby",
@@ -252,7 +257,10 @@ _LEARN = re.compile(
     re.IGNORECASE,
 )
 _NOT_HOSTS = {"", "localhost", "localhost.localdomain", "(none)", "kernel", "-", "none"}
-_NOT_HOSTS |= {"unknown", "localdomain", "true", "false", "yes", "no"}
+_NOT_HOSTS |= {"unknown", "localdomain", "true", "false", "yes", "no", "hostname", "nodename"}
+# the same on every machine: naming them identifies nobody
+_SAME_EVERYWHERE = {("user", "root"), ("host", "localhost"), ("host", "localhost.localdomain")}
+_SITE_TLDS = {"local", "lan", "internal", "intranet", "corp", "home", "localdomain"}
 _ESCAPED = re.compile(r"(\\x[0-9a-fA-F]{2})")  # the sanitizer's and the kernel's escapes
 
 
@@ -277,6 +285,7 @@ class Redactor:
     def __init__(self, hosts: Iterable[str] = (), keep: Iterable[str] = ()) -> None:
         self._map: dict[tuple[str, str], str] = {}
         self._count: dict[str, int] = {}
+        self._brackets = ("<", ">")
         self._keep = {k.lower().replace("-", "") for k in keep if k}
         self._hosts: set[str] = set()
         self._domains: set[str] = set()
@@ -291,7 +300,11 @@ class Redactor:
         machine calls itself) and the domain are masked everywhere from now on."""
         for raw in names:
             name = raw.strip().rstrip(".").lower()
-            if name in _NOT_HOSTS or not name or _public(name):
+            # a DNS name is at most 253 characters (RFC 1035); a longer "name" is noise, and
+            # as a literal in the masking pattern it would cost its length at every label
+            if name in _NOT_HOSTS or not name or len(name) > 253 or _public(name):
+                continue
+            if name.split(".")[0].isdigit() or ":" in name:  # an address: the ip class's
                 continue
             host, _, domain = name.partition(".")
             if hosts and host:
@@ -322,11 +335,23 @@ class Redactor:
         An escape the output sanitizer wrote (`\\x0a`) separates tokens as the character did."""
         self.learn(text)
         parts = _ESCAPED.split(text)
-        return "".join(p if i % 2 else self._mask(p) for i, p in enumerate(parts))
+        return "".join(p if i % 2 or not p else self._mask(p) for i, p in enumerate(parts))
 
     def output(self, text: str, fmt: str) -> str:
-        """A rendered report (`fmt`: text, md, html or json) redacted."""
-        return self.redact_json(text) if fmt == "json" else self.redact(text)
+        """A rendered report (`fmt`: text, md, html or json) redacted. In HTML a placeholder
+        is written `&lt;host-1&gt;`, so that it shows as text and is no tag."""
+        if fmt == "json":
+            return self.redact_json(text)
+        if fmt == "md":
+            return _md_placeholders(self.redact(text))
+        if fmt != "html":
+            return self.redact(text)
+        self.learn(html.unescape(text))  # "Hostname set to &lt;name&gt;" names a host too
+        self._brackets = ("&lt;", "&gt;")
+        try:
+            return self.redact(text)
+        finally:
+            self._brackets = ("<", ">")
 
     def redact_json(self, text: str) -> str:
         """JSON text (as the renderers write it: indent 2, UTF-8) with every string redacted."""
@@ -409,6 +434,9 @@ class Redactor:
             return value
         if value.strip(":") == "":  # "::" alone is C++ or prose, not the unspecified address
             return value
+        addr = ipaddress.ip_address(value.rstrip(".").split("%")[0])
+        if addr.is_unspecified or addr.is_loopback or addr.is_multicast:
+            return value  # 0.0.0.0, 127.0.0.1, 224.0.0.1: the same on every machine
         return self._placeholder("ip", value.rstrip(".")) + ("." if value.endswith(".") else "")
 
     def _uuid(self, m: re.Match[str]) -> str:
@@ -435,6 +463,9 @@ class Redactor:
             return name
         for d in sorted(self._domains, key=len, reverse=True):
             if low == d:
+                host, _, rest = d.partition(".")
+                if "." not in rest and (host in self._hosts or rest in _SITE_TLDS):  # gpu7.lan
+                    return f"{self._placeholder('host', host)}.{self._placeholder('domain', rest)}"
                 return self._placeholder("domain", d)
             if low.endswith("." + d):
                 host = low[: -len(d) - 1]
@@ -473,12 +504,33 @@ class Redactor:
         return re.compile("|".join(alts), re.IGNORECASE) if alts else None
 
     def _placeholder(self, kind: str, value: str) -> str:
+        if (kind, value.lower()) in _SAME_EVERYWHERE:
+            return value
         key = (kind, value.lower())
         got = self._map.get(key)
         if got is None:
             self._count[kind] = self._count.get(kind, 0) + 1
-            got = self._map[key] = f"<{kind}-{self._count[kind]}>"
-        return got
+            got = self._map[key] = f"{kind}-{self._count[kind]}"
+        return f"{self._brackets[0]}{got}{self._brackets[1]}"
+
+
+_PLACEHOLDER = re.compile(r"<([a-z]+(?:-[a-z]+)*-\d+)>")
+_CODE_MARK = re.compile(r"(?<!\\)`")
+
+
+def _md_placeholders(text: str) -> str:
+    """Placeholders in Markdown prose as `\\<host-1\\>`: `<host-1>` is an HTML tag to
+    CommonMark, and a ticket system would hide it. In code (fences, spans) they stay."""
+    out, fence = [], False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence and "<" in line:
+            parts = _CODE_MARK.split(line)
+            parts[::2] = [_PLACEHOLDER.sub(r"\\<\1\\>", p) for p in parts[::2]]
+            line = "`".join(parts)
+        out.append(line)
+    return "\n".join(out)
 
 
 def _public(name: str) -> bool:

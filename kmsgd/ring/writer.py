@@ -70,9 +70,12 @@ class RingWriter:
         """Open (or create) the ring and recover its head. An unusable file raises RingCorrupt;
         with `replace_corrupt` (the daemon) it is moved aside for forensics instead and a new
         ring started, `replaced` saying where it went and why. Each commit starts on an
-        `align` boundary (default COMMIT_ALIGN; 4096 covers a torn 4 KiB block)."""
+        `align` boundary (default COMMIT_ALIGN; 4096 covers a torn 4 KiB block), which the
+        header records for readers."""
         self.path = path
         self.align = align or COMMIT_ALIGN
+        if self.align not in ring.UNITS and self.align != COMMIT_ALIGN:
+            raise ValueError(f"commit alignment {self.align}: one of {ring.UNITS}")
         self.io = io  # a seam for the power-cut tests (tests/crash), which record every call
         self.replaced: Replaced | None = None
         try:
@@ -87,8 +90,9 @@ class RingWriter:
         if head is None:
             self.pos, self.serial = ring.DATA_START, 0
         else:
-            # The head's sector may hold acknowledged frames: start at the next boundary.
-            self.pos = self._aligned(head.offset + head.size)
+            # The head's unit may hold acknowledged frames: start at the next boundary, of the
+            # unit it was written with when that one is larger.
+            self.pos = self._aligned(head.offset + head.size, max(self.align, self.header.align))
             self.serial = head.serial + SERIAL_JUMP
         self._durable = (head.offset, head.serial) if head else (0, 0)
         if stale:
@@ -100,6 +104,10 @@ class RingWriter:
         self._runs: list[_Run] = []
         self._new_boots: list[ring.BootHint] = []
         self.pending_bytes = 0
+        if self.header.align != self.align:
+            # Before the first commit: a reader must never take a head written at 4 KiB for
+            # one written at 512 bytes (it would show a stale frame from the rest of its block).
+            self.write_header()
 
     def _open(self, size: int) -> tuple[fr.RawFrame | None, list[int]]:
         """Open, lock and recover the file: its head and the stale frames above it.
@@ -195,8 +203,9 @@ class RingWriter:
             self.write_header()
         return self._durable[1]
 
-    def _aligned(self, offset: int) -> int:
-        return min(self.size, offset + (-offset % self.align))
+    def _aligned(self, offset: int, unit: int = 0) -> int:
+        unit = unit or self.align
+        return min(self.size, offset + (-offset % unit))
 
     @property
     def durable_serial(self) -> int:
@@ -221,6 +230,7 @@ class RingWriter:
             self._durable[0],
             self._durable[1],
             tuple(list(boots.values())[-ring.MAX_BOOT_HINTS :]),
+            self.align,
         )
         slot = self.slot ^ 1
         _pwrite_all(self.fd, header.pack(), slot * ring.SLOT_SIZE, self.io)

@@ -36,6 +36,25 @@ def test_journal_without_hostname_is_read_as_with_one() -> None:
     assert only_line(f"Jul  4 02:11:09 kernel: {XID}").message == XID
 
 
+@pytest.mark.parametrize(
+    "stamp",
+    [
+        "Jul 04 02:11:09.123456",  # short-precise
+        "2024-07-04T02:11:09+0000",  # short-iso
+        "2024-07-04T02:11:09.123456+00:00",  # short-iso-precise
+        "[   12.345678]",  # short-monotonic
+    ],
+)
+def test_every_journal_format_without_hostname(stamp: str) -> None:
+    line = only_line(f"{stamp} kernel: {XID}")
+    assert (line.origin, line.message) == (Origin.KERNEL, XID)
+    # anchored patterns see the message itself: the reboot marker is "^reboot: "
+    report, _ = analyze_report(
+        io.BytesIO(f"{stamp} kernel: reboot: Restarting system\n".encode()), name="paste"
+    )
+    assert report.outcome.value == "clean_reboot"
+
+
 def test_a_syslog_line_that_lost_its_kernel_ident_is_told_by_its_opening() -> None:
     line = only_line(f"Jul  4 02:11:09 gpu-box {XID}")
     assert (line.origin, line.message) == (Origin.KERNEL, XID)

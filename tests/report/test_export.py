@@ -209,3 +209,19 @@ def test_save_report_refuses_to_keep_nothing(tmp_path: Path) -> None:
         with pytest.raises(ValueError):
             export.save_report(tmp_path, boot(1), {"json": "{}"}, keep=keep)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_link_planted_at_a_report_name_is_replaced_not_followed(tmp_path: Path) -> None:
+    """Saving never writes through a link planted in the report directory, and pruning
+    removes kmsgd's own names only, never a link's target."""
+    victim = tmp_path / "victim"
+    victim.write_text("secret\n")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / f"{boot(1)}.md").symlink_to(victim)
+    (reports / f"{boot(0)}.json").symlink_to(victim)
+    os.utime(reports / f"{boot(0)}.json", (1.0, 1.0), follow_symlinks=False)
+    export.save_report(reports, boot(1), {"json": "{}", "md": "# r"}, keep=1)
+    assert victim.read_text() == "secret\n"
+    assert not (reports / f"{boot(1)}.md").is_symlink()
+    assert (reports / f"{boot(1)}.md").read_text() == "# r"

@@ -1,10 +1,11 @@
 """The redaction contract, class by class: each class of kmsgd.report.redact.CLASSES and each
 way of learning a host name (LEARNT) planted in a log, through `analyze` and `last-boot` in
-text, Markdown and JSON. The plain report must hold the value (so a test can fail), the
+text, Markdown, JSON and HTML. The plain report must hold the value (so a test can fail), the
 redacted one must not, and the kernel facts an operator needs must stay."""
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import re
@@ -19,7 +20,7 @@ from kmsgd.analyze import analyze
 from kmsgd.cli import main
 from kmsgd.report.redact import CLASSES, LEARNT, Redactor, redact_output
 
-FORMATS = ("text", "md", "json")
+FORMATS = ("text", "md", "json", "html")
 COLUMN = LEARNT[-1]  # the host column: a syslog/journal line, not text inside a message
 KEPT = ("0000:05:00.0", "amdgpu", "6.8.0-49-generic", "amdgpu_smu_timeout")
 CULPRIT = "amdgpu 0000:05:00.0: amdgpu: SMU: No response msg_reg: 12 resp_reg: 0"
@@ -75,8 +76,12 @@ def analyzed() -> dict[tuple[str, str, bool], str]:
 
 
 def _secret_in(secret: str, out: str, fmt: str) -> bool:
-    # Markdown escapes _ and < in prose; JSON escapes nothing these values hold
-    return secret in out or (fmt == "md" and secret in out.replace("\\", ""))
+    # Markdown escapes _ and < in prose, HTML escapes & and <; JSON nothing these values hold
+    return (
+        secret in out
+        or (fmt == "md" and secret in out.replace("\\", ""))
+        or (fmt == "html" and secret in html.unescape(out))
+    )
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -135,6 +140,30 @@ def test_systemd_unit_instances_and_public_sites_stay() -> None:
         "Serial: 8250/16550 driver, 4 ports; pci 0000:00:1f.3; up 12:34:56; std::vector"
     )
     assert Redactor().redact(text) == text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # lines of tests/corpus an earlier pattern masked words of
+        "sysrq: Task dump for CPU 0:",
+        "Uhhuh. NMI received for unknown reason 29 on CPU 0.",
+        "not recommended or intended for use in any production",
+        "reflector.go:256] k8s.io/kubernetes/pkg/kubelet/config/apiserver.go:47",
+        "ntpd_intres[1808]: DNS 0.centos.pool.ntp.org",
+        "[UFW BLOCK] SRC=0.0.0.0 DST=224.0.0.1 and lo 127.0.0.1 ::1",
+        "[root@localhost ~]# dmesg | grep -i amdgpu",
+    ],
+)
+def test_prose_and_addresses_every_machine_has_stay(line: str) -> None:
+    assert Redactor().redact(line) == line
+
+
+def test_an_address_in_a_file_name_is_no_host_name() -> None:
+    line = "10:57:49 journal-remote: File remote-10.253.32.164.journal corrupted"
+    assert (
+        Redactor().redact(line) == "10:57:49 journal-remote: File remote-<ip-1>.journal corrupted"
+    )
 
 
 # -- last-boot ----------------------------------------------------------------------------
@@ -203,3 +232,47 @@ def test_the_docs_table_lists_every_class() -> None:
         assert f"| {c.name} |" in doc, c.name
     for x in LEARNT:
         assert f"| {x.name} |" in doc, x.name
+
+
+def test_html_placeholders_are_text_not_tags() -> None:
+    page = "<pre>Hostname set to &lt;gpu-box-07&gt;. gpu-box-07 at 10.1.2.3</pre>"
+    out = redact_output(page, "html")
+    assert (
+        out == "<pre>Hostname set to &lt;&lt;host-1&gt;&gt;. &lt;host-1&gt; at &lt;ip-1&gt;</pre>"
+    )
+
+
+def test_markdown_placeholders_in_prose_are_no_html_tags() -> None:
+    md = "Boot `x` on `gpu-box-07`\n\nhost gpu-box-07 at 10.1.2.3 died\n```text\ngpu-box-07\n```\n"
+    out = redact_output(md, "md", hosts=["gpu-box-07"])
+    assert out == (
+        "Boot `x` on `<host-1>`\n\nhost \\<host-1\\> at \\<ip-1\\> died\n```text\n<host-1>\n```\n"
+    )
+
+
+def test_a_name_announced_outside_the_report_is_masked_inside_it() -> None:
+    """dmesg only: the command line names the machine at boot, 200 lines before the report's
+    final lines, where the name comes back."""
+    lines = [
+        "[    0.000000] Kernel command line: ip=10.9.8.7::10.9.8.1:255.0.0.0:gpu-box-21:eth0:off"
+    ]
+    lines += [f"[    1.{i:06d}] usb 1-{i}: new device" for i in range(200)]
+    lines += ["[  800.000000] NFS: gpu-box-21 lost its lease", f"[  900.000000] {CULPRIT}"]
+    log = ("\n".join(lines) + "\n").encode()
+    assert "gpu-box-21" in analyze(io.BytesIO(log), name="t", fmt="text")
+    for fmt in FORMATS:
+        assert "gpu-box-21" not in analyze(io.BytesIO(log), name="t", fmt=fmt, redact=True)
+
+
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        ("a ::10.1.2.3 b", "a <ip-1> b"),
+        ("a 10.1.2.3:: b", "a <ip-1>:: b"),
+        ("[::ffff:10.1.2.3]:22", "[<ip-1>]:22"),
+        ("peer fe80::1c2a:3bff:fe4d:5e6f%enp11s0, closed", "peer <ip-1>, closed"),
+        ("from 10.1.2.3.", "from <ip-1>."),
+    ],
+)
+def test_no_part_of_an_ipv4_address_is_left_next_to_colons(line: str, masked: str) -> None:
+    assert Redactor().redact(line) == masked
