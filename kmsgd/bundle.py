@@ -68,7 +68,7 @@ class Limits:
 
     max_members: int = 10_000  # tar members, counted over every archive of one input
     max_depth: int = 4  # compressed layers and archives inside one another
-    max_bytes: int = 128 << 20  # bytes decompressed or unpacked from one input
+    max_bytes: int = 256 << 20  # bytes decompressed or unpacked from one input
 
 
 DEFAULT_LIMITS = Limits()

@@ -103,7 +103,7 @@ class Config:
     # `kmsgd analyze`: how much one input (a bundle, a compressed log) may unpack
     archive_max_members: int = 10_000  # tar members, over every archive of the input
     archive_max_depth: int = 4  # compressed layers and archives inside one another
-    input_max_bytes: int = 128 << 20  # bytes decompressed or unpacked from one input
+    input_max_bytes: int = 256 << 20  # bytes decompressed or unpacked from one input
     # `kmsgd fleet` on a collector: where systemd-journal-remote writes the boxes' journals
     fleet_journal_dir: str = "/var/log/journal/remote"
     lock_memory: bool = True

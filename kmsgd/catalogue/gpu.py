@@ -576,16 +576,30 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 "r515-r595",
             ),
             Format("device lost from bus!", _AMD + "amdgpu_device.c", "6.12-6.18", _DEV),
+            Format(
+                "Check failed: %s (0x%08X) returned from %s @ %s:%d",
+                _NVRM + "src/libraries/utils/nvassert.c",
+                "r515-r595",
+                "NVRM: nvCheckOkFailedNoLog: ",
+                args=(
+                    "GPU lost from the bus [NV_ERR_GPU_IS_LOST]",
+                    0xF,
+                    "kbusFlush",
+                    "kern_bus.c",
+                    1,
+                ),
+            ),
         ),
     ),
     # nvidia.ko nv.c / os-interface: "NVRM: RmInitAdapter failed! (0x%x:0x%x:%d)" (all eras),
     # "NVRM: rm_init_adapter failed, device minor number %d", and from the probe (nv-pci.c):
     # "NVRM: The NVIDIA probe routine failed for %d device(s)." / "None of the NVIDIA devices
     # were initialized."; the VBIOS's boot (GFW) that GSP waits for: kernel_gsp_tu102.c
-    # "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)" (r535-r545), then
-    # kern_gpu_tu102.c gpuWaitForGfwBootComplete_TU102 "failed to wait for GFW_BOOT:
-    # (progress 0x%x)" and kgspWaitForGfwBootOk_TU102 "failed to wait for GFW boot complete:
-    # 0x%x VBIOS version %s" (r550-r595), "GSP failed to halt with GFW_BOOT: (progress
+    # "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)" (early r535; r545 adds ", VBIOS
+    # version %s" in the parentheses), then kern_gpu_tu102.c gpuWaitForGfwBootComplete_TU102
+    # "failed to wait for GFW_BOOT: (progress 0x%x)" and kgspWaitForGfwBootOk_TU102 "failed
+    # to wait for GFW boot complete: 0x%x VBIOS version %s" (r550-r595, and late r535
+    # releases such as 535.288.01), "GSP failed to halt with GFW_BOOT: (progress
     # 0x%x)" (r560-r595)
     sig(
         "nvidia_init_failure",
@@ -622,6 +636,41 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "NVRM: None of the NVIDIA devices were initialized.", _NVK + "nv.c", "r515-r595"
+            ),
+            Format(
+                "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)",
+                _NVRM + "src/kernel/gpu/gsp/arch/turing/kernel_gsp_tu102.c",
+                "r535.43.02-r535.43.02",
+                _nv("kgspWaitForGfwBootOk_TU102"),
+                args=(0x65, 0x3),
+            ),
+            Format(
+                "failed to wait for GFW_BOOT: 0x%x (progress 0x%x, VBIOS version %s)",
+                _NVRM + "src/kernel/gpu/gsp/arch/turing/kernel_gsp_tu102.c",
+                "r545-r545",
+                _nv("kgspWaitForGfwBootOk_TU102"),
+                args=(0x65, 0x3, "94.02.59.00.05"),
+            ),
+            Format(
+                "failed to wait for GFW_BOOT: (progress 0x%x)",
+                _NVRM + "src/kernel/gpu/arch/turing/kern_gpu_tu102.c",
+                "r550-r595",
+                _nv("gpuWaitForGfwBootComplete_TU102"),
+                args=(0x3,),
+            ),
+            Format(
+                "failed to wait for GFW boot complete: 0x%x VBIOS version %s",
+                _NVRM + "src/kernel/gpu/gsp/arch/turing/kernel_gsp_tu102.c",
+                "r550-r595",
+                _nv("kgspWaitForGfwBootOk_TU102"),
+                args=(0x65, "94.02.59.00.05"),
+            ),
+            Format(
+                "GSP failed to halt with GFW_BOOT: (progress 0x%x)",
+                _NVRM + "src/kernel/gpu/arch/turing/kern_gpu_tu102.c",
+                "r560-r595",
+                _nv("gpuWaitForGfwBootComplete_TU102"),
+                args=(0x0,),
             ),
         ),
     ),

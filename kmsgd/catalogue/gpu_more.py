@@ -16,12 +16,33 @@ incident trigger; table.py registers this module last so that it stays so.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, MatchInput, Severity, Signature, sig
 
 _PCI = DeviceKind.PCI
 AMDGPU = "gpu.amdgpu"
 NVIDIA = "gpu.nvidia"
 NVGPU = "gpu.nvgpu"
+
+# the prefixes the printing macros add (representative device and function): dev_printk with
+# amdgpu's dev_fmt "amdgpu: " (5.x+), DRM_ERROR's "[drm:<function> [<module>]] *ERROR* ",
+# NV_PRINTF's "NVRM: <function>: ", nvgpu's LOG_FMT columns
+_DEV = "amdgpu 0000:03:00.0: amdgpu: "
+_DEV_NOFMT = "amdgpu 0000:03:00.0: "  # DRM_DEV_ERROR and dev_printk, which skip dev_fmt
+_RAS_EVENT = _DEV_NOFMT + "{1}"  # amdgpu_ras.c RAS_EVENT_LOG: dev_printk "{%llu}%pV" (6.12+)
+
+
+def _drm(func: str, module: str = "amdgpu") -> str:
+    return f"[drm:{func} [{module}]] *ERROR* "
+
+
+def _nvgpu(func: str, line: int) -> str:
+    return f"nvgpu: 17000000.gpu {func:>33}:{line:<4d} [ERR]  "
+
+
+_OSAPI = "nvidia:src/nvidia/arch/nvalloc/unix/src/osapi.c"
+_NVASSERT = "nvidia:src/nvidia/src/libraries/utils/nvassert.c"
+_NVGPU_SRC = "nvgpu:drivers/gpu/nvgpu/"  # NVIDIA's L4T nvgpu (linux-nvgpu, L4T r36 tree)
+_AMD = "drivers/gpu/drm/amd/amdgpu/"
 
 
 def _amdgpu_line(m: object, i: MatchInput) -> bool:
@@ -56,6 +77,32 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "initramfs); an init failure after it is its consequence.",
         30,
         device_kind=_PCI,
+        formats=(
+            Format(
+                "NVRM: API mismatch: the client has the version %s, but\nNVRM: this kernel module "
+                "has the version %s.  Please\nNVRM: make sure that this kernel module and all "
+                "NVIDIA driver\nNVRM: components have the same version.",
+                _OSAPI,
+                "r515-r570",
+                args=("535.54.03", "530.30.02"),
+            ),
+            Format(
+                "NVRM: API mismatch: the client '%s' (pid %u)\nNVRM: has the version %s, but "
+                "this kernel module has\nNVRM: the version %s.  Please make sure that this\n"
+                "NVRM: kernel module and all NVIDIA driver components\nNVRM: have the same "
+                "version.",
+                _OSAPI,
+                "r575-r595",
+                args=("kwin_wayland", 1005, "580.82.07", "575.64.05"),
+            ),
+            Format(
+                "Version mismatch: nvidia.ko(%s) nvidia-modeset.ko(%s)",
+                "nvidia:kernel-open/nvidia-modeset/nvidia-modeset-linux.c",
+                "r515-r595",
+                "nvidia-modeset: ",
+                args=("570.153.02", "575.64.05"),
+            ),
+        ),
     ),
     # src/nvidia-modeset/src/nvkms-rm.c SyncOneEvoChannel (r515-r595): nvEvoLogDev(…,
     # EVO_LOG_ERROR, "Idling display engine timed out: 0x%08x:%d:%d:%d"), printed as
@@ -73,6 +120,15 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "name it as the cause.",
         32,
         device_kind=_PCI,
+        formats=(
+            Format(
+                "Idling display engine timed out: 0x%08x:%d:%d:%d",
+                "nvidia:src/nvidia-modeset/src/nvkms-rm.c",
+                "r515-r595",
+                "nvidia-modeset: ERROR: GPU:0: ",
+                args=(0xC67E, 0, 0, 1128),
+            ),
+        ),
     ),
     # kernel-open/nvidia-drm/nvidia-drm-modeset.c nv_drm_atomic_commit (r515-r595):
     # NV_DRM_DEV_LOG_ERR(nv_dev, "Flip event timeout on head %u"), i.e. DRM_ERROR("[nvidia-drm]
@@ -90,6 +146,15 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "still answers over the network, the GPU's compute side may be fine.",
         33,
         device_kind=_PCI,
+        formats=(
+            Format(
+                "[nvidia-drm] [GPU ID 0x%08x] Flip event timeout on head %u",
+                "nvidia:kernel-open/nvidia-drm/nvidia-drm-modeset.c",
+                "r515-r595",
+                _drm("nv_drm_atomic_commit", "nvidia_drm"),
+                args=(0x100, 0),
+            ),
+        ),
     ),
     # src/nvidia/src/libraries/utils/nvassert.c nvCheckOkFailedNoLog / nvAssertOkFailedNoLog:
     # "Check failed: %s (0x%08X) returned from %s @ %s:%d" and "Assertion failed: …", the %s
@@ -110,6 +175,29 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         34,
         device_kind=_PCI,
         check=_nvrm_line,
+        # NV_ASSERT_FAILED_PRINTF_FMT is "%s @ %s:%d"
+        formats=(
+            Format(
+                "Check failed: %s (0x%08X) returned from %s @ %s:%d",
+                _NVASSERT,
+                "r515-r595",
+                "NVRM: nvCheckOkFailedNoLog: ",
+                args=(
+                    "Out of memory [NV_ERR_NO_MEMORY]",
+                    0x51,
+                    "_memdescAllocInternal(pMemDesc)",
+                    "mem_desc.c",
+                    1359,
+                ),
+            ),
+            Format(
+                "Assertion failed: %s (0x%08X) returned from %s @ %s:%d",
+                _NVASSERT,
+                "r515-r595",
+                "NVRM: nvAssertOkFailedNoLog: ",
+                args=("Out of memory [NV_ERR_NO_MEMORY]", 0x51, "status", "kernel_gsp.c", 4615),
+            ),
+        ),
     ),
     # NVIDIA's L4T nvgpu (drivers/gpu/nvgpu/os/linux/log.c LOG_FMT "nvgpu: %s %33s:%-4d [%s]
     # %s", [ERR] from nvgpu_err): the failures of the GPU's firmware processors, which leave
@@ -131,12 +219,41 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "Check that the L4T release, its device tree (the board's memory size) and the "
         "firmware in /lib/firmware match; a missing or too small CMA pool fails the same way.",
         36,
+        formats=(
+            Format(
+                "LSF Load failed",
+                _NVGPU_SRC + "common/pmu/lsfm/lsfm.c",
+                "L4T r36",
+                _nvgpu("nvgpu_pmu_lsfm_bootstrap_ls_falcon", 128),
+            ),
+            Format(
+                "Unable to recover GR falcon",
+                _NVGPU_SRC + "common/gr/gr_falcon.c",
+                "L4T r36",
+                _nvgpu("nvgpu_gr_falcon_load_secure_ctxsw_ucode", 718),
+            ),
+            Format(
+                "falcon id-%d, queue id-%d, failed",
+                _NVGPU_SRC + "common/engine_queues/engine_fb_queue.c",
+                "L4T r36",
+                _nvgpu("nvgpu_engine_fb_queue_push", 401),
+                args=(0, 1),
+            ),
+            Format(
+                "ACR bootstrap failed",
+                _NVGPU_SRC + "common/acr/acr.c",
+                "L4T r36",
+                _nvgpu("nvgpu_acr_bootstrap_hs_acr", 201),
+            ),
+        ),
     ),
     # amdgpu_ras.c amdgpu_ras_global_ras_isr: DRM_WARN "RAS event of type
     # ERREVENT_ATHUB_INTERRUPT detected!" (5.3-5.5), dev_info "uncorrectable hardware
     # error(ERREVENT_ATHUB_INTERRUPT) detected!" (5.6+; RAS_EVENT_LOG prefixes "{%llu}" from
-    # 6.10), the RAS manager's amdgpu_ras_sys_detect_fatal_event "{%llu} Uncorrectable
-    # hardware error(ERREVENT_ATHUB_INTERRUPT) detected!"; the error counts: "%ld
+    # 6.10; 6.18 also dev_err "uncorrectable hardware error (ERREVENT_ATHUB_INTERRUPT)
+    # detected!" for an event already marked), the RAS manager's
+    # amdgpu_ras_sys_detect_fatal_event "{%llu} Uncorrectable hardware
+    # error(ERREVENT_ATHUB_INTERRUPT) detected!"; the error counts: "%ld
     # uncorrectable hardware errors detected in %s block" (amdgpu_ras.c, amdgpu_umc.c "… in
     # UMC block"), "socket: %d, die: %d, %lld new uncorrectable hardware errors detected in
     # %s block" (6.8+), "… detected in total in %s block"; printed only for a count above
@@ -144,7 +261,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # needed." is a deferred error the driver handles, not one of these
     sig(
         "amdgpu_ras_uncorrectable",
-        r"[Uu]ncorrectable hardware error\(ERREVENT_ATHUB_INTERRUPT\) detected"
+        r"[Uu]ncorrectable hardware error ?\(ERREVENT_ATHUB_INTERRUPT\) detected"
         r"|RAS event of type ERREVENT_ATHUB_INTERRUPT detected"
         r"|(?<![\w.])[1-9]\d* (?:new )?uncorrectable hardware errors detected in (?:total in )?"
         r"\w+ block",
@@ -159,6 +276,61 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         29,
         device_kind=_PCI,
         check=_amdgpu_line,
+        formats=(
+            Format(
+                "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+                _AMD + "amdgpu_ras.c",
+                "5.15-6.8",
+                _DEV,
+            ),
+            Format(
+                "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+                _AMD + "amdgpu_ras.c",
+                "6.12-6.18",
+                _RAS_EVENT,
+            ),
+            Format(
+                "uncorrectable hardware error (ERREVENT_ATHUB_INTERRUPT) detected!",
+                _AMD + "amdgpu_ras.c",
+                "6.18",
+                _DEV,
+            ),
+            *(
+                Format(
+                    "%ld uncorrectable hardware errors detected in %s block",
+                    _AMD + "amdgpu_ras.c",
+                    versions,
+                    prefix,
+                    args=(2, "umc"),
+                )
+                for versions, prefix in (("5.15-6.8", _DEV), ("6.12-6.18", _RAS_EVENT))
+            ),
+            *(
+                Format(
+                    "socket: %d, die: %d %ld uncorrectable hardware errors detected in %s block",
+                    _AMD + "amdgpu_ras.c",
+                    versions,
+                    prefix,
+                    args=(0, 1, 4, "umc"),
+                )
+                for versions, prefix in (("5.15-6.8", _DEV), ("6.12-6.18", _RAS_EVENT))
+            ),
+            Format(
+                "socket: %d, die: %d, %lld new uncorrectable hardware errors detected in %s block",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0, 1, 4, "umc"),
+            ),
+            Format(
+                "socket: %d, die: %d, %lld uncorrectable hardware errors detected in total in %s "
+                "block",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0, 1, 8, "umc"),
+            ),
+        ),
     ),
     # sdma_v4_0.c sdma_v4_0_process_srbm_write_irq (5.11+): dev_err "SDMA gets an Register
     # Write SRBM_WRITE command in non-privilege command buffer" (ratelimited, then dev_dbg
@@ -176,6 +348,14 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         33,
         device_kind=_PCI,
         check=_amdgpu_line,
+        formats=(
+            Format(
+                "SDMA gets an Register Write SRBM_WRITE command in non-privilege command buffer",
+                _AMD + "sdma_v4_0.c",
+                "5.15-6.18",
+                _DEV,
+            ),
+        ),
     ),
     # the ring and IB tests (a command the engine must execute): 4.x gfx_v6/v7/v8/v9
     # *_ring_test_ring DRM_ERROR "amdgpu: ring %d test failed (scratch(0x%04X)=0x%08X)",
@@ -198,6 +378,50 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         37,
         device_kind=_PCI,
         check=_amdgpu_line,
+        formats=(
+            Format(
+                "amdgpu: ring %d test failed (scratch(0x%04X)=0x%08X)",
+                _AMD + "gfx_v8_0.c",
+                "4.4-4.19",
+                _drm("gfx_v8_0_ring_test_ring"),
+                args=(2, 0xC040, 0xCAFEDEAD),
+            ),
+            Format(
+                "amdgpu: ib test failed (scratch(0x%04X)=0x%08X)",
+                _AMD + "gfx_v7_0.c",
+                "4.4-4.19",
+                _drm("gfx_v7_0_ring_test_ib"),
+                args=(0xC040, 0xCAFEDEAD),
+            ),
+            Format(
+                "amdgpu: failed testing IB on GFX ring (%d).",
+                _AMD + "amdgpu_ib.c",
+                "4.4-4.19",
+                _drm("amdgpu_ib_ring_tests"),
+                args=(-110,),
+            ),
+            Format(
+                "amdgpu: failed testing IB on ring %d (%d).",
+                _AMD + "amdgpu_ib.c",
+                "4.4-4.19",
+                _drm("amdgpu_ib_ring_tests"),
+                args=(9, -110),
+            ),
+            Format(
+                "ring %s test failed (%d)",
+                _AMD + "amdgpu_ring.c",
+                "5.4-6.18",
+                _DEV_NOFMT + _drm("amdgpu_ring_test_helper"),
+                args=("kiq_2.1.0", -110),
+            ),
+            Format(
+                "IB test failed on %s (%d).",
+                _AMD + "amdgpu_ib.c",
+                "5.4-6.18",
+                _DEV_NOFMT + _drm("amdgpu_ib_ring_tests"),
+                args=("gfx_0.0.0", -110),
+            ),
+        ),
     ),
     # pm/swsmu/amdgpu_smu.c smu_hw_init / smu_resume: dev_err "SMC engine is not correctly
     # up!" ("SMU is not ready yet!" in earlier 5.x), after smu_start_smc_engine's firmware
@@ -208,7 +432,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_smu_timeout",
         r"SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
         r"|resume of IP block <smu> failed",
-        ("SMC", "SMU", "smu"),
+        ("SMC", "smu", "yet"),  # not "SMU": routine lines ("SMU is resumed") carry it
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's power-management firmware (SMU) did not start or answer on resume.",
@@ -216,16 +440,37 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         30,
         device_kind=_PCI,
         check=_amdgpu_line,
+        formats=(
+            Format(
+                "SMC is not ready", "drivers/gpu/drm/amd/pm/swsmu/amdgpu_smu.c", "5.15-6.18", _DEV
+            ),
+            Format(
+                "SMC engine is not correctly up!",
+                "drivers/gpu/drm/amd/pm/swsmu/amdgpu_smu.c",
+                "5.15-6.18",
+                _DEV,
+            ),
+            Format(
+                "resume of IP block <%s> failed %d",
+                _AMD + "amdgpu_device.c",
+                "4.19-6.18",
+                _drm("amdgpu_device_ip_resume_phase2"),
+                args=("smu", -5),
+            ),
+        ),
     ),
     # drivers/iommu/amd/iommu.c iommu_print_event (amd_iommu.c before 5.8), EVENT_TYPE_INV_DEV_REQ:
-    # dev_err "Event logged [INVALID_DEVICE_REQUEST device=%02x:%02x.%x pasid=0x%05x
-    # address=0x%llx flags=0x%04x]" (4.x-5.x; "%04x:%02x:%02x.%x" with the PCI segment from
-    # 6.0), printed as "iommu ivhd0: AMD-Vi: Event logged […]"; the root complex (00:00.0)
+    # printk "INVALID_DEVICE_REQUEST device=%02x:%02x.%x …" (4.4), dev_err
+    # "INVALID_DEVICE_REQUEST device=%02x:%02x.%x pasid=0x%05x address=0x%016llx
+    # flags=0x%04x]" (4.19), "Event logged [INVALID_DEVICE_REQUEST device=%02x:%02x.%x
+    # pasid=0x%05x address=0x%llx flags=0x%04x]" (5.4-5.15; "%04x:%02x:%02x.%x" with the
+    # PCI segment 6.1-6.18), printed as "iommu ivhd0: AMD-Vi: Event logged […]" (dev_fmt
+    # "AMD-Vi: "); the root complex (00:00.0)
     # logs it with flags=0x0a00 at the interrupt range on a GPU reset, so it is reported,
     # never blamed first
     sig(
         "iommu_fault",
-        r"AMD-Vi: Event logged \[INVALID_DEVICE_REQUEST ",
+        r"\bINVALID_DEVICE_REQUEST device=",
         ("INVALID_DEVICE_REQUEST",),
         Severity.WARNING,
         "iommu",
@@ -234,5 +479,23 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         22,
         device_kind=_PCI,
         routine=True,
+        formats=(
+            Format(
+                "Event logged [INVALID_DEVICE_REQUEST device=%04x:%02x:%02x.%x pasid=0x%05x "
+                "address=0x%llx flags=0x%04x]",
+                "drivers/iommu/amd/iommu.c",
+                "6.1-6.18",
+                "iommu ivhd1: AMD-Vi: ",
+                args=(0, 0, 0, 0, 0, 0xFFFFFFFDF8000000, 0x0A00),
+            ),
+            Format(
+                "Event logged [INVALID_DEVICE_REQUEST device=%02x:%02x.%x pasid=0x%05x "
+                "address=0x%llx flags=0x%04x]",
+                "drivers/iommu/amd/iommu.c",
+                "5.4-5.15",
+                "iommu ivhd0: AMD-Vi: ",
+                args=(0x30, 0, 6, 0, 0xFFFFFFFDF8000000, 0x0A00),
+            ),
+        ),
     ),
 )

@@ -9,12 +9,19 @@ servers (APEI GHES) are here too until hardware.py takes them with its format-st
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, Trigger, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, Trigger, sig
 
 _PCI = DeviceKind.PCI
 RADEON = "gpu.radeon"
 NOUVEAU = "gpu.nouveau"
 NVSWITCH = "gpu.nvswitch"
+_RADEON = "drivers/gpu/drm/radeon/"
+
+
+def _drm_radeon(func: str) -> str:
+    # DRM_ERROR's prefix (include/drm/drm_print.h)
+    return f"[drm:{func} [radeon]] *ERROR* "
+
 
 OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # radeon_ring.c radeon_ring_test_lockup: dev_err "ring %d stalled for more than %llumsec"
@@ -44,6 +51,51 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         35,
         device_kind=_PCI,
         trigger=Trigger("gpu_hang"),
+        # listed: the init and resume tests' wording (the stall and fence-lockup formats are
+        # not among them)
+        formats=(
+            Format(
+                "radeon: failed testing IB on GFX ring (%d).",
+                _RADEON + "radeon_ib.c",
+                "4.4-6.18",
+                _drm_radeon("radeon_ib_ring_tests"),
+                args=(-110,),
+            ),
+            Format(
+                "radeon: failed testing IB on ring %d (%d).",
+                _RADEON + "radeon_ib.c",
+                "4.4-6.18",
+                _drm_radeon("radeon_ib_ring_tests"),
+                args=(5, -110),
+            ),
+            Format(
+                "radeon: ring %d test failed (scratch(0x%04X)=0x%08X)",
+                _RADEON + "r600.c",
+                "4.4-6.18",
+                _drm_radeon("r600_ring_test"),
+                args=(0, 0x8504, 0xCAFEDEAD),
+            ),
+            Format(
+                "radeon: ib test failed (scratch(0x%04X)=0x%08X)",
+                _RADEON + "r600.c",
+                "4.4-6.18",
+                _drm_radeon("r600_ib_test"),
+                args=(0x8504, 0xCAFEDEAD),
+            ),
+            Format(
+                "radeon: fence wait timed out.",
+                _RADEON + "r600.c",
+                "4.19-6.18",
+                _drm_radeon("r600_ib_test"),
+            ),
+            Format(
+                "radeon: fence wait failed (%d).",
+                _RADEON + "r600.c",
+                "4.4-6.18",
+                _drm_radeon("r600_ib_test"),
+                args=(-35,),
+            ),
+        ),
     ),
     # nouveau's nvkm_error (nvkm/core/subdev.h: dev_err with "<subdev>: "): fifo
     # "DMA_PUSHER - ch %d [%s] get %08x put %08x state %08x (err: %s) push %08x"
@@ -68,6 +120,16 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         "before a freeze name the engine: update the kernel and Mesa, or try NVIDIA's driver.",
         36,
         device_kind=_PCI,
+        # listed: the probe's refusal (the engine-fault formats are not among them)
+        formats=(
+            Format(
+                "unknown chipset (%08x)",
+                "drivers/gpu/drm/nouveau/nvkm/engine/device/base.c",
+                "4.4-6.18",
+                "nouveau 0000:01:00.0: ",
+                args=(0xFFFFFFFF,),
+            ),
+        ),
     ),
     # src/common/nvswitch/kernel/inc/error_nvswitch.h NVSWITCH_PRINT_SXID: "nvidia-%s: SXid
     # (PCI:%04x:%02x:%02x.%x): %05d, " then "Fatal, ..." / "Non-fatal, ..." (the device name is

@@ -51,6 +51,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
     "memory": (r"Out of memory", r"oom-kill:", r"oom_reaper: ", r"Memory cgroup out of memory"),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
     "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
     "net": (r"NETDEV WATCHDOG: ", r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: "),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
@@ -59,7 +60,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "power": (r"Under-?voltage detected",),
     "storage": (r"nvme ", r"blk_update_request: ", r"I/O error, dev ", r"Buffer I/O error"),
     "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
-    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"Linux version \d", r"Command line: "),
+    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
 }
 _OPENING = re.compile("|".join(f"(?:{o})" for group in OPENINGS.values() for o in group))
 

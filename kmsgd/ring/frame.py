@@ -168,11 +168,44 @@ def too_deep(payload: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
+# What may hold a number no reader can use: over 20 digits, NaN/Infinity, a 3-digit exponent.
+# Payloads without any (all that kmsgd writes) take json's fast path.
+_SUSPECT_NUMBER = re.compile(rb"\d{21}|Infinity|NaN|[eE][+-]?\d{3}")
+
+
+class _OutOfRange(ValueError):
+    pass
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 20:  # beyond 64 bits: no counter, size or clock
+        raise _OutOfRange(text)
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 reads as inf
+        raise _OutOfRange(text)
+    return value
+
+
+def _constant(text: str) -> float:
+    raise _OutOfRange(text)  # NaN, Infinity, -Infinity: not JSON, never written by kmsgd
+
+
 def _decode_json(kind: Kind, payload: bytes) -> Payload:
     if too_deep(payload):
         return {"error": f"payload nested deeper than {MAX_JSON_DEPTH} levels"}
     try:
-        obj: Any = json.loads(payload)
+        if _SUSPECT_NUMBER.search(payload):
+            obj: Any = json.loads(
+                payload, parse_int=_int, parse_float=_float, parse_constant=_constant
+            )
+        else:
+            obj = json.loads(payload)
+    except _OutOfRange:
+        return {"error": f"{kind.value} payload with a number out of range"}
     except (ValueError, RecursionError):
         return {"error": "payload is not JSON"}
     if not isinstance(obj, dict):

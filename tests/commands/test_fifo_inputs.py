@@ -12,6 +12,8 @@ import pytest
 
 from kmsgd.ring import layout as ring
 
+pytestmark = pytest.mark.slow  # a subprocess per case: seconds in all
+
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
     try:

@@ -26,6 +26,7 @@ def test_since_far_out_of_range_is_bad_input(spec: str) -> None:
     assert parse_time("-1w", 1.7e9) == int((1.7e9 - 7 * 86400) * 1e6)  # in range: a time
 
 
+@pytest.mark.slow
 def test_an_entry_with_400_digit_numbers_is_read(tmp_path: pytest.TempPathFactory) -> None:
     exe = journal_remote()
     fields = [

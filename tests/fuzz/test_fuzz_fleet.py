@@ -48,6 +48,7 @@ entries = st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=20).map(
 )
 
 
+@pytest.mark.slow
 @budget(80)
 @given(
     st.lists(st.tuples(entries, st.integers(0, 2**63 - 1)), min_size=1, max_size=8),

@@ -84,6 +84,7 @@ entries = st.builds(
 )
 
 
+@pytest.mark.slow
 @budget(60)
 @given(st.lists(entries, min_size=1, max_size=12), st.sampled_from(["text", "md", "json"]))
 def test_journal_json_raises_only_bad_input(batch: list[dict[str, object]], fmt: str) -> None:

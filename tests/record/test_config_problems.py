@@ -178,6 +178,7 @@ def test_kmsgd_check_fails_on_a_number_outside_its_range(tmp_path: Path) -> None
     assert finding.status.name == "FAIL" and "heartbeat_s" in finding.summary
 
 
+@pytest.mark.slow
 def test_a_command_line_heartbeat_outside_its_range_is_refused(tmp_path: Path) -> None:
     import subprocess
     import sys

@@ -80,3 +80,22 @@ def test_a_heartbeat_with_times_out_of_range_is_damaged(tmp_path: Path) -> None:
     data = entries(ring_with(tmp_path, (Kind.HEARTBEAT, bad, WALL + 1)))
     assert not any(isinstance(d, Heartbeat) for d in data)
     assert any(isinstance(d, dict) and "out of range" in d["error"] for d in data)
+
+
+def test_a_sample_with_numbers_no_reader_can_use_is_damaged(tmp_path: Path) -> None:
+    """float(10**400) is an OverflowError and inf would make the JSON report invalid."""
+    bad = [
+        b'{"sample":"device","sensor":"card0","power_w":%s}' % v
+        for v in (b"9" * 400, b"1e400", b"NaN", b"-Infinity")
+    ]
+    data = entries(ring_with(tmp_path, *((Kind.SAMPLE, b, WALL + 1) for b in bad)))
+    assert messages(data) == ["before", "after"]
+    errors = [d["error"] for d in data if isinstance(d, dict)]
+    assert len(errors) == 4 and all("out of range" in e for e in errors)
+
+
+def test_a_pstore_line_with_a_400_digit_stamp_has_no_stamp() -> None:
+    from kmsgd.ring.pstore import parse_line
+
+    rec = parse_line("<3>[" + "9" * 400 + ".000000] Kernel panic - not syncing: x")
+    assert rec.ts_usec is None or rec.ts_usec < 10**18
