@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-ALL = ["recorder_bench", "telemetry_bench", "analyze_bench", "fleet_bench"]
+ALL = ["recorder_bench", "telemetry_bench", "analyze_bench", "fleet_bench", "redact_bench"]
 
 
 def main(argv: list[str]) -> int:

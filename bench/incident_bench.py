@@ -1,4 +1,4 @@
-"""Incident benchmark (issue 12): the real `kmsgd run` on the fake 8-GPU tree, quiet and then
+"""Incident benchmark: the real `kmsgd run` on the fake 8-GPU tree, quiet and then
 during an incident: the daemon's CPU (utime+stime of the process, % of one core), the ring
 bytes written (frame sizes from the ring itself) and the kmsg latency (a level-6 line written
 into the kmsg FIFO until it is in the ring file: the flush window when quiet, at once during

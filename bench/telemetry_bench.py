@@ -1,4 +1,4 @@
-"""Telemetry benchmark (issue 4): the sampler on a fake 8-GPU tree at the default rates.
+"""Telemetry benchmark: the sampler on a fake 8-GPU tree at the default rates.
 
 8 amdgpu-like GPUs × 12 sensors each (edge/junction/mem temperature, PPT power at 10 Hz,
 vddgfx, fan, sclk, mclk, busy %, memory busy %, VRAM used, GTT used), plus the real

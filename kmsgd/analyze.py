@@ -11,7 +11,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
-from kmsgd.bundle import DECODE_ERRORS, open_path, open_stream
+from kmsgd.bundle import (
+    DECODE_ERRORS,
+    DEFAULT_LIMITS,
+    LimitExceeded,
+    Limits,
+    open_path,
+    open_stream,
+)
 from kmsgd.errors import BadInput
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.skim import Plan, Skimmer
@@ -20,7 +27,7 @@ from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, Mar
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
-from kmsgd.report.render import FORMATS, render
+from kmsgd.report.render import FORMATS, render_clean
 from kmsgd.types import FAILURES, Outcome
 
 MAX_BOOTS_LISTED = 200
@@ -34,15 +41,14 @@ class _Judged:
     nxt: Timeline | None
 
 
-def _score(j: _Judged) -> int:
-    """Which boot the report is about: failures first, then boots that ended uncleanly or
-    stop on a signature, then anything else; ties go to the later boot."""
-    v = j.verdict
-    if v.outcome in FAILURES:
+def _weight(outcome: Outcome, reason: str) -> int:
+    """Which boot (or input) the report is about: failures first, then boots that ended
+    uncleanly or stop on a signature, then anything else; ties go to the later one."""
+    if outcome in FAILURES:
         return 3
-    if v.outcome is Outcome.UNKNOWN and v.reason not in ("no_end_in_log", ""):
+    if outcome is Outcome.UNKNOWN and reason not in ("no_end_in_log", ""):
         return 2
-    return 1 if v.outcome is not Outcome.UNKNOWN else 0
+    return 1 if outcome is not Outcome.UNKNOWN else 0
 
 
 class _Collector:
@@ -72,7 +78,10 @@ class _Collector:
             self.commands += 1
         else:
             self.text += 1
-        if "Hostname set to" in line.message:  # systemd[1], also seen through dmesg
+        # systemd[1]'s "Hostname set to", "hostname=", hostnamectl's "Static hostname:",
+        # the command line's ip= autoconfig: dmesg-only input names its machine this way
+        # (kmsgd.report.redact.LEARNT); two substring tests keep the other lines cheap
+        if "ostname" in line.message or "ip=" in line.message:
             self.hosts.update(hostnames_in(line.message))
         if line.host and len(self.hosts) < MAX_HOSTS:
             self.hosts.add(line.host)
@@ -132,13 +141,15 @@ class _Collector:
                     j.tl.index,
                     j.tl.boot_id,
                     j.tl.total,
-                    j.verdict.outcome.value,
+                    j.verdict.outcome,
                     j.verdict.reason,
                     wall_text(j.tl.first_wall_us, first.fmt) if first else None,
                     wall_text(j.tl.last_wall_us, j.tl.tail[-1].line.fmt) if j.tl.tail else None,
                 )
             )
-        if self.best is None or _score(j) >= _score(self.best):
+        if self.best is None or _weight(j.verdict.outcome, j.verdict.reason) >= _weight(
+            self.best.verdict.outcome, self.best.verdict.reason
+        ):
             self.best = j
 
     def finish(self) -> _Judged:
@@ -162,19 +173,12 @@ def analyze_report(
     return report, Redactor(hosts, keep=keep)
 
 
-def _score_report(r: Report) -> int:
-    if r.outcome in FAILURES:
-        return 3
-    if r.outcome is Outcome.UNKNOWN and r.reason not in ("no_end_in_log", ""):
-        return 2
-    return 1 if r.outcome is not Outcome.UNKNOWN else 0
-
-
 def analyze_inputs(
     paths: Sequence[str],
     *,
     stdin: BinaryIO | None = None,
     baseline: Mapping[str, float] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Report, Redactor]:
     """Judge every kernel log in the inputs (files, directories, bundles, "-" for stdin;
     see bundle.py) and report on the one that matters most (a failure first, ties to the
@@ -185,13 +189,15 @@ def analyze_inputs(
         if path == "-":
             if stdin is None:
                 raise BadInput("no standard input to read")
-            pieces = open_stream("<stdin>", stdin)
+            pieces = open_stream("<stdin>", stdin, limits=limits)
         else:
-            pieces = open_path(path)
+            pieces = open_path(path, limits)
         try:
             for piece in pieces:
                 try:
                     judged.append(_judge(piece.stream, name=piece.name, baseline=baseline))
+                except LimitExceeded:
+                    raise  # the whole input is refused: a part of it could mislead
                 except BadInput as err:
                     refused.append(err)
         except DECODE_ERRORS as err:  # a truncated .gz/.xz/.zst: what was read still counts
@@ -208,7 +214,9 @@ def analyze_inputs(
             f"no kernel log lines found in any of {len(refused)} inputs",
             hint="pass dmesg, journalctl, syslog files or a sosreport",
         )
-    best = max(range(len(judged)), key=lambda k: (_score_report(judged[k][0]), k))
+    best = max(
+        range(len(judged)), key=lambda k: (_weight(judged[k][0].outcome, judged[k][0].reason), k)
+    )
     report = judged[best][0]
     hosts = set().union(*(h for _, h, _ in judged))
     keep = set().union(*(k for _, _, k in judged))
@@ -349,15 +357,14 @@ def analyze(
     color: bool = False,
     baseline: Mapping[str, float] | None = None,
 ) -> str:
-    """The rendered report of a pasted log (`fmt`: text, md or json).
+    """The rendered report of a pasted log (`fmt`: text, md, json or html).
     Raises kmsgd.errors.BadInput for unusable input or an unknown format."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
     report, redactor = analyze_inputs(["-"], stdin=source, baseline=baseline)
     if report.source is not None and report.source.name == "<stdin>":
         report = replace(report, source=replace(report.source, name=name))
-    out = render(report, fmt, color=color and not redact)
-    return redactor.redact(out) if redact else out
+    return render_clean(report, fmt, redactor=redactor if redact else None, color=color)
 
 
 def analyze_paths(
@@ -367,10 +374,12 @@ def analyze_paths(
     fmt: str = "text",
     redact: bool = False,
     color: bool = False,
+    plot: str = "",
+    limits: Limits = DEFAULT_LIMITS,
 ) -> str:
-    """The rendered report of files, directories and bundles (`kmsgd analyze A B DIR`)."""
+    """The rendered report of files, directories and bundles (`kmsgd analyze A B DIR`);
+    `plot`: the timeline picture saved there too (.svg or .png)."""
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
-    report, redactor = analyze_inputs(paths, stdin=stdin)
-    out = render(report, fmt, color=color and not redact)
-    return redactor.redact(out) if redact else out
+    report, redactor = analyze_inputs(paths, stdin=stdin, limits=limits)
+    return render_clean(report, fmt, redactor=redactor if redact else None, color=color, plot=plot)

@@ -17,6 +17,7 @@ import json
 import lzma
 import os
 import re
+import stat
 import tarfile
 import tempfile
 import zlib
@@ -51,6 +52,73 @@ def _decode_errors() -> tuple[type[Exception], ...]:
 
 # what a truncated or corrupt compressed stream raises while it is read
 DECODE_ERRORS = _decode_errors()
+
+
+class LimitExceeded(BadInput):
+    """An input past one of the bounds in Limits: refused whole (exit 2), never judged in
+    part, because a post-mortem of a log cut at an arbitrary point could mislead."""
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much one input may unpack (config: archive_max_members, archive_max_depth,
+    input_max_bytes). Members cost memory and time even when skipped (a 336 KB .tar.gz of
+    40,000 empty members took 780 MB); each layer of nesting is a recursion; expanded bytes
+    are what a small bomb multiplies."""
+
+    max_members: int = 10_000  # tar members, counted over every archive of one input
+    max_depth: int = 4  # compressed layers and archives inside one another
+    max_bytes: int = 256 << 20  # bytes decompressed or unpacked from one input
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class _Budget:
+    """What one input has used of its Limits so far."""
+
+    def __init__(self, limits: Limits, name: str) -> None:
+        self.limits, self.name = limits, name
+        self.members = self.bytes = 0
+
+    def member(self) -> None:
+        self.members += 1
+        if self.members > self.limits.max_members:
+            raise LimitExceeded(
+                f"{self.name}: more than {self.limits.max_members} members in its archives",
+                hint="raise archive_max_members in the config file, or unpack what matters",
+            )
+
+    def read(self, n: int) -> None:
+        self.bytes += n
+        if self.bytes > self.limits.max_bytes:
+            raise LimitExceeded(
+                f"{self.name}: expands past {_size(self.limits.max_bytes)}",
+                hint="raise input_max_bytes in the config file, or cut the log to the boot",
+            )
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
+
+
+class _Counted(io.RawIOBase):
+    """A stream whose bytes count against the input's budget as they are read."""
+
+    def __init__(self, raw: IO[bytes], budget: _Budget) -> None:
+        self._raw, self._budget = raw, budget
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+        chunk = self._raw.read(len(b))
+        self._budget.read(len(chunk))
+        b[: len(chunk)] = chunk
+        return len(chunk)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,15 +183,28 @@ def _peeked(stream: IO[bytes], n: int = 512) -> tuple[bytes, BinaryIO]:
     return head, io.BufferedReader(_Peek(head, stream), 1 << 20)
 
 
-def open_stream(name: str, stream: IO[bytes], *, path: str | None = None) -> Iterator[Piece]:
+def open_stream(
+    name: str,
+    stream: IO[bytes],
+    *,
+    path: str | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    budget: _Budget | None = None,
+    depth: int = 0,
+) -> Iterator[Piece]:
     """The pieces of one stream: decompressed, unpacked, split, as its content says
-    (`path`: the plain file it reads, which a journal reader can open directly)."""
+    (`path`: the plain file it reads, which a journal reader can open directly). What is
+    decompressed or unpacked counts against `limits` (LimitExceeded past one)."""
+    budget = budget or _Budget(limits, name)
     head, buf = _peeked(stream)
     inner = decompressed(buf, head)
     if inner is not None:
-        head, buf, path = *_peeked(inner), None
+        depth += 1
+        _check_depth(budget, depth)
+        head, buf, path = *_peeked(io.BufferedReader(_Counted(inner, budget), 1 << 20)), None
     if len(head) > 262 and head[257:262] == b"ustar":
-        yield from _tar(name, buf)
+        _check_depth(budget, depth + 1)
+        yield from _tar(name, buf, budget, depth + 1)
     elif head.startswith(_JOURNAL):
         yield _journal_piece(name, buf, path=path)
     elif b"Start of NVIDIA bug report log file" in head:
@@ -132,7 +213,16 @@ def open_stream(name: str, stream: IO[bytes], *, path: str | None = None) -> Ite
         yield Piece(name, buf)
 
 
-def open_path(path: str) -> Iterator[Piece]:
+def _check_depth(budget: _Budget, depth: int) -> None:
+    if depth > budget.limits.max_depth:
+        raise LimitExceeded(
+            f"{budget.name}: archives or compressed layers nested deeper than "
+            f"{budget.limits.max_depth}",
+            hint="unpack the layers that hold the logs, or raise archive_max_depth",
+        )
+
+
+def open_path(path: str, limits: Limits = DEFAULT_LIMITS) -> Iterator[Piece]:
     """The pieces of a file or a directory (walked in name order; only log-like files)."""
     if os.path.isdir(path):
         found = False
@@ -143,34 +233,53 @@ def open_path(path: str) -> Iterator[Piece]:
                 rel = os.path.relpath(full, path)
                 if _WANTED.search(rel.replace(os.sep, "/")) and os.path.isfile(full):
                     found = True
-                    yield from _open_file(full)
+                    yield from _open_file(full, limits)
         if not found:
             raise BadInput(f"{path}: no kernel log files in this directory")
         return
-    yield from _open_file(path)
+    yield from _open_file(path, limits)
 
 
-def _open_file(path: str) -> Iterator[Piece]:
+def open_regular(path: str) -> BinaryIO:
+    """`path` opened for reading, refused (BadInput) unless it is a regular file: opened with
+    O_NONBLOCK, so a FIFO (which would wait for a writer forever, fifo(7)) or a device is
+    looked at and refused instead of read. `-` (stdin) is the way to read a pipe."""
     try:
-        f = open(path, "rb")  # noqa: SIM115 - closed when the caller is done with its pieces
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as err:
         raise BadInput(f"{path}: {err.strerror}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise BadInput(f"{path}: not a regular file", hint="pipe it in with `-` instead")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def _open_file(path: str, limits: Limits) -> Iterator[Piece]:
+    f = open_regular(path)
     with f:
-        yield from open_stream(path, f, path=path)
+        yield from open_stream(path, f, path=path, limits=limits)
 
 
-def _tar(name: str, stream: BinaryIO) -> Iterator[Piece]:
+def _tar(name: str, stream: BinaryIO, budget: _Budget, depth: int) -> Iterator[Piece]:
     """Members of a tar stream that hold kernel logs, read in archive order."""
     try:
         with tarfile.open(fileobj=stream, mode="r|") as tar:
             for member in tar:
+                budget.member()
+                # A streaming TarFile still appends every member it reads to `members`:
+                # forget them, or memory grows with the member count.
+                tar.members = []  # type: ignore[attr-defined]
                 if not member.isfile() or not _WANTED.search(member.name):
                     continue
                 f = tar.extractfile(member)
                 if f is None:
                     continue
                 where = f"{name}:{member.name}"
-                yield from open_stream(where, f)
+                # bytes of a member are counted where they are expanded (the archive's
+                # decompression, a compressed member): an uncompressed tar is only its size
+                yield from open_stream(where, f, budget=budget, depth=depth)
     except tarfile.TarError as err:
         raise BadInput(f"{name}: broken tar archive ({err})") from None
 

@@ -21,6 +21,7 @@ from kmsgd.config import DEFAULT_CONFIG, Config, read
 from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
 from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader, pick_boot
+from kmsgd.text.escape import escape
 
 F = TypeVar("F", bound=Callable[..., Any])
 RING_HELP = f"ring file (default: ring in the config file, {Config().ring})"
@@ -29,7 +30,9 @@ _FROM_CONFIG = "\0config"  # `--textfile` without a value: the path from the con
 
 
 def die(message: str, hint: str = "", status: int = 2) -> NoReturn:
-    click.echo(f"kmsgd: {message}" + (f" ({hint})" if hint else ""), err=True)
+    """One line on stderr: a file name or a value from the input in the message shows its
+    control characters escaped (a newline in it included), as every report does."""
+    click.echo(escape(f"kmsgd: {message}" + (f" ({hint})" if hint else "")), err=True)
     sys.exit(status)
 
 
@@ -57,6 +60,15 @@ def main() -> None:
     """Freeze forensics: record the kernel log and sensors durably, explain how a boot ended."""
 
 
+def plot_option(f: F) -> F:
+    return click.option(
+        "--plot",
+        default=None,
+        metavar="FILE.svg|.png",
+        help="also save the timeline of the last minutes (needs matplotlib: kmsgd[plot])",
+    )(f)
+
+
 def ring_option(f: F) -> F:
     return click.option("--ring", default=None, metavar="PATH", help=RING_HELP)(f)
 
@@ -76,7 +88,7 @@ def settings(config_file: str | None, **overrides: Any) -> Config:
     check` fails on it), never a reason to refuse a post-mortem."""
     got = read(config_file or DEFAULT_CONFIG, overrides)
     for problem in got.problems:
-        click.echo(f"kmsgd: warning: {got.path}: {problem.message}", err=True)
+        click.echo(escape(f"kmsgd: warning: {got.path}: {problem.message}"), err=True)
     return got.config
 
 
@@ -107,12 +119,15 @@ def _open(cfg: Config) -> RingReader:
 def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
     from kmsgd.lastboot import outcomes, rtc_local
+    from kmsgd.report.bootcache import BootCache
 
     cfg = settings(config_file, ring=ring, proc_root=proc_root)
+    cache = BootCache(cfg.state_dir)
     with _open(cfg) as reader:
-        rows = reader.boots()
+        rows = reader.boots(known=cache.segments)
         torn = reader.torn_bytes
-        ends = outcomes(reader, rows, _current_boot(cfg.proc_root), rtc_local(cfg.etc_root))
+        current, rtc = _current_boot(cfg.proc_root), rtc_local(cfg.etc_root)
+        ends = outcomes(reader, rows, current, rtc, cache=cache)
     if fmt == "json":
         for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
             obj = dataclasses.asdict(row) | {
@@ -130,7 +145,7 @@ def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | 
         click.echo(
             f"{i - len(rows) + 1:>4} {row.boot_id:32} {_when(row.first_wall_us):19} "
             f"{_when(row.last_wall_us):19} {row.records:>8} {row.kernel_records:>7} "
-            f"{row.lost:>5}  {end}"
+            f"{row.lost:>5}  {escape(str(end))}"
         )
     if torn:
         click.echo(f"note: skipped {torn} bytes of a torn write at the ring's tail", err=True)
@@ -160,19 +175,31 @@ def dump(ring: str | None, boot: str | None, fmt: str, config_file: str | None) 
 
 @main.command()
 @click.argument("sources", metavar="FILE|DIR|-...", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
+@click.option("--format", "fmt", type=click.Choice(["text", "md", "json", "html"]), default="text")
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
+@plot_option
 @config_option
-def analyze(sources: tuple[str, ...], fmt: str, redact: bool, config_file: str | None) -> None:
+def analyze(
+    sources: tuple[str, ...], fmt: str, redact: bool, plot: str | None, config_file: str | None
+) -> None:
     """Explain pasted kernel logs (dmesg, journalctl, syslog, pstore, /dev/kmsg) and the
     bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
     *.journal files, pstore and other directories)."""
     from kmsgd.analyze import analyze_paths
+    from kmsgd.bundle import Limits
 
-    settings(config_file)  # nothing in it changes a pasted log's analysis; its problems are said
-
+    cfg = settings(config_file)  # only the input bounds change a pasted log's analysis
+    limits = Limits(cfg.archive_max_members, cfg.archive_max_depth, cfg.input_max_bytes)
     color = fmt == "text" and sys.stdout.isatty()
-    out = analyze_paths(list(sources), stdin=sys.stdin.buffer, fmt=fmt, redact=redact, color=color)
+    out = analyze_paths(
+        list(sources),
+        stdin=sys.stdin.buffer,
+        fmt=fmt,
+        redact=redact,
+        color=color,
+        plot=plot or "",
+        limits=limits,
+    )
     click.echo(out, nl=not out.endswith("\n"))
 
 
@@ -197,7 +224,7 @@ def sysctl_cmd(
         lines, status = sysctl.check_report(sysctl.check(Path(proc_root), want))
     else:
         lines, status = sysctl.apply_report(sysctl.apply(Path(proc_root), want))
-    click.echo("\n".join(lines))
+    click.echo("\n".join(escape(line) for line in lines))  # values read from /proc/sys
     sys.exit(status)
 
 
@@ -211,7 +238,9 @@ def check_cmd(fmt: str, config_file: str | None) -> None:
     from kmsgd.check.run import run_checks
 
     findings = run_checks(read(config_file or DEFAULT_CONFIG, {}))
-    click.echo(render_json(findings) if fmt == "json" else render_text(findings), nl=False)
+    # sysfs and DMI strings are the vendor's: shown escaped like every report
+    text = render_json(findings) if fmt == "json" else escape(render_text(findings), keep="\n")
+    click.echo(text, nl=False)
     sys.exit(exit_status(findings))
 
 
@@ -240,11 +269,12 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "md", "json", "export"]),
+    type=click.Choice(["text", "md", "json", "html", "export"]),
     default="text",
     help="export: the post-mortem journal entry in journal export format (systemd-journal-remote)",
 )
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
+@plot_option
 @click.option("--journal/--no-journal", default=True, help="ask the systemd journal too")
 @click.option("--journal-dir", default=None, metavar="DIR", help="read journal files from DIR")
 @click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
@@ -276,6 +306,7 @@ def last_boot(
     save_dir: str | None,
     keep: int | None,
     textfile: str | None,
+    plot: str | None,
     config_file: str | None,
 ) -> None:
     """How the previous boot (or --boot) ended, with the evidence: the post-mortem.
@@ -285,13 +316,15 @@ def last_boot(
     """
     from kmsgd import lastboot
     from kmsgd.record.procfs import read_machine_id
-    from kmsgd.report.render import render
+    from kmsgd.report.render import render_clean
 
     if fmt == "export" and redact:
         raise BadInput(
             "--redact does not apply to --format export",
             hint="the entry goes to your own collector, filed under the box's real host name",
         )
+    if keep is not None and keep < 1:
+        raise BadInput(f"--keep {keep}: must be at least 1 (the report just written is kept)")
     cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)
     if save and save_dir is None:
         save_dir = cfg.report_dir
@@ -304,6 +337,7 @@ def last_boot(
         journal,
         journal_dir,
         rtc_local=lastboot.rtc_local(cfg.etc_root),
+        series=fmt == "html" or plot is not None,
     )
     with _open(cfg) as reader:
         try:
@@ -326,7 +360,7 @@ def last_boot(
                 textfile=textfile,
             )
             for note in lines[1:]:
-                click.echo(f"kmsgd: warning: {note}", err=True)
+                click.echo(escape(f"kmsgd: warning: {note}"), err=True)
             if save_dir is not None:
                 click.echo(lines[0])
                 return
@@ -342,11 +376,13 @@ def last_boot(
         sys.stdout.buffer.write(raw)
         sys.stdout.buffer.flush()
         return
-    out = render(report, fmt, color=fmt == "text" and sys.stdout.isatty() and not redact)
+    redactor = None
     if redact:
         from kmsgd.report.redact import Redactor
 
-        out = Redactor((report.hostname,), keep={boot_id}).redact(out)
+        redactor = Redactor((report.hostname,), keep={boot_id})
+    color = fmt == "text" and sys.stdout.isatty()
+    out = render_clean(report, fmt, redactor=redactor, color=color, plot=plot or "")
     click.echo(out, nl=not out.endswith("\n"))
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 from kmsgd.errors import BadInput
 
@@ -60,6 +62,19 @@ class IncidentConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RingConfig:
+    """The [ring] table: how the recorder writes the ring file (docs/ring-format.md)."""
+
+    # Every commit starts on this boundary, so a torn write never touches a sector holding an
+    # acknowledged frame: 512, or 4096 for a disk with 4 KiB physical sectors (or a file
+    # system that writes a dirty block back whole). The ring's header records it for readers.
+    align: int = 512
+
+
+RING_ALIGNS = (512, 4096)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """Every setting; the TOML file uses the same names in a [kmsgd] table."""
 
@@ -85,10 +100,15 @@ class Config:
     power_hz: float = 10.0
     sample_hz: float = 1.0
     top_processes_s: float = 5.0
+    # `kmsgd analyze`: how much one input (a bundle, a compressed log) may unpack
+    archive_max_members: int = 10_000  # tar members, over every archive of the input
+    archive_max_depth: int = 4  # compressed layers and archives inside one another
+    input_max_bytes: int = 256 << 20  # bytes decompressed or unpacked from one input
     # `kmsgd fleet` on a collector: where systemd-journal-remote writes the boxes' journals
     fleet_journal_dir: str = "/var/log/journal/remote"
     lock_memory: bool = True
     incident: IncidentConfig = IncidentConfig()  # the [incident] table
+    ring_layout: RingConfig = RingConfig()  # the [ring] table
     # node_exporter's textfile directory: the recorder writes kmsgd.prom, the boot-time report
     # kmsgd-last-boot.prom ("" turns both off)
     textfile_dir: str = TEXTFILE_DIR
@@ -102,11 +122,52 @@ class Config:
         return f"{self.textfile_dir}/{REPORT_TEXTFILE}" if self.textfile_dir else ""
 
 
-# Settings that must be > 0 (a zero heartbeat would spin; a zero ring holds nothing).
-_POSITIVE = frozenset(
-    {"ring_size", "heartbeat_s", "flush_s", "header_every_s", "power_hz", "sample_hz"}
-    | {"top_processes_s", "max_pending_bytes", "reports_keep", "kmsg_buffer_bytes"}
-)
+# The range (inclusive) of every number in the file, so that nothing read can stop or starve
+# recording: nan and inf compare false with every bound and are refused with them; a heartbeat
+# of 1e-300 s or 1e300 samples a second would flood the ring, and a size over a disk or a
+# count over memory cannot be meant. docs/operator-guide.md (*Settings*) lists them.
+KiB, GiB = 1 << 10, 1 << 30
+RANGES: dict[str, tuple[float, float]] = {
+    "ring_size": (64 * KiB, 1 << 40),
+    "reports_keep": (1, 100_000),
+    "heartbeat_s": (0.01, 3600.0),
+    "flush_s": (0.001, 60.0),
+    "urgent_level": (0, 7),  # a syslog level
+    "max_pending_bytes": (64 * KiB, 16 * GiB),
+    "kmsg_buffer_bytes": (64 * KiB, 4 * GiB),
+    "header_every_s": (0.1, 86400.0),
+    "power_hz": (0.001, 100.0),
+    "sample_hz": (0.001, 100.0),
+    "top_processes_s": (0.1, 86400.0),
+    "archive_max_members": (1, 10_000_000),
+    "archive_max_depth": (1, 32),
+    "input_max_bytes": (1 << 20, 1 << 40),
+}
+INCIDENT_RANGES: dict[str, tuple[float, float]] = {
+    "rate_limit_s": (0.0, 7 * 86400.0),  # 0: no rate limit
+    "max_s": (1.0, 86400.0),
+    "max_bytes": (4 * KiB, 16 * GiB),
+    "durable_s": (0.0, 86400.0),  # 0: durable only while triggers come
+    "boost_s": (0.0, 86400.0),
+    "gpu_hz": (0.001, 100.0),
+    "memory_hz": (0.001, 100.0),
+    "procs_at_s": (0.0, 86400.0),  # each entry
+    "gpus_at_s": (0.0, 86400.0),
+    "capture_timeout_s": (0.01, 600.0),
+    "psi_full_pct": (0.01, 100.0),
+    "mem_available_pct": (0.01, 100.0),
+    "stall_s": (0.01, 3600.0),
+    "heartbeat_late_s": (0.01, 3600.0),
+}
+
+
+def out_of_range(where: str, value: Any, bounds: tuple[float, float]) -> str | None:
+    """The problem with a number (or each number of a list) outside `bounds`, else None."""
+    low, high = bounds
+    values = value if isinstance(value, tuple) else (value,)
+    if all(low <= v <= high for v in values):  # false for nan and for inf past a bound
+        return None
+    return f"{where}: must be between {low:g} and {high:g}, got {value!r}; the default stays"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +217,22 @@ def read(path: str | None, overrides: dict[str, Any]) -> Settings:
     if path is not None:
         doc: dict[str, Any] = {}
         try:
-            with open(path, "rb") as f:
+            with _open_regular(path) as f:
                 doc = tomllib.load(f)
             used = path
         except FileNotFoundError:
             if path != DEFAULT_CONFIG:
                 raise BadInput(f"{path}: no such config file") from None
+        except BadInput as err:  # not a regular file
+            if path != DEFAULT_CONFIG:
+                raise
+            used = path
+            problems.append(Problem("", f"{err}; every setting at its default"))
+        except RecursionError:  # tomllib recurses per nested array or inline table
+            used = path
+            problems.append(
+                Problem("", f"{path}: unreadable, nested too deep; every setting at its default")
+            )
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
             used = path
             problems.append(
@@ -170,13 +241,35 @@ def read(path: str | None, overrides: dict[str, Any]) -> Settings:
         table = _table(doc, problems)
         if "incident" in doc:
             table["incident"] = incident_table(doc["incident"], problems)
+        if isinstance(doc.get("ring"), dict):
+            table["ring_layout"] = ring_table(doc["ring"], problems)
     values: dict[str, Any] = {}
     for key, value in table.items():
         checked = _check(key, value, problems)
         if checked is not None:
             values[key] = checked
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        bad = out_of_range(key, value, RANGES[key]) if key in RANGES else None
+        if bad is not None:  # the command line is not a file to record anyway: refused
+            raise BadInput(bad.removesuffix("; the default stays"))
+        values[key] = value
     return Settings(Config(**values), used, tuple(problems))
+
+
+def _open_regular(path: str) -> BinaryIO:
+    """The file, opened with O_NONBLOCK so that a FIFO is refused (BadInput) instead of
+    waited on forever (fifo(7)); a device or directory is refused the same way, except
+    /dev/null (`--config /dev/null`: every setting at its default)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    st = os.fstat(fd)
+    null = stat.S_ISCHR(st.st_mode) and st.st_rdev == os.stat(os.devnull).st_rdev
+    if not stat.S_ISREG(st.st_mode) and not null:
+        os.close(fd)
+        raise BadInput(f"{path}: not a regular file (a config file must be one)")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
 
 
 def load(path: str | None, overrides: dict[str, Any]) -> Config:
@@ -190,7 +283,7 @@ def load(path: str | None, overrides: dict[str, Any]) -> Config:
 def _table(doc: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
     """The [kmsgd] table; every key outside it is a problem (it would be ignored silently)."""
     for key, value in doc.items():
-        if key in ("kmsgd", "incident"):
+        if key in ("kmsgd", "incident") or (key == "ring" and isinstance(value, dict)):
             continue
         if isinstance(value, dict):
             problems.append(Problem(key, f"[{key}]: not a kmsgd table, ignored (use [kmsgd])"))
@@ -223,7 +316,7 @@ def incident_table(table: Any, problems: list[Problem]) -> IncidentConfig:
         want = getattr(default, key)
         if isinstance(want, tuple):
             ok = isinstance(value, list) and all(
-                isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in value
+                isinstance(v, int | float) and not isinstance(v, bool) for v in value
             )
             value = tuple(float(v) for v in value) if ok else None
         elif isinstance(want, float) and isinstance(value, int) and not isinstance(value, bool):
@@ -233,18 +326,32 @@ def incident_table(table: Any, problems: list[Problem]) -> IncidentConfig:
                 Problem(where, f"{where}: expected {type(want).__name__}; default stays")
             )
             continue
-        floor_ok = key in ("durable_s", "boost_s", "rate_limit_s")  # 0 turns them off
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        if number and (value < 0 or (value == 0 and not floor_ok)):
-            problems.append(Problem(where, f"{where}: must be more than 0; default stays"))
+        bounds = INCIDENT_RANGES.get(key)
+        bad = out_of_range(where, value, bounds) if bounds is not None else None
+        if bad is not None:
+            problems.append(Problem(where, bad))
             continue
         values[key] = value
     return dataclasses.replace(default, **values)
 
 
+def ring_table(table: dict[str, Any], problems: list[Problem]) -> RingConfig:
+    """The [ring] table's valid settings over the defaults; each bad one is a problem."""
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        where = f"ring.{key}"
+        if key != "align":
+            problems.append(Problem(where, f"{where}: no such setting, ignored"))
+        elif type(value) is not int or value not in RING_ALIGNS:
+            problems.append(Problem(where, f"{where}: 512 or 4096, got {value!r}; default stays"))
+        else:
+            values[key] = value
+    return RingConfig(**values)
+
+
 def _check(key: str, value: Any, problems: list[Problem]) -> Any:
     """The value to use for `key`, or None (the default stays) with a problem added."""
-    if key == "incident" and isinstance(value, IncidentConfig):
+    if (key, type(value)) in (("incident", IncidentConfig), ("ring_layout", RingConfig)):
         return value
     fields = {f.name for f in dataclasses.fields(Config)}
     if key not in fields:
@@ -269,10 +376,8 @@ def _check(key: str, value: Any, problems: list[Problem]) -> Any:
             Problem(key, f"{key}: expected {want.__name__}, got {value!r}; the default stays")
         )
         return None
-    if key in _POSITIVE and value <= 0:
-        problems.append(Problem(key, f"{key}: must be more than 0, got {value!r}; default stays"))
-        return None
-    if key == "urgent_level" and not 0 <= value <= 7:
-        problems.append(Problem(key, f"{key}: a syslog level 0-7, got {value}; the default stays"))
+    bad = out_of_range(key, value, RANGES[key]) if key in RANGES else None
+    if bad is not None:
+        problems.append(Problem(key, bad))
         return None
     return value

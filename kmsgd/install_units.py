@@ -75,10 +75,27 @@ def rewrite_exec(unit_text: str, exe: str) -> str:
             f"{exe!r} cannot be used in ExecStart=",
             hint="use an absolute path without spaces, quotes, '$' or '%' (systemd expands them)",
         )
-    return re.sub(
+    text = re.sub(
         r"^(Exec\w*=[-+!@:]*)" + re.escape(PACKAGED_EXE) + r"(?=\s|$)",
         lambda m: m.group(1) + exe,
         unit_text,
+        flags=re.MULTILINE,
+    )
+    if exe == PACKAGED_EXE:
+        return text
+    # NoExecPaths=/ lets only ExecPaths= run: add the installation's prefix (its scripts and
+    # the extension modules in its site-packages) and the real interpreter its scripts name.
+    prefix = os.path.dirname(os.path.dirname(exe))
+    python = os.path.realpath(sys.executable)
+    more = " ".join(
+        f"-{p}"
+        for p in (prefix, python)
+        if p != "/" and os.path.isabs(p) and not any(c.isspace() or c in "$%\"'\\" for c in p)
+    )
+    return re.sub(
+        r"^(ExecPaths=.*" + re.escape(exe) + r"(?:\s.*)?)$",
+        lambda m: f"{m.group(1)} {more}",
+        text,
         flags=re.MULTILINE,
     )
 

@@ -5,6 +5,7 @@ The enum values are the JSON vocabulary: never rename one.
 
 from __future__ import annotations
 
+import datetime as dt
 import enum
 import re
 from collections.abc import Iterable
@@ -70,6 +71,41 @@ WORDS: dict[Outcome, str] = {
 }
 
 
+# Bounds of every number read from outside (a pasted log, a journal, a ring frame, a fleet
+# entry, an option): a wall clock from 1970 to the end of year 9999 (the last that datetime can
+# show), a monotonic clock of at most 100 years of uptime. A value outside is not a time.
+WALL_US_MAX = 253_402_300_799_999_999
+MONO_US_MAX = 100 * 366 * 86_400 * 1_000_000
+_DIGITS_MAX = 20  # more decimal digits than any bound here: refused before int() sees them
+
+
+def bounded_int(value: object, low: int, high: int) -> int | None:
+    """`value` (an int, or decimal text as journals and rings carry numbers) when it lies in
+    [low, high]; None for anything else: text, floats, bools, 400-digit numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if not 0 < len(text) <= _DIGITS_MAX or not text.removeprefix("-").isdecimal():
+            return None
+        number = int(text)
+    else:
+        return None
+    return number if low <= number <= high else None
+
+
+def wall_us(value: object) -> int | None:
+    """A wall clock in µs since the epoch that a clock can show, else None."""
+    return bounded_int(value, 0, WALL_US_MAX)
+
+
+def mono_us(value: object) -> int | None:
+    """A monotonic (or boot) clock in µs, else None."""
+    return bounded_int(value, 0, MONO_US_MAX)
+
+
 # Frames a blocked task passes through on its way to sleep (the scheduler, locks, waits, the
 # syscall entry): skipped to name the call it is stuck in, as the kernel's wchan skips the
 # __sched section (kernel/sched/core.c, get_wchan). The recorder's /proc/PID/stack and the
@@ -90,3 +126,10 @@ def waiting_in(frames: Iterable[str]) -> str:
         if name and not _WAITING.match(name):
             return name
     return ""
+
+
+def iso_utc(wall_us: int | None) -> str | None:
+    """A wall-clock time (µs since the epoch) as reports write it."""
+    if wall_us is None:
+        return None
+    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")

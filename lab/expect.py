@@ -23,7 +23,7 @@ from lab.checks import (
 )
 from lab.model import Expect, Results
 
-NEED_VERDICT = "`kmsgd last-boot` is not in this build yet (issue 5)"
+NEED_VERDICT = "`kmsgd last-boot` is not in this build"
 NEED_SAMPLES = (
     "the recorder wrote no `sample` record in boot 1 (sensors not wired into `kmsgd run`)"
 )

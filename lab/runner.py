@@ -26,7 +26,7 @@ from lab.vm import Vm
 
 
 def table(freeze_s: float) -> list[s.Scenario]:
-    """The issue's scenarios, in run order (the long freeze last)."""
+    """The lab's scenarios, in run order (the long freeze last)."""
     return [
         s.Scenario(
             "probe",

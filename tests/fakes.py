@@ -320,7 +320,17 @@ def link_state(
     return dev
 
 
-AMD_FDINFO_OLD = (
-    "pos:\t0\nflags:\t02100002\nmnt_id:\t25\ndrm-driver:\tamdgpu\ndrm-client-id:\t77\n"
-    "amd-memory-vram:\t8388608 KiB\namd-memory-gtt:\t1024 KiB\n"
+# amdgpu on 6.11+: drm_print_memory_stats (drivers/gpu/drm/drm_file.c) per region, sizes in the
+# largest unit that divides them, then the legacy drm-memory-* aliases and amdgpu's own keys.
+AMD_FDINFO_6_11 = (
+    "pos:\t0\nflags:\t02100002\nmnt_id:\t25\nino:\t1098\ndrm-driver:\tamdgpu\n"
+    "drm-client-id:\t77\ndrm-pdev:\t0000:03:00.0\npasid:\t32771\n"
+    "drm-total-cpu:\t0\ndrm-shared-cpu:\t0\ndrm-resident-cpu:\t0\ndrm-purgeable-cpu:\t0\n"
+    "drm-total-gtt:\t1 MiB\ndrm-shared-gtt:\t0\ndrm-resident-gtt:\t1 MiB\ndrm-purgeable-gtt:\t0\n"
+    "drm-total-vram:\t8192 MiB\ndrm-shared-vram:\t0\ndrm-resident-vram:\t8192 MiB\n"
+    "drm-purgeable-vram:\t0\ndrm-memory-vram:\t8388608 KiB\ndrm-memory-gtt: \t1024 KiB\n"
+    "drm-memory-cpu: \t0 KiB\namd-memory-visible-vram:\t262144 KiB\namd-evicted-vram:\t0 KiB\n"
+    "amd-evicted-visible-vram:\t0 KiB\namd-requested-vram:\t8388608 KiB\n"
+    "amd-requested-visible-vram:\t0 KiB\namd-requested-gtt:\t1024 KiB\n"
+    "drm-engine-gfx:\t1734851 ns\n"
 )

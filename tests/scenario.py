@@ -20,6 +20,7 @@ from kmsgd.record.recorder import Clock, Recorder
 from kmsgd.ring.records import Kind, Payload
 
 T0 = 1_764_400_000  # wall-clock seconds of the first boot
+SETTLE_BOUND_S = 60.0  # real seconds an incident capture of a played boot may take
 MACHINE_ID = "5e0f3c1d2b4a49e8a7c6d5e4f3a2b1c0"
 # Seed 000's amdgpu death chain, in the order the kernel logged it.
 AMDGPU_CHAIN = (
@@ -89,11 +90,17 @@ class BootRun:
         self.rec.sync()
 
     def settle(self) -> None:
-        """Let incident snapshots finish: they run in real threads, while this clock is fake."""
+        """Let incident snapshots finish: they run in real threads, while this clock is fake.
+
+        Waited for without a deadline that a loaded machine can pass (a capture that ended
+        after the played boot moved on would change what the ring holds); one still running
+        after a minute is a hung reader, and says so."""
         if self.rec.incidents is not None:
             for cap in list(self.rec.incidents.captures.running.values()):
                 if cap.thread.ident is not None:  # registered just before it starts
-                    cap.thread.join(5)
+                    cap.thread.join(SETTLE_BOUND_S)
+                    if cap.thread.is_alive():
+                        raise AssertionError(f"capture {cap.name} still running after a minute")
 
     def step(self) -> None:
         self.rec.step()

@@ -53,15 +53,27 @@ def closure(start: str) -> set[str]:
 # catalogue and the log parser beside the judge. The top-level modules (commands, config,
 # errors, types, outputs) are the glue; a package may import those that are listed for it.
 LAYERS: dict[str, set[str]] = {
-    "ring": {"errors", "types"},
+    # What leaves kmsgd as text: the output sanitizer, under every stage that renders.
+    "text": set(),
+    "ring": {"errors", "types", "text"},
     "sensors": {"ring", "errors", "types"},
     "record": {"ring", "sensors", "errors", "types", "config", "outputs"},
     "catalogue": {"ring", "errors", "types"},
     "logparse": {"ring", "errors", "types"},
     "judge": {"ring", "catalogue", "logparse", "errors", "types"},
-    "report": {"judge", "catalogue", "logparse", "ring", "errors", "types", "outputs", "fleet"},
+    "report": {
+        "judge",
+        "catalogue",
+        "logparse",
+        "ring",
+        "errors",
+        "types",
+        "outputs",
+        "fleet",
+        "text",
+    },
     # After the report: post-mortem entries of many boxes, read back from journal files.
-    "fleet": {"errors", "types"},
+    "fleet": {"errors", "types", "text"},
     # `kmsgd check` reads what the recorder writes and the machine around it.
     "check": {"config", "ring", "record", "sensors", "errors", "types"},
 }

@@ -22,6 +22,11 @@ class Severity(enum.StrEnum):
     WARNING = "warning"  # routine in some workloads: reported, blamed only when alone
     INFO = "info"  # lifecycle and next-boot evidence
 
+    @property
+    def order(self) -> int:
+        """Worst first: the place of this severity in a report's list (critical is 0)."""
+        return list(Severity).index(self)
+
 
 class DeviceKind(enum.StrEnum):
     NONE = "none"
@@ -105,6 +110,9 @@ class Signature:
     trigger: Trigger | None = None  # starts an incident in the recorder (kernel lines only)
     timed: bool = False  # its check reads the printk stamp (MatchInput.ts_usec)
     formats: tuple[Format, ...] = ()  # the source's format strings that print this evidence
+    # a line of the report of an event that another line counts (the OOM report's header, the
+    # hung task's task line): it shows the event where a cut lost that line, never counts it twice
+    context: bool = False
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""

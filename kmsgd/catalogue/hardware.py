@@ -20,9 +20,9 @@ _MCE_FILE = "arch/x86/kernel/cpu/mce/core.c"
 # mce_notify_irq (arch/x86/kernel/cpu/mce/core.c): "Machine check events logged" says only
 # that records wait for mcelog/rasdaemon. What they are is often in the log beside it: the
 # EDAC driver's decode of a corrected memory error, or (kernels before 4.x, whose thermal
-# interrupt logged through the MCE log) a CPU throttling notice. Then those lead.
+# interrupt logged through the MCE log) a CPU throttling notice. Then those lead
+# (kmsgd/judge/chains.py MAY_CAUSE).
 MCE_NOTICE = "Machine check events logged"
-MCE_NOTICE_EXPLAINED_BY = ("edac", "thermal_throttle")
 
 
 def _early(m: re.Match[str], i: MatchInput) -> bool:
@@ -37,12 +37,15 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     # check events logged" (2.6.3x–today); 2.6.2x: "CPU %d: Machine Check Exception: %16Lx
     # Bank %d" and "HARDWARE ERROR"; AMD's decoder (drivers/edac/mce_amd.c): "[Hardware
     # Error]: Corrected error, no action required." / "Uncorrected, software restartable
-    # error."
+    # error."; powerpc's die() of an unrecovered machine check (arch/powerpc/kernel/traps.c
+    # machine_check_exception → die("Machine check", regs, SIGBUS)): "Oops: Machine check,
+    # sig: 7 [#1]"
     sig(
         "mce",
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
         r"RIP|TSC|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
-        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
+        r"|^Oops: Machine check, sig: \d+",
         ("Hardware", "Machine", "machine"),
         S.CRITICAL,
         "hardware",
@@ -400,13 +403,15 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
 
 STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # drivers/nvme/host/pci.c nvme_timeout: "I/O %d QID %d timeout, aborting" / "…, reset
-    # controller" (4.x+; 6.x adds the opcode: "I/O tag 5 (0005) opcode 0x2 (Read) QID 3
-    # timeout"); fabrics (tcp.c/rdma.c): "queue %d: timeout request %#x type %d" (5.x+) and
-    # keep-alive failures "failed nvme_keep_alive_end_io error=%d" (5.x+)
+    # controller" (4.x+), "I/O %d (%s) QID %d timeout, aborting" (6.x, the opcode's name, which
+    # may hold spaces: "I/O Cmd", "Write Zeroes"), "I/O tag %d (%04x) opcode %#x (%s) QID %d
+    # timeout, aborting" / "…, reset controller" (6.x); fabrics (tcp.c/rdma.c): "queue %d:
+    # timeout request %#x type %d" (5.x+) and keep-alive failures "failed
+    # nvme_keep_alive_end_io error=%d" (5.x+)
     sig(
         "nvme_timeout",
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
-        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
+        r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
         ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
@@ -450,15 +455,17 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     # drivers/nvme/host/pci.c: "controller is down; will reset: CSTS=0x%x, PCI_STATUS=0x%hx"
-    # (4.x+), "Removing after probe failure status: %d", "Device not ready; aborting reset";
+    # (4.x+), nvme_timeout's "… QID %d timeout, reset controller" (it disables and resets the
+    # controller on that line; also rdma.c/tcp.c), "Removing after probe failure status: %d",
+    # "Device not ready; aborting reset";
     # core.c "resetting controller"; fabrics "starting error recovery" / "Reconnecting in %d
     # seconds..." (5.x+)
     sig(
         "nvme_reset",
         r"nvme\d*: (?:resetting controller|Removing after probe failure|Device "
         r"not ready; aborting reset|starting error recovery|Reconnecting in \d+ seconds)"
-        r"|controller is down; will reset",
-        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting"),
+        r"|controller is down; will reset|QID \d+ timeout, reset controller",
+        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting", "controller"),
         S.ERROR,
         "storage",
         "An NVMe controller was reset or removed.",
@@ -519,17 +526,61 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     ),
     # fs/ext4/super.c __ext4_error: "EXT4-fs error (device %s): %s:%d: …" (2.6.2x–today;
     # EXT2-fs/EXT3-fs the same in fs/ext2, fs/ext3 until 4.3), ext4_load_journal "error
-    # loading journal", "Remounting filesystem read-only"; fs/xfs/xfs_message.c & friends:
+    # loading journal", "Remounting filesystem read-only"; print_daily_error_info (at mount
+    # and daily while the superblock holds errors): "error count since last fsck: %u",
+    # "initial error at time %u: %.*s:%d", "last error at time …" (2.6.3x-today);
+    # fs/ext4/namei.c __ext4_read_dirblock's __ext4_warning "error reading directory block
+    # (ino %lu, block %lu)" (3.x-4.x), "error %ld reading directory block (ino …)" (4.x-5.x),
+    # "inode #%lu: lblock %lu: comm %s: error %ld reading directory block" (5.x+);
+    # fs/jbd2/recovery.c do_one_pass: "JBD2: Invalid checksum recovering block %lu in log",
+    # "… recovering data block %llu in log" (4.x+; "… in journal block %lu" 6.x), "JBD2: IO
+    # error %d recovering block %lu in log", "JBD2: recovery failed";
+    # fs/xfs/xfs_message.c & friends:
     # "XFS (%s): Corruption detected", "Metadata corruption detected at", "Metadata CRC
     # error detected at" (3.10+), "log I/O error", "Filesystem has been shut down"
-    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; fs/btrfs "BTRFS error (device %s)"
+    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; xfs_error.c xfs_error_report: "Internal
+    # error %s at line %d of file %s.  Caller %pS" (xfs_alert, "XFS (dev): " or "XFS: " when
+    # no mount; 2.6's xfs_cmn_err the same words); xfs_do_force_shutdown: "xfs_do_force_shutdown
+    # (0x%x) called from line %d of file %s. Return address = %pS" (2.6-today; flag 0x4 alone
+    # is a forced unmount that an administrator asked for, not an error);
+    # fs/btrfs "BTRFS error (device %s)", and data checksum failures at warning level
+    # (btrfs_print_data_csum_error, btrfs_warn_rl): "csum failed root %llu ino %llu off %llu
+    # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
+    # expected csum %u" 3.x, as "btrfs csum failed …" before 3.14), disk-io.c "checksum
+    # verify failed on %llu wanted %x found %x level %d" (4.x+, "on logical %llu mirror %u" 6.x);
+    # bcachefs (fs/bcachefs/error.c, super.c, recovery.c; 6.7-6.17 in the kernel): "emergency
+    # read only at seq %llu" / "… at journal seq %llu", "error in recovery: %s",
+    # "bch2_fs_start(): error starting filesystem %s", the fsck error's tail "error not marked
+    # as autofix and not in fsck"
     sig(
         "fs_error",
         r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
-        r"|EXT[34]-fs \(\S+\): error loading journal|XFS \(\S+\): .*Shutting down filesystem",
-        ("error", "critical", "Corruption", "corruption", "Remounting", "shut", "Shutting"),
+        r"|EXT[34]-fs \(\S+\): error loading journal"
+        r"|EXT[234]-fs \(\S+\): (?:error count since last fsck: \d+|(?:initial|last) error at "
+        r"time \d+)|EXT[34]-fs warning \(device \S+\): .*\berror (?:-?\d+ )?reading directory "
+        r"block|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
+        r"|XFS(?: \(\S+\))?: [Ii]nternal error \S+ at line \d+ of file "
+        r"|xfs_do_force_shutdown\(0x(?!4\))[0-9a-f]+\) called from line \d+"
+        r"|(?:btrfs|BTRFS \w+ \(device \S+\):) csum failed (?:root -?\d+ )?ino \d+ off \d+ csum"
+        r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
+        r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
+        r"|bch2_fs_start\(\): error starting filesystem)|error not marked as autofix"
+        r"|XFS \(\S+\): .*Shutting down filesystem",
+        (
+            "error",
+            "critical",
+            "Corruption",
+            "corruption",
+            "Remounting",
+            "shut",
+            "Invalid",
+            "failed",
+            "xfs_do_force_shutdown",
+            "emergency",
+            "Shutting",
+        ),
         S.ERROR,
         "fs",
         "A filesystem found corruption or an I/O failure.",

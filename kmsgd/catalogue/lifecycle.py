@@ -161,12 +161,20 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # fs/ext4/super.c "recovery complete", "INFO: recovery required on readonly filesystem",
+    # orphan cleanup; fs/xfs/xfs_log_recover.c "Starting recovery (logdev: %s)", "Ending
+    # recovery"; e2fsck "recovering journal"; btrfs "start tree-log replay"; fs/jbd2/
+    # recovery.c replaying a journal that fails a checksum ("JBD2: Invalid checksum recovering
+    # …", fs_error too); bcachefs recovery.c (6.7+) "recovering from unclean shutdown",
+    # "journal read done, replaying entries %llu-%llu"
     sig(
         "fs_recovery",
         r"EXT4-fs \(\S+\): (?:recovery complete|orphan cleanup|INFO: recovery "
         r"required)|XFS \(\S+\): (?:Starting|Ending) recovery|recovering journal"
-        r"|BTRFS info \(device \S+\): .*log replay|clean-up .*orphan",
-        ("recovery", "orphan", "recovering", "replay"),
+        r"|BTRFS info \(device \S+\): .*log replay|clean-up .*orphan"
+        r"|JBD2: Invalid checksum recovering|bcachefs \(\S+\): (?:recovering from unclean "
+        r"shutdown|journal read done, replaying entries)",
+        ("recovery", "orphan", "recovering", "replay", "replaying"),
         S.INFO,
         "lifecycle",
         "A filesystem replayed its journal at mount: the previous boot ended without unmounting.",

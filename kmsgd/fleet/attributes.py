@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from kmsgd.fleet import entry as f
+from kmsgd.types import bounded_int
 
 
 class Attribute(NamedTuple):
@@ -65,11 +66,11 @@ def split_cmdline(cmdline: str) -> list[str]:
 def ram_label(raw: str) -> str:
     """MemTotal in bytes -> "126 GiB" (whole GiB; the kernel's reserve makes it a bit under
     the installed size, the same way on identical boxes)."""
-    try:
-        gib = int(raw) / 2**30
-    except ValueError:
+    ram = bounded_int(raw, 0, 2**64)  # more than a 64-bit MemTotal is no size
+    if ram is None:
         return ""
-    return f"{gib:.0f} GiB" if gib >= 1 else f"{int(raw) >> 20} MiB"
+    gib = ram / 2**30
+    return f"{gib:.0f} GiB" if gib >= 1 else f"{ram >> 20} MiB"
 
 
 def _gpu_attributes(get: Callable[[str], str], count: int) -> list[Attribute]:
@@ -108,10 +109,7 @@ def from_fields(get: Callable[[str], str]) -> Attributes:
     if get(f.RAM_BYTES) and ram_label(get(f.RAM_BYTES)):
         attrs.append(Attribute("ram", ram_label(get(f.RAM_BYTES))))
     attrs += [Attribute("cmdline", p) for p in split_cmdline(get(f.CMDLINE))]
-    try:
-        count = int(get(f.GPU_COUNT) or 0)
-    except ValueError:
-        count = 0
+    count = min(bounded_int(get(f.GPU_COUNT) or "0", 0, 2**31) or 0, f.GPU_MAX)
     attrs += _gpu_attributes(get, count)
     if get(f.VERSION):
         attrs.append(Attribute("kmsgd", get(f.VERSION)))

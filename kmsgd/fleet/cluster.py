@@ -19,12 +19,19 @@ from kmsgd.fleet.window import Window
 
 
 def boxes(post_mortems: Sequence[PostMortem]) -> tuple[Box, ...]:
-    """One row per box, most bad ends first. `post_mortems` in time order."""
-    by_box: dict[str, list[PostMortem]] = defaultdict(list)
+    """One row per box (the file its entries are in and the identity they claim), most bad
+    ends first. `post_mortems` in time order."""
+    by_box: dict[tuple[str, str], list[PostMortem]] = defaultdict(list)
     for pm in post_mortems:
-        by_box[pm.box].append(pm)
+        by_box[pm.source, pm.box].append(pm)
+    sources_of: dict[str, set[str]] = defaultdict(set)  # identity -> sources claiming it
+    identities_of: dict[str, set[str]] = defaultdict(set)  # source -> identities claimed
+    for source, key in by_box:
+        if source:
+            sources_of[key].add(source)
+            identities_of[source].add(key)
     rows = []
-    for key, pms in by_box.items():
+    for (source, key), pms in by_box.items():
         last = pms[-1]
         bad = [pm for pm in pms if pm.bad]
         lb = max(bad, key=lambda p: p.when_us) if bad else None
@@ -42,10 +49,47 @@ def boxes(post_mortems: Sequence[PostMortem]) -> tuple[Box, ...]:
                 if lb is None
                 else LastBad(lb.when_us, lb.outcome, lb.primary, lb.fingerprint),
                 kmsgd_version=version,
+                source=source,
+                claimed_from=tuple(sorted(sources_of[key] - {source})) if source else (),
+                source_identities=len(identities_of[source]) if source else 1,
             )
         )
     rows.sort(key=lambda b: (-b.bad_ends, -(b.last_bad.when_us if b.last_bad else 0), b.host))
     return tuple(rows)
+
+
+SHOW_IDENTITY_NOTES = 10
+
+
+def identity_notes(rows: Sequence[Box]) -> list[str]:
+    """What the operator must know when a box's entries claim what its file does not: the
+    same identity from two collector files, or one file speaking for several boxes."""
+    notes = []
+    claimed: dict[str, list[str]] = defaultdict(list)
+    crowded: dict[str, list[str]] = defaultdict(list)
+    for b in rows:
+        if b.claimed_from:
+            claimed[f"{b.host} ({b.box})"].append(b.source)
+        if b.source_identities > 1:
+            crowded[b.source].append(b.host)
+    for who, sources in sorted(claimed.items()):
+        notes.append(
+            f"identity {who} is claimed by the entries of {len(sources)} collector files "
+            f"(remote-{', remote-'.join(sorted(sources))}): the boxes are kept apart; "
+            "all but one of them is not that box"
+        )
+    for source, hosts in sorted(crowded.items()):
+        notes.append(
+            f"remote-{source} holds entries claiming {len(hosts)} identities "
+            f"({', '.join(sorted(hosts))}): a relay, or a box writing as others"
+        )
+    if len(notes) > SHOW_IDENTITY_NOTES:
+        more = len(notes) - SHOW_IDENTITY_NOTES
+        notes = [
+            *notes[:SHOW_IDENTITY_NOTES],
+            f"{more} more identity notes (JSON: boxes' identity)",
+        ]
+    return notes
 
 
 def _cluster(kind: str, key: str, members: list[PostMortem], base: Baseline) -> Cluster:
@@ -102,6 +146,8 @@ def fleet(scan: Scan, window: Window) -> Fleet:
         notes.append(
             f"{scan.unusable} entries with kmsgd's MESSAGE_ID lacked an outcome or boot id"
         )
+    rows = boxes(pms)
+    notes += identity_notes(rows)
     return Fleet(
         directory=scan.directory,
         window=window,
@@ -111,7 +157,7 @@ def fleet(scan: Scan, window: Window) -> Fleet:
         post_mortems=len(pms),
         bad_ends=sum(1 for pm in pms if pm.bad),
         fleet_n=base.n,
-        boxes=boxes(pms),
+        boxes=rows,
         clusters=clusters(pms, base),
         skipped=tuple(scan.skipped),
         notes=tuple(notes),

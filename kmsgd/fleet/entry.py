@@ -16,7 +16,7 @@ import struct
 from collections.abc import Iterable
 
 # journalctl MESSAGE_ID=55b34a3e8e9948c9a3a71671c71b533d finds every kmsgd post-mortem.
-# Fixed forever (kmsgd.report.export uses the same value).
+# Fixed forever: operators' log-shipper rules and `kmsgd fleet` match on it.
 MESSAGE_ID = "55b34a3e8e9948c9a3a71671c71b533d"
 
 # Fields every kmsgd since 0.1 writes.

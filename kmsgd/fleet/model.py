@@ -35,11 +35,29 @@ class Box:
     last_seen_us: int
     last_bad: LastBad | None
     kmsgd_version: str  # "" for a kmsgd older than the fleet
+    # the collector's file its entries are in (remote-<source>.journal); "" when not one peer's
+    source: str = ""
+    # other sources whose entries claim this box's identity: one of them is not this box
+    claimed_from: tuple[str, ...] = ()
+    # identities the entries of this box's source claim (1: the file speaks for one box)
+    source_identities: int = 1
+
+    @property
+    def suspect(self) -> bool:
+        """Its identity is claimed from another file too, or its file speaks for several."""
+        return bool(self.claimed_from) or self.source_identities > 1
 
     def to_json(self) -> dict[str, Any]:
         lb = self.last_bad
         return {
             "box": self.box,
+            "source": self.source or None,
+            "identity": None
+            if not self.suspect
+            else {
+                "also_claimed_from": list(self.claimed_from),
+                "identities_in_source": self.source_identities,
+            },
             "host": self.host,
             "boots": self.boots,
             "bad_ends": self.bad_ends,

@@ -3,6 +3,11 @@
 Built from an entry's raw fields (bytes, as the journal gives them). Entries from a kmsgd
 older than the fleet (no KMSGD_VERSION) are kept with `attributes` None: they count as boots
 and bad ends, but say nothing about what the boot ran on.
+
+A box writes its fields itself, so none is trusted further than its size: a host name, tag or
+fingerprint is cut at FIELD_MAX characters, a message at MESSAGE_MAX and an attribute (a
+command line) at ATTRIBUTE_MAX, so one entry cannot make the report large. Where an entry
+came from is the collector's word (the file it is in, `source`), not the entry's.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from typing import NamedTuple, Protocol
 
 from kmsgd.fleet import entry as f
 from kmsgd.fleet.attributes import Attributes, Interner, attribute_field_names
-from kmsgd.types import Outcome
+from kmsgd.text.escape import clip
+from kmsgd.types import Outcome, wall_us
 
 # Ends that are not a box dying: a clean stop, a boot still running, or the recorder stopped
 # while the system stayed up (the end is unknown, not bad). Everything else is a bad end,
@@ -23,6 +29,9 @@ NOT_BAD = frozenset(
 )
 
 Raw = Mapping[str, object]  # field -> bytes, or a list of bytes for a repeated field
+FIELD_MAX = 256  # a host name is at most 253 (RFC 1035); tags and fingerprints are short
+MESSAGE_MAX = 512
+ATTRIBUTE_MAX = 4096  # the kernel's COMMAND_LINE_SIZE on x86_64 is 2048
 
 
 class Fields(Protocol):
@@ -61,6 +70,10 @@ class PostMortem(NamedTuple):
     end_us: int | None  # last sign of life of the judged boot, when known
     message: str  # the entry's one-line MESSAGE; kept for bad ends only
     attributes: Attributes | None  # None: an older kmsgd that wrote no attributes
+    # the collector's peer the entry came from (remote-<source>.journal), "" when the file
+    # is not one peer's; `box` is what the entry claims
+    source: str = ""
+    machine_id: str = ""  # the _MACHINE_ID the entry claims
 
     @property
     def bad(self) -> bool:
@@ -72,12 +85,12 @@ class PostMortem(NamedTuple):
         return self.end_us if self.end_us is not None else self.realtime_us
 
 
-def _text(value: object) -> str:
+def _text(value: object, limit: int = FIELD_MAX) -> str:
     if isinstance(value, list):  # a repeated field: the last one written wins
         value = value[-1] if value else b""
     if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return "" if value is None else str(value)
+        return clip(value.decode("utf-8", "replace"), limit)
+    return "" if value is None else clip(str(value), limit)
 
 
 class Builder:
@@ -103,7 +116,7 @@ class Builder:
 
     def _attributes(self, raw: Raw) -> Attributes:
         try:
-            gpus = min(max(int(_text(raw.get(f.GPU_COUNT)) or 0), 0), f.GPU_MAX)
+            gpus = min(max(int(_text(raw.get(f.GPU_COUNT))[:20] or 0), 0), f.GPU_MAX)
         except ValueError:
             gpus = 0
         key = tuple(map(raw.get, self._names[gpus]))
@@ -111,7 +124,9 @@ class Builder:
             hash(key)
         except TypeError:  # a repeated field gives a list
             key = tuple(_text(v) for v in key)
-        return self.interner.get(key, lambda: {n: _text(raw.get(n)) for n in self._names[gpus]})
+        return self.interner.get(
+            key, lambda: {n: _text(raw.get(n), ATTRIBUTE_MAX) for n in self._names[gpus]}
+        )
 
     def attributes(self, fields: Fields) -> Attributes | None:
         """None for an entry of a kmsgd that sent no attributes (no KMSGD_VERSION)."""
@@ -128,23 +143,36 @@ class Builder:
             found = self._configs[cid] = self._attributes(fields.all())
         return found
 
-    def build(self, fields: Fields, realtime_us: int) -> PostMortem | None:
+    def build(self, fields: Fields, realtime_us: int, source: str = "") -> PostMortem | None:
         """None when the entry is no usable post-mortem (no outcome, boot id or host). A clean
         end costs five field look-ups (its fingerprint, primary tag, end time and message are
-        not read: only bad ends are clustered); bad ends cost four more."""
+        not read: only bad ends are clustered); bad ends cost four more. `source`: the peer
+        whose file holds the entry."""
         get = fields.get
         outcome = self._s(get(f.OUTCOME))
         boot_id = _text(get(f.BOOT_ID))
         if not outcome or not boot_id:
             return None
         host = self._s(get("_HOSTNAME")) or self._s(get(f.HOSTNAME))
-        box = self._s(get("_MACHINE_ID")) or host
+        machine_id = self._s(get("_MACHINE_ID"))
+        box = machine_id or host
         if not box:
             return None
         attributes = self.attributes(fields)
         if outcome in NOT_BAD:
             return PostMortem(
-                realtime_us, box, host or box, boot_id, outcome, "", "", None, "", attributes
+                realtime_us,
+                box,
+                host or box,
+                boot_id,
+                outcome,
+                "",
+                "",
+                None,
+                "",
+                attributes,
+                source,
+                machine_id,
             )
         end = _text(get(f.END_USEC))
         return PostMortem(
@@ -155,7 +183,9 @@ class Builder:
             outcome=outcome,
             primary=self._s(get(f.PRIMARY)),
             fingerprint=self._s(get(f.FINGERPRINT)),
-            end_us=int(end) if end.isdigit() else None,
-            message=_text(get("MESSAGE")),
+            end_us=wall_us(end),  # a 400-digit or impossible time: unknown
+            message=_text(get("MESSAGE"), MESSAGE_MAX),
             attributes=attributes,
+            source=source,
+            machine_id=machine_id,
         )

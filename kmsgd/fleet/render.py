@@ -1,4 +1,8 @@
-"""Text, Markdown and JSON for the fleet's answer. Renderers only render."""
+"""Text, Markdown and JSON for the fleet's answer. Renderers only render.
+
+Every string in the answer came from a box (host names, tags, messages, command lines): text
+and Markdown show their control characters escaped (kmsgd.text), so an entry cannot forge a
+line of the report or drive the reader's terminal; JSON holds them exactly."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import json
 
 from kmsgd.fleet.model import Box, Cluster, Fleet, Shared
 from kmsgd.fleet.window import iso
+from kmsgd.text.escape import escape_tree, json_text
 
 FORMATS = ("text", "md", "json")
 SHOW_CLUSTERS = 20  # text and Markdown; JSON holds every cluster and box
@@ -179,7 +184,7 @@ def render_md(fl: Fleet) -> str:
 def render(fl: Fleet, fmt: str) -> str:
     """`fmt` is one of FORMATS."""
     if fmt == "json":
-        return json.dumps(fl.to_json_dict(), indent=2) + "\n"
+        return json_text(json.dumps(fl.to_json_dict(), indent=2)) + "\n"
     if fmt == "md":
-        return render_md(fl)
-    return render_text(fl)
+        return render_md(escape_tree(fl))
+    return render_text(escape_tree(fl))

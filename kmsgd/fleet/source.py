@@ -13,11 +13,22 @@ file order and stops at the one asked for, and the writer puts KMSGD_REPORT_JSON
 large compressed report is never decompressed (libsystemd 252 sets up a zstd context per
 decompression: reading every field of 300k entries whole takes 3 times as long). The
 attribute fields are read whole once per KMSGD_CONFIG_ID.
+
+A box is keyed by the file its entries are in as well as by what they claim:
+systemd-journal-remote writes one file per peer, `remote-<peer>.journal` (the peer's
+certificate name or address; archived as `remote-<peer>@….journal~`), and `_MACHINE_ID` and
+`_HOSTNAME` are written by the box itself. So one box's entries claiming another's identity
+make a box of their own, flagged (kmsgd.fleet.cluster), and cannot stand in for the box they
+name. An entry's file is found from its cursor: `s=` is the seqnum id of the file the entry is
+in, which a file's header holds at byte 72 (src/libsystemd/sd-journal/journal-def.h,
+`Header.seqnum_id`; a rotated file keeps it). Entries of files not named for one peer have
+no source.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -31,6 +42,34 @@ BATCH_FILES = 256  # files per sd_journal handle: well under fd limits and JOURN
 # and bytes per handle: sd_journal keeps what it mapped until it is closed, and mapped pages
 # it touched count in the reader's RSS (64 MiB batches keep 10,000 boxes under 200 MiB).
 BATCH_BYTES = 64 << 20
+_PEER = re.compile(r"remote-(?P<peer>[^@/]+?)(?:@[^/]*)?\.journal~?")
+_SEQNUM_ID = slice(72, 88)  # Header.seqnum_id: signature 8, flags 8, state 8, 3 ids of 16
+
+
+def peer_of(path: str) -> str:
+    """The peer a systemd-journal-remote file is named for; "" for another file."""
+    m = _PEER.fullmatch(os.path.basename(path))
+    return m.group("peer") if m else ""
+
+
+def peers(files: list[str]) -> dict[str, str]:
+    """Seqnum id (hex, as in a cursor's `s=`) -> peer, for the files named for one peer. An id
+    two peers' files share (a copied file) names no peer."""
+    out: dict[str, str] = {}
+    for path in files:
+        peer = peer_of(path)
+        if not peer:
+            continue
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(88)
+        except OSError:
+            continue
+        if len(head) < 88 or head[:8] != b"LPKSHHRH":
+            continue
+        key = head[_SEQNUM_ID].hex()
+        out[key] = peer if out.get(key, peer) == peer else ""
+    return out
 
 
 def batches(files: list[str]) -> Iterator[list[str]]:
@@ -115,10 +154,11 @@ class _Current:
         self.all = reader._get_all
 
 
-def _entries(files: list[str], since_us: int, until_us: int) -> Iterator[tuple[_Current, int]]:
-    """(fields, realtime µs) of kmsgd entries in [since, until) of these files; the fields are
-    valid until the next one is yielded. Raises OSError or ValueError when a file cannot be
-    opened or read."""
+def _entries(files: list[str], since_us: int, until_us: int) -> Iterator[tuple[_Current, int, str]]:
+    """(fields, realtime µs, peer) of kmsgd entries in [since, until) of these files; the
+    fields are valid until the next one is yielded. Raises OSError or ValueError when a file
+    cannot be opened or read."""
+    by_id = peers(files)
     journal = _binding()
     reader = journal._Reader(0, None, files)  # flags 0: exactly these files
     try:
@@ -131,7 +171,11 @@ def _entries(files: list[str], since_us: int, until_us: int) -> Iterator[tuple[_
             # A file's entries follow the collector's arrival order; a box that uploads late
             # can put older times after newer ones, so each entry is checked, not just sought.
             if since_us <= t < until_us:
-                yield current, t
+                peer = ""
+                if by_id:
+                    cursor = reader._get_cursor()
+                    peer = by_id.get(cursor[2 : cursor.find(";")], "")
+                yield current, t, peer
     finally:
         reader.close()
 
@@ -148,17 +192,24 @@ def _collect(
 ) -> None:
     """Append the entries of `files` to `out` (None for an unusable one) as they are read, so
     that what came before an error is still there when it raises."""
-    for fields, t in _entries(files, since_us, until_us):
-        out.append(builder.build(fields, t))
+    for fields, t, peer in _entries(files, since_us, until_us):
+        out.append(builder.build(fields, t, peer))
+
+
+def _verdict(pm: PostMortem) -> tuple[str, str]:
+    return pm.outcome, pm.fingerprint
 
 
 def read(directory: str, since_us: int, until_us: int) -> Scan:
     """The post-mortems in the window, one per (box, judged boot): a boot judged twice (the
-    service and an operator's `last-boot --format export`) counts once, the newest entry."""
+    service and an operator's `last-boot --format export`) counts once, the newest entry.
+    Two collector files that say different things of one boot are both kept: a box writing a
+    clean end for another box's boot must not replace the bad end that box sent."""
     files = journal_files(directory)
     scan = Scan(directory=directory, files=len(files))
     builder = Builder()
-    kept: dict[tuple[str, str], PostMortem] = {}
+    kept: dict[tuple[str, str, str], PostMortem] = {}  # (source, box, boot id)
+    sources: dict[tuple[str, str], list[str]] = {}  # (box, boot id) -> sources kept
     for batch in batches(files):
         got: list[PostMortem | None] = []
         try:
@@ -180,12 +231,22 @@ def read(directory: str, since_us: int, until_us: int) -> Scan:
             if pm is None:
                 scan.unusable += 1
                 continue
-            key = (pm.box, pm.boot_id)
-            old = kept.get(key)
-            if old is not None:
-                scan.duplicates += 1
-                if old.realtime_us > pm.realtime_us:
-                    continue
-            kept[key] = pm
+            seen = sources.setdefault((pm.box, pm.boot_id), [])
+            # the same file again, else another file saying the same of this boot
+            same = pm.source if pm.source in seen else None
+            if same is None:
+                agree = (s for s in seen if _verdict(kept[s, pm.box, pm.boot_id]) == _verdict(pm))
+                same = next(agree, None)
+            if same is None:
+                seen.append(pm.source)
+                kept[pm.source, pm.box, pm.boot_id] = pm
+                continue
+            scan.duplicates += 1
+            old = kept[same, pm.box, pm.boot_id]
+            if old.realtime_us > pm.realtime_us:
+                continue
+            del kept[same, pm.box, pm.boot_id]
+            seen[seen.index(same)] = pm.source
+            kept[pm.source, pm.box, pm.boot_id] = pm
     scan.post_mortems = sorted(kept.values(), key=attrgetter("realtime_us", "box"))
     return scan

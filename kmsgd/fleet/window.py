@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from kmsgd.errors import BadInput
+from kmsgd.types import WALL_US_MAX
 
 DEFAULT_DAYS = 30
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -29,7 +30,21 @@ class Window:
 
 
 def parse_time(spec: str, now_s: float) -> int:
-    """µs since the epoch for one --since/--until value; BadInput for anything else."""
+    """µs since the epoch for one --since/--until value; BadInput for anything else, a time
+    before 1970 or after year 9999 included (no clock, nor datetime, can hold it)."""
+    try:
+        t_us = _parse_time(spec, now_s)
+    except (OverflowError, OSError, ValueError):  # fromtimestamp, float() of 400 digits
+        t_us = -1
+    if not 0 <= t_us <= WALL_US_MAX:
+        raise BadInput(
+            f"time out of range: {spec[:64]!r}",
+            hint="give a time between 1970 and 9999, e.g. 2025-11-01 or -7d",
+        )
+    return t_us
+
+
+def _parse_time(spec: str, now_s: float) -> int:
     s = spec.strip().lower()
     day = datetime.fromtimestamp(now_s).replace(hour=0, minute=0, second=0, microsecond=0)
     if s == "now":

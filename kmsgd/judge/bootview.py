@@ -18,6 +18,7 @@ from kmsgd.judge.clocks import EARLY_STEP_S, ClockStep
 from kmsgd.judge.liveness import Liveness, LivenessBuilder
 from kmsgd.judge.stacks import KernelStack, StackCollector
 from kmsgd.judge.telemetry import FINAL_WINDOW_US, MEMORY_WINDOW_US
+from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET, Thinner
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.ring import frame as fr
@@ -49,6 +50,14 @@ class BootView:
     kept: tuple[Entry, ...]  # events, device events, inventories, sysctls, pstore, lost
     builder: TimelineBuilder | None = None  # to append lines only a witness saw (pstore)
     stacks: Mapping[int, KernelStack] = field(default_factory=dict)  # blocked tasks, by pid
+    # read_boot(recent_us=…): the headers of the samples, and the kernel lines' wall times, of
+    # the final `recent_us` (the picture of the last minutes: judge/series.py)
+    recent_us: int = 0
+    recent: tuple[Skimmed, ...] = ()
+    kernel_walls: tuple[int, ...] = ()
+    # … and the whole boot's, thinned (judge/thinning.py): for a picture that starts earlier
+    thinned: tuple[Skimmed, ...] = ()
+    kernel_counts: tuple[tuple[int, int], ...] = ()
 
     def with_records(self, records: Sequence[KernelRecord]) -> BootView:
         """This view with kernel records appended after the ring's last line (a panic's end
@@ -69,21 +78,28 @@ class BootView:
         return [i.line.record for i in self.timeline.tail]
 
 
-def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
+def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: int = 0) -> BootView:
     """Everything of one boot in a single pass. Samples are only skimmed (headers): those of
-    the final window are checked and decoded at the end; everything else is checked."""
+    the final window are checked and decoded at the end; everything else is checked.
+    `recent_us`: also keep the sample headers and kernel line times of that final span."""
     tb = TimelineBuilder(index=index, boot_id=boot_id)
     lb = LivenessBuilder()
     sc = StackCollector()
     samples: deque[Skimmed] = deque()
     memory: deque[Skimmed] = deque()
+    kernel_walls: deque[int] = deque()
+    thin = Thinner(THIN_BUCKETS, THIN_PER_BUCKET) if recent_us else None
+    device_span = max(FINAL_WINDOW_US, recent_us)
+    memory_span = max(MEMORY_WINDOW_US, recent_us)
     kept: list[Entry] = []
     n = 0
     for h in reader.skim_of(boot_id):
         if h.code == _SAMPLE:
             is_mem = _MEMORY in reader.payload_head(h, 24)
-            window, span = (memory, MEMORY_WINDOW_US) if is_mem else (samples, FINAL_WINDOW_US)
+            window, span = (memory, memory_span) if is_mem else (samples, device_span)
             window.append(h)
+            if thin is not None:
+                thin.add(h)
             while window[0].wall_us < h.wall_us - span:
                 window.popleft()
             lb.add_sign_of_life(h.wall_us)
@@ -94,6 +110,11 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
         e = fr.to_entry(f)
         lb.add(e)
         if isinstance(e.data, KernelRecord):
+            if thin is not None:
+                thin.count_kernel(h.wall_us)
+                kernel_walls.append(h.wall_us)
+                while kernel_walls[0] < h.wall_us - recent_us:
+                    kernel_walls.popleft()
             n += 1
             origin = Origin.USERSPACE if e.data.facility else Origin.KERNEL
             tb.add(Line.of(e.data, origin, LogFormat.KMSG, n))
@@ -110,7 +131,29 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0) -> BootView:
         f = reader.check(h) if h.wall_us >= end - span else None
         if f is not None:
             final.append(fr.to_entry(f))
-    return BootView(boot_id, tb.build(), live, tuple(final), tuple(kept), tb, sc.build())
+    recent = (
+        tuple(
+            h
+            for h in sorted((*samples, *memory), key=lambda h: h.serial)
+            if h.wall_us >= end - recent_us
+        )
+        if recent_us
+        else ()
+    )
+    return BootView(
+        boot_id,
+        tb.build(),
+        live,
+        tuple(final),
+        tuple(kept),
+        tb,
+        sc.build(),
+        recent_us,
+        recent,
+        tuple(w for w in kernel_walls if w >= end - recent_us),
+        thin.samples() if thin is not None else (),
+        thin.kernel_counts() if thin is not None else (),
+    )
 
 
 def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) -> list[Entry]:

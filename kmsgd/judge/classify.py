@@ -3,8 +3,9 @@
 `classify(timeline, next_boot=…, baseline=…)` is pure: it reads a Timeline (and optionally
 the next boot's early records and per-tag healthy rates) and never touches the disk. The
 outcome comes from RULES, an ordered list of small functions; the first that decides wins.
-A rule that raises is recorded in `errors` and skipped. The culprit (`primary`) is the most
-upstream signature of the final window (catalogue `rank`), not the loudest or the last.
+A rule that raises is recorded in `errors` and skipped. The culprit (`primary`) is the
+earliest event of the last failure chain of the final window (chains.py), not the loudest
+or the last.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS, FOLLOW_UP_TAGS
-from kmsgd.catalogue.hardware import MCE_NOTICE, MCE_NOTICE_EXPLAINED_BY
+from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
 from kmsgd.catalogue.table import describe
+from kmsgd.judge import chains
 from kmsgd.judge.rules import (
     RULES,
     Context,
@@ -26,7 +27,7 @@ from kmsgd.judge.rules import (
     previous_boot_decision,
     previous_end,
 )
-from kmsgd.judge.timeline import TagStats, Timeline
+from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import CLEAN, Confidence, Outcome, Subject
 
@@ -56,14 +57,18 @@ class Verdict:
 
 
 # -- window, noise, culprit --------------------------------------------------------------
-def _final_window(tl: Timeline) -> list[TagStats]:
+def _final_window(tl: Timeline, at: Item | None = None) -> list[TagStats]:
     """Tags whose last occurrence is near the end: within FINAL_SECONDS of the last stamp
-    when the log has clocks, else within the last FINAL_LINES kernel/userspace lines."""
+    when the log has clocks, else within the last FINAL_LINES kernel/userspace lines.
+    `at`: the window of the boot's last failure instead, ending at that line."""
     ev = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
     start = ev[-FINAL_LINES].pos if len(ev) >= FINAL_LINES else (ev[0].pos if ev else 0)
     if len(ev) < FINAL_LINES and tl.total <= len(tl.head) + len(tl.tail):
         start = 0
     end_ts, end_wall = tl.last_ts_usec, tl.last_wall_us
+    if at is not None:
+        end_ts, end_wall = at.line.ts_usec, at.line.wall_us
+        start = max(0, at.pos - FINAL_LINES)
     window = FINAL_SECONDS * 1_000_000
 
     def final(t: TagStats) -> bool:
@@ -76,7 +81,27 @@ def _final_window(tl: Timeline) -> list[TagStats]:
             return rec.wall_us >= end_wall - window
         return t.last.pos >= start
 
-    return [t for t in tl.tags if final(t)]
+    return [t for t in tl.tags if final(t) and (at is None or t.last.pos <= at.pos)]
+
+
+def _failure(t: TagStats, noise: set[str]) -> bool:
+    sig = t.hit.signature
+    return sig.rank < 100 and not sig.routine and t.tag not in noise
+
+
+def _window(ctx: Context) -> list[TagStats]:
+    """The final window; where the log does not show the boot's end and that window holds
+    no failure, the window of the last failure before it (a paste cut minutes after the
+    incident, a second report's untagged header at the end): it is the last chain the log
+    shows."""
+    final = _final_window(ctx.tl)
+    if ctx.ended or any(_failure(t, ctx.noise) for t in final):
+        return final
+    failures = [t for t in ctx.tl.tags if _failure(t, ctx.noise)]
+    if not failures:
+        return final
+    last = max(failures, key=lambda t: t.last.pos).last
+    return [*_final_window(ctx.tl, at=last), *(t for t in final if t.last.pos > last.pos)]
 
 
 def _noise(ctx: Context) -> None:
@@ -93,45 +118,20 @@ def _noise(ctx: Context) -> None:
             ctx.noise.add(tag)
 
 
-GPU_STAGE = 30  # every GPU driver signature sorts here, then by time (see _culprit)
-
-
 def _culprit(ctx: Context) -> TagStats | None:
-    """Across subsystems the catalogue rank decides (a machine check before the GPU, the GPU
-    before the storage, storage before the kernel's own reports). Within one GPU driver the
-    first signature leads: amdgpu and NVRM log each step of a failure as it happens, so what
-    follows a ring timeout (MES and SMU calls failing while the reset tears queues down, page
-    faults of the resumed context, a GSP timeout after an Xid) is its consequence. Two
-    exceptions whatever the order (kmsgd/catalogue/gpu.py): a GPU lost from the bus leads,
-    and the Xids NVIDIA documents as follow-ups of another error come last. A bare mcelog
-    notice gives way to the EDAC or thermal line that says what it logged."""
-
-    def rank(t: TagStats) -> tuple[int, int, int]:
-        sig = t.hit.signature
-        if sig.subsystem.startswith("gpu") and not sig.routine:
-            order = 0 if t.tag in DEVICE_LOSS_TAGS else 2 if t.tag in FOLLOW_UP_TAGS else 1
-            return (min(sig.rank, GPU_STAGE), order, t.first.pos)
-        return (sig.rank, 1, t.first.pos)
-
-    tags = {t.tag for t in ctx.final}
-    blamable = [
-        t
-        for t in ctx.final
-        if t.hit.signature.rank < 100
-        and t.tag not in ctx.noise
-        and not (_bare_mce_notice(t) and tags.intersection(MCE_NOTICE_EXPLAINED_BY))
-    ]
-    serious = [t for t in blamable if not t.hit.signature.routine]
-    if serious:
-        return min(serious, key=rank)
-    return min(blamable, key=rank) if blamable else None
+    """The primary: the earliest event of the last failure chain (chains.py), among the
+    final window's signatures that are neither next-boot evidence (rank 100) nor noise."""
+    blamable = [t for t in ctx.final if t.hit.signature.rank < 100 and t.tag not in ctx.noise]
+    return chains.primary(blamable, ctx.tl.tail)
 
 
-def _bare_mce_notice(t: TagStats) -> bool:
-    """An `mce` whose first and last lines are mcelog's notice, no decoded record."""
-    return t.tag == "mce" and all(
-        MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
-    )
+def _own(ctx: Context) -> bool:
+    """Whether the boot shows a failure of its own: a culprit that is no routine warning
+    and not what its start says of the boot before (machine checks kept across the reset)."""
+    p = ctx.primary
+    if p is None or p.hit.signature.routine:
+        return False
+    return chains.caused_by(p, previous_end(ctx.tl)[0]) is None
 
 
 # -- rules -------------------------------------------------------------------------------
@@ -153,14 +153,14 @@ def classify(
         nxt = Timeline.from_records(nxt)
     ctx = Context(timeline, nxt, baseline or {}, ended if ended is not None else nxt is not None)
     try:
-        ctx.final = _final_window(timeline)
         _noise(ctx)
+        ctx.final = _window(ctx)
         ctx.primary = _culprit(ctx)
     except Exception as err:
         ctx.errors.append(RuleError("culprit", f"{type(err).__name__}: {err}"))
     decision = first_decision(RULES, ctx, errors=ctx.errors)
     undecided = decision is None or decision.outcome is Outcome.UNKNOWN
-    if undecided and nxt is None and not ctx.ended and not previous_known:
+    if undecided and nxt is None and not ctx.ended and not previous_known and not _own(ctx):
         try:
             decision = previous_boot_decision(ctx) or decision
         except Exception as err:
@@ -177,7 +177,9 @@ def classify(
 
 def _verdict(ctx: Context, d: Decision) -> Verdict:
     clean = d.outcome in CLEAN
-    primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else ctx.primary
+    primary = None if clean or d.subject is Subject.PREVIOUS_BOOT else d.culprit or ctx.primary
+    if not clean and (primary is None or primary.hit.signature.routine):
+        primary = _next_boot_culprit(ctx, d) or primary
     routine_only = primary is not None and primary.hit.signature.routine
     evidence = list(d.evidence)
     if primary is not None and not any(e.item == primary.first for e in evidence):
@@ -199,6 +201,21 @@ def _verdict(ctx: Context, d: Decision) -> Verdict:
         subject=d.subject,
         errors=tuple(ctx.errors),
     )
+
+
+# the next boot's evidence, most telling first: a decoded reset cause, machine checks the
+# CPU kept across the reset, then what only says the shutdown was not clean
+NEXT_BOOT_ORDER = ("reset_reason", "mce_logged_at_boot", "fs_recovery", "journal_unclean")
+
+
+def _next_boot_culprit(ctx: Context, d: Decision) -> TagStats | None:
+    """Where the boot a verdict is about shows no failure of its own, the next boot's
+    evidence is the only answer the log gives: the start of this log when the verdict is
+    about the boot before it, else the next boot's, where the verdict cites it."""
+    src = ctx.tl.tags if d.subject is Subject.PREVIOUS_BOOT else previous_end(ctx.nxt)[0]
+    cited = [e.item for e in d.evidence]
+    evidence = [t for t in src if t.tag in NEXT_BOOT_ORDER and t.last in cited]
+    return min(evidence, key=lambda t: NEXT_BOOT_ORDER.index(t.tag), default=None)
 
 
 def _summary(d: Decision, primary: TagStats | None) -> str:

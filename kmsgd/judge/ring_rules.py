@@ -16,7 +16,7 @@ from kmsgd.judge.classify import Verdict
 from kmsgd.judge.clocks import Downtime, downtime
 from kmsgd.judge.incidents import Blocked
 from kmsgd.judge.liveness import Liveness
-from kmsgd.judge.rules import RuleError, first_decision
+from kmsgd.judge.rules import SHUTDOWN_HANG, RuleError, first_decision
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import CLEAN, WORDS, Confidence, Outcome
 
@@ -123,8 +123,9 @@ def _stop_marker(v: Verdict, f: RingFacts) -> RingDecision | None:
 
 
 def _kernel_said(v: Verdict, f: RingFacts) -> RingDecision | None:
-    """A panic, thermal trip or watchdog reset in the kernel's own words stands."""
-    if v.outcome not in TEXT_DECIDES:
+    """A panic, thermal trip or watchdog reset in the kernel's own words stands, and so does
+    a lockup after the shutdown began (rules.rule_shutdown_hang): the shutdown never ended."""
+    if v.outcome not in TEXT_DECIDES and v.reason != SHUTDOWN_HANG:
         return None
     witness = (f.pstore.text,) if f.pstore is not None else ()
     return RingDecision(v.outcome, v.reason, v.confidence, "", (*witness, *_liveness_lines(f)))
@@ -203,7 +204,7 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
     if down is None and f.next_boot_wall_us is not None:
         # A later boot exists, but the two boots' clocks disagree: the downtime that would
         # tell a freeze (stayed down) from a reset (came back at once) is unknown.
-        freeze = v.primary is not None or f.stuck is not None
+        freeze = _own_failure(v) or f.stuck is not None
         return RingDecision(
             Outcome.HARD_FREEZE if freeze else Outcome.ABRUPT_RESET_OR_POWER_LOSS,
             "clocks_disagree",
@@ -234,12 +235,17 @@ def _silence(v: Verdict, f: RingFacts) -> RingDecision | None:
     return RingDecision(
         Outcome.HARD_FREEZE,
         "stayed_down",
-        Confidence.MEDIUM if v.primary or f.stuck else Confidence.LOW,
+        Confidence.MEDIUM if _own_failure(v) or f.stuck else Confidence.LOW,
         WORDS[Outcome.HARD_FREEZE],
         lines,
         "heartbeats stopped and the box stayed down until reset (a power loss with power "
         "restored later would look the same)",
     )
+
+
+def _own_failure(v: Verdict) -> bool:
+    """A culprit in the boot's own lines (the next boot's evidence, rank 100, is none)."""
+    return v.primary is not None and v.primary.hit.signature.rank < 100
 
 
 def _liveness_lines(f: RingFacts) -> tuple[str, ...]:

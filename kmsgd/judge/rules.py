@@ -14,10 +14,12 @@ from typing import Any, TypeVar
 
 from kmsgd.catalogue.hardware import EARLY_US
 from kmsgd.catalogue.reset import decode_reset
+from kmsgd.judge import chains
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.types import WORDS, Confidence, Outcome, Subject
 
 END_LINES = 40  # a shutdown marker must be this close to the end to count
+SHUTDOWN_HANG = "during_shutdown"  # the reason of a freeze after the shutdown began
 PREVIOUS_END_TAGS = ("reset_reason", "journal_unclean", "fs_recovery", "mce_logged_at_boot")
 LOCKUP_TAGS = ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
 D = TypeVar("D")
@@ -41,6 +43,7 @@ class Decision:
     evidence: tuple[Evidence, ...] = ()
     subject: Subject = Subject.THIS_BOOT  # a log's start may speak of the boot before
     says_reason: bool = False  # the summary already says the reason in words
+    culprit: TagStats | None = None  # the event this decision rests on, when it names one
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +113,8 @@ def rule_panic(ctx: Context) -> Decision | None:
     text = p.first.line.record.message
     why = text.split("not syncing:", 1)[-1]
     reason = next((r for r, rx in _PANIC_REASONS if re.search(rx, why)), "")
-    if not reason and ctx.primary is not None and ctx.primary.tag in (*LOCKUP_TAGS, "oops"):
-        reason = ctx.primary.tag
+    if not reason and ctx.primary is not None and chains.caused_by(p, [ctx.primary]):
+        reason = ctx.primary.tag  # the report or watchdog whose panic this is
     return Decision(
         Outcome.KERNEL_PANIC,
         reason or "other",
@@ -145,6 +148,31 @@ _REBOOT_WORDS = re.compile(
 _POWEROFF_WORDS = re.compile(
     r"Power-?[Oo]ff|Power down|Power Off|[Pp]owering (?:off|down)|[Hh]alt|poweroff"
 )
+
+
+def rule_shutdown_hang(ctx: Context) -> Decision | None:
+    """A lockup, RCU stall or hung task after the shutdown began (systemd-shutdown's lines,
+    `reboot: Restarting system`, `reboot: Power down`): the shutdown never finished, the box
+    hung on its way down (kernel/reboot.c prints the marker, then the machine is reset or
+    powered off; a watchdog report after it means it was not)."""
+    ev = [i for i in ctx.tl.tail if i.line.origin in ("kernel", "userspace")]
+    begun = next((i.pos for i in ev if "clean_shutdown_marker" in i.tags), None)
+    if begun is None:
+        return None
+    after = {tag for i in ev if i.pos > begun for tag in i.tags if tag in LOCKUP_TAGS}
+    hung = [t for t in ctx.final if t.tag in after]
+    lockup = chains.primary(hung, ctx.tl.tail)
+    if lockup is None:
+        return None
+    return Decision(
+        Outcome.HARD_FREEZE,
+        SHUTDOWN_HANG,
+        Confidence.MEDIUM,
+        f"Hard freeze during shutdown: {lockup.tag} after the shutdown began",
+        (evidence_of(lockup, "culprit"),),
+        says_reason=True,
+        culprit=lockup,
+    )
 
 
 def rule_clean_end(ctx: Context) -> Decision | None:
@@ -288,6 +316,7 @@ Rule = Callable[[Context], Decision | None]
 RULES: tuple[Rule, ...] = (
     rule_panic,
     rule_thermal,
+    rule_shutdown_hang,
     rule_clean_end,
     rule_reset_reason,
     rule_memory,

@@ -15,6 +15,7 @@ import re
 from typing import NamedTuple
 
 from kmsgd.logparse.model import LogFormat
+from kmsgd.logparse.origin import kernel_opening
 
 MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 LEVELS = {
@@ -117,12 +118,12 @@ def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None)
     return base + (h * 3600 + mi * 60 + s) * 1_000_000 + (usec("0", frac) if frac else 0)
 
 
-_KMSG = re.compile(r"(\d{1,4}),(\d+),(\d+),([-c])((?:,[^;]*)?);(.*)")
-_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d+)\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
-_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d+)\.(\d+)\]\s?(.*)")
+_KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
+_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
+_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})\.(\d+)\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 _DMESG_CTIME = re.compile(
-    r"(?:<(\d{1,3})>)?\[(?:[A-Z][a-z]{2} )?([A-Z][a-z]{2})\s+(\d{1,2}) "
+    r"(?:<(\d{1,3})>)?\[(?:[^\W\d_]{2,4}\.? )?([A-Z][a-z]{2})\s+(\d{1,2}) "
     r"(\d{2}:\d{2}:\d{2}) (\d{4})\]\s?(.*)"
 )
 _DMESG_ISO = re.compile(
@@ -138,9 +139,10 @@ _JOURNAL = re.compile(r"([A-Z][a-z]{2}) ([ \d]?\d) (\d{2}:\d{2}:\d{2})(?:\.(\d{1
 _JOURNAL_ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})" + _TAIL
 )
-_JOURNAL_MONO = re.compile(r"\[\s*(\d+)\.(\d+)\]" + _TAIL)
+_JOURNAL_MONO = re.compile(r"\[\s*(\d{1,12})\.(\d+)\]" + _TAIL)
 # rsyslog/journal kernel lines that carry printk's own stamp: "kernel: [   12.345678] text"
-_EMBEDDED_TS = re.compile(r"\[\s*(\d+)\.(\d{6})\] ?(.*)")
+_NO_HOST = re.compile(r"([^\s\[]+?)(?:\[(\d+)\])?:")
+_EMBEDDED_TS = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\] ?(.*)")
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
 
 
@@ -265,6 +267,18 @@ def _journal_fields(
     host, ident, pid, text = m.group(first, first + 1, first + 2, first + 3)
     text = text or ""
     ts = ts_usec
+    if host[-1] == ":" and (who := _NO_HOST.fullmatch(host)) is not None:
+        # `journalctl --no-hostname`: what was read as the host is "ident[pid]:"
+        ident, pid = who.group(1, 2)
+        text = m.string[m.start(first + 1) :]
+        host = ""
+    if not pid and ident[:1].isdigit() and (rec := parse_kmsg(f"{ident}: {text}")) is not None:
+        # a forwarder that wrote /dev/kmsg records verbatim: "0,16627,40311380557,-;BUG: …"
+        return rec._replace(fmt=fmt, wall_us=wall_us, host=host, month_day=month_day)
+    if ident != "kernel" and not pid and kernel_opening(f"{ident}: {text}"):
+        # "NVRM: Xid …" read as program NVRM: a program's journal line has a pid, and
+        # this one opens the way only kernel messages do (origin.py)
+        ident, text = "kernel", f"{ident}: {text}"
     if ident == "kernel":
         if text[:1] == "[":
             emb = _EMBEDDED_TS.match(text)
@@ -308,11 +322,14 @@ def parse_journal_iso(line: str) -> Fields | None:
 
 def parse_journal_mono(line: str, host: str = "") -> Fields | None:
     """short-monotonic; ambiguous with dmesg ("[ 1.0] usb 1-1: ..."), so the host must be
-    known already, or the identifier must be `kernel` or carry a `[pid]`."""
+    known already, or the identifier must be `kernel` (also without a host) or carry a
+    `[pid]`."""
     m = _JOURNAL_MONO.match(line)
     if m is None:
         return None
-    if not (m.group(4) == "kernel" or m.group(5) or (host and m.group(3) == host)):
+    # "[ 12.3] kernel: text": `--no-hostname`, the host field is the kernel's identifier
+    known = m.group(4) == "kernel" or m.group(3) == "kernel:"
+    if not (known or m.group(5) or (host and m.group(3) == host)):
         return None
     return _journal_fields(LogFormat.JOURNAL_MONO, m, 3, ts_usec=usec(m.group(1), m.group(2)))
 

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 
 from kmsgd.logparse.formats import Fields
 from kmsgd.logparse.model import LogFormat
+from kmsgd.types import MONO_US_MAX, WALL_US_MAX, bounded_int
 
 
-def _int(value: object) -> int | None:
-    try:
-        return int(str(value))
-    except ValueError:
-        return None
+def _int(value: object, high: int) -> int | None:
+    """A number field, range-checked where it is parsed: a 400-digit or out-of-clock value
+    (`__REALTIME_TIMESTAMP=9223372036854775807`) is no value, never an overflow later."""
+    return bounded_int(value, 0, high)
 
 
 def _text(value: object) -> str:
@@ -35,10 +35,13 @@ def fields_from_entry(entry: Mapping[str, object], fmt: LogFormat) -> Fields | N
     if "MESSAGE" not in entry:
         return None
     text = _text(entry["MESSAGE"]).rstrip("\n")
-    prio = _int(entry.get("PRIORITY", ""))
-    fac = _int(entry.get("SYSLOG_FACILITY", ""))
-    ts = _int(entry.get("_SOURCE_MONOTONIC_TIMESTAMP", ""))
-    wall = _int(entry.get("_SOURCE_REALTIME_TIMESTAMP", entry.get("__REALTIME_TIMESTAMP", "")))
+    prio = _int(entry.get("PRIORITY", ""), 7)  # a syslog level
+    fac = _int(entry.get("SYSLOG_FACILITY", ""), 23)
+    ts = _int(entry.get("_SOURCE_MONOTONIC_TIMESTAMP", ""), MONO_US_MAX)
+    wall = _int(
+        entry.get("_SOURCE_REALTIME_TIMESTAMP", entry.get("__REALTIME_TIMESTAMP", "")),
+        WALL_US_MAX,
+    )
     host = _text(entry.get("_HOSTNAME", ""))
     kernel = entry.get("_TRANSPORT") == "kernel" or entry.get("SYSLOG_IDENTIFIER") == "kernel"
     seq = None

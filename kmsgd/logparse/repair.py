@@ -19,6 +19,7 @@ from kmsgd.logparse.model import LogFormat
 PAGER_WIDTH = 79  # a line this long ending in ">" was cut by the pager
 WRAP_MIN = 70  # a line this long followed by an unstamped line was probably wrapped
 # terminal widths: a line cut at one of these was cut mid-word, so it joins without a space
+_PREFIX_ONLY = re.compile(r"^[\w.-]+: \[\w+\]$")
 _WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})
 _KMSG_KV = re.compile(r" (SUBSYSTEM|DEVICE)=(.*)")
 # where a second line starts inside a glued one, per format
@@ -65,9 +66,16 @@ def glued_at(fmt: LogFormat, msg: str) -> int | None:
 
 def wrap_joint(before: str, indented: bool) -> str | None:
     """How an unparsed line joins the line `before` it as that line's wrapped continuation:
-    "" after a cut at a terminal's width, " " after a cut at a word, None if it is no
-    continuation (an indented line, or a line before too short to have been wrapped)."""
-    if indented or len(before) < WRAP_MIN:
+    "" after a cut at a terminal's width, " " after a cut at a word or a prefix printed
+    alone, None if it is no continuation (an indented line, or a line before too short to
+    have been wrapped)."""
+    if indented:
+        return None
+    if _PREFIX_ONLY.search(before) is not None:
+        # a driver's prefix printed alone, its message in the next record (4.x powerplay's
+        # "amdgpu: [powerplay] " then "failed to send message …": a printk without KERN_CONT)
+        return " "
+    if len(before) < WRAP_MIN:
         return None
     return "" if len(before) in _WRAP_WIDTHS else " "
 

@@ -16,18 +16,23 @@ from __future__ import annotations
 import html
 import re
 
-from kmsgd.logparse.formats import MONTHS, Fields, iso_us, usec, wall_from_parts
+from kmsgd.logparse.formats import MONTHS, Fields, iso_us, parse_kmsg, usec, wall_from_parts
 from kmsgd.logparse.model import LogFormat
+from kmsgd.logparse.origin import kernel_opening
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _TAG = r"</?(?:details|summary|code|pre|p|br|div|span|b|i|tt|kbd|samp|blockquote|sub|sup)\b[^>]*>"
 _HTML_HEAD = re.compile(rf"(?:\s*{_TAG})+\s*", re.IGNORECASE)
 _HTML_TAIL = re.compile(rf"\s*(?:{_TAG}\s*)+$", re.IGNORECASE)
-# quote marks (also after a diff's +/-), table pipes, list bullets, line-number gutters
+# quote marks (also after a diff's +/-), table pipes, list bullets, line-number gutters (not
+# the hours of a time: "12:09:20 amdgpu …")
 _LEAD = re.compile(
-    r"(?:[+\-](?=\s*>)|\s*>+\s?|\s*\|\s?|\s*[*•]\s+(?=\S)|\s*\d{1,7}(?:[:|\t]\s?|\.\s|\s+(?=[\[<])))+"
+    r"(?:[+\-](?=\s*>)|\s*>+\s?|\s*\|\s?|\s*[*•]\s+(?=\S)"
+    r"|\s*\d{1,7}(?!:\d\d:\d\d)(?:[:|\t]\s?|\.\s|\s+(?=[\[<])))+"
 )
-_FENCE = re.compile(r"`{3,}\w*|~{3,}\w*")
+# a fence's info string ("```text") only where nothing follows it: "```watchdog: BUG: …```"
+# is a message in inline triple backticks
+_FENCE = re.compile(r"`{3,}(?:\w+$)?|~{3,}(?:\w+$)?")
 
 # a printk stamp anywhere in a line's first 200 characters, or a blank console one
 _STAMP = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\]\s?")
@@ -47,6 +52,8 @@ _KERNEL_WORD = re.compile(
     r"(?:^|\s)kern(?:el)?(?:\[\d+\])?\s*[:.]\s*"
     r"(?:(?:emerg|alert|crit|err|error|warn|warning|notice|info|debug)\s*:\s*)?"
 )
+_QUOTED = re.compile(r'(?:^|\s)"')
+_HOST_WORD = re.compile(r"([\w.-]+) ")
 _PRIO = re.compile(r"<([0-7])>\s?")
 # Kernel wording at the start of a message: drivers and subsystems that print with a prefix
 # (dev_printk's "driver 0000:03:00.0: ", pr_fmt's "subsys: "), the oops/panic/lockup/stall
@@ -156,8 +163,13 @@ def salvage(text: str) -> Fields | None:
     if p is not None:
         level = int(p.group(1))
         return Fields(LogFormat.LOOSE, text[p.end() :], level=level)
-    if kernelish(text):
+    if kernelish(text) or kernel_opening(text):
         return Fields(LogFormat.LOOSE, text)
+    q = _QUOTED.search(head)
+    if q is not None and kernel_opening(text[q.end() :]):
+        # a tool's report quoting the kernel's message: '[XID found] (5 minutes ago) "NVRM: …"'
+        msg = text[q.end() :].rstrip()
+        return Fields(LogFormat.LOOSE, msg[:-1] if msg.endswith('"') else msg)
     return None
 
 
@@ -191,6 +203,15 @@ def _after_stamp(rest: str, wall: int | None, md: tuple[int, int] | None) -> Fie
                 pid=pid,
                 month_day=md,
             )
+    if k is None and (h := _HOST_WORD.match(rest)) is not None:
+        body = rest[h.end() :]
+        if kernel_opening(body) and not kernel_opening(rest):
+            # "host NVRM: Xid …", "host amdgpu 0000:03:00.0: …": a syslog line that lost
+            # its "kernel:", told by the message's opening (origin.py)
+            return Fields(LogFormat.LOOSE, body, None, wall, facility=0, host=h[1], month_day=md)
+        if body[:1].isdigit() and (rec := parse_kmsg(body)) is not None:
+            # a forwarder that wrote /dev/kmsg records verbatim: "host 6,16628,403…,-;text"
+            return rec._replace(fmt=LogFormat.LOOSE, wall_us=wall, host=h[1], month_day=md)
     if k is not None:
         msg = rest[k.end() :]
         e = _STAMP.match(msg)

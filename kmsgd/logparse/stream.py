@@ -25,7 +25,7 @@ from kmsgd.logparse.repair import GLUE_DMESG, GLUE_HINT
 
 RESTART_SLACK_US = 5_000_000  # printk stamps may step back a little across CPUs, not seconds
 _LINUX_VERSION = re.compile(r"Linux version \d")
-_FAST = re.compile(r"\[\s*(\d+)\.(\d{6})\] (.*)")
+_FAST = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\] (.*)")
 # Line's fields after ts_usec when a plain dmesg line has none of them
 _NO_MORE: tuple[object, ...] = (None,) * 7 + ("", "")
 # a NamedTuple's own constructor costs twice as much as tuple.__new__; this runs per line

@@ -2,8 +2,11 @@
 
 The kmsg loop hands records over with `put` and never blocks on I/O. Urgent records wake
 the thread at once (one fdatasync covers everything queued so far); the rest wait at most
-`flush_s`. When the disk refuses writes, records stay in memory up to a bound, the error
-is logged once per episode, and commits are retried every second.
+`flush_s`. A backlog larger than one commit may place is committed in parts, each at most
+half the ring's data area: placed-but-unsynced frames never lap onto each other, and the ring
+overwrites its oldest records, never the newest. When the disk refuses writes, records stay in
+memory up to `max_pending_bytes`, the error is logged once per episode, and commits are
+retried every second.
 """
 
 from __future__ import annotations
@@ -35,8 +38,12 @@ class Committer(threading.Thread):
         self.boot_id = boot_id
         self.flush_s = flush_s
         self.header_every_s = header_every_s
+        # Memory, not the ring, bounds the backlog: a healthy disk takes any backlog in
+        # commits of `commit_bytes` (a bound of half the ring made a 1 MiB ring drop the
+        # newest records of a one-second burst; tests/record/test_large_commits.py).
+        self.max_pending_bytes = max_pending_bytes
         # Placed-but-unsynced frames must never lap the ring onto each other.
-        self.max_pending_bytes = min(max_pending_bytes, writer.size // 2)
+        self.commit_bytes = writer.data_bytes // 2
         self.log = log
         self._queue: deque[tuple[Kind, int, bytes]] = deque()
         self._cond = threading.Condition()
@@ -56,6 +63,11 @@ class Committer(threading.Thread):
     def backlog_bytes(self) -> int:
         """Bytes not yet durable (unlocked read: an estimate for back-pressure)."""
         return self.queued_bytes + self.writer.pending_bytes
+
+    def over_memory_bound(self) -> bool:
+        """The backlog has reached `max_pending_bytes`: only a disk that refuses writes (or
+        one slower than the source for that many bytes) gets here."""
+        return self.backlog_bytes() > self.max_pending_bytes
 
     def put(self, kind: Kind, payload: bytes, *, urgent: bool, wall_us: int | None = None) -> None:
         wall = time.time_ns() // 1000 if wall_us is None else wall_us
@@ -131,7 +143,7 @@ class Committer(threading.Thread):
                     last_header = now
                 except OSError as err:
                     self._failed(err)
-            if closing and (self.failing is None or not batch):
+            if closing and (not batch if self.failing is not None else not self._queue):
                 return
 
     def _next_batch(self) -> tuple[list[tuple[Kind, int, bytes]], bool]:
@@ -146,16 +158,27 @@ class Committer(threading.Thread):
                 self._cond.wait(due)
                 if self.failing is not None and not self._urgent:
                     break
-            if self.writer.pending_bytes > self.max_pending_bytes:
-                # Keep them queued until the disk recovers.
-                batch: list[tuple[Kind, int, bytes]] = []
-            else:
-                batch = list(self._queue)
-                self._queue.clear()
-                self.queued_bytes = 0
-                self._oldest = None
-            self._urgent = False
+            batch = self._take(self.commit_bytes - self.writer.pending_bytes)
+            # What did not fit this commit goes in the next one at once.
+            self._urgent = bool(self._queue) and self.failing is None
             return batch, self._closing
+
+    def _take(self, room: int) -> list[tuple[Kind, int, bytes]]:
+        """The oldest queued records whose frames fit in `room` bytes (lock held). None while
+        a failed commit's frames fill it: they stay queued until the disk recovers."""
+        batch: list[tuple[Kind, int, bytes]] = []
+        queue, size = self._queue, self.writer.frame_size
+        while queue and room >= (need := size(len(queue[0][2]))):
+            item = queue.popleft()
+            batch.append(item)
+            room -= need
+            self.queued_bytes -= len(item[2])
+        if not queue:
+            self.queued_bytes = 0
+            self._oldest = None
+        elif batch:
+            self._oldest = time.monotonic()  # the rest waits for the next commit only
+        return batch
 
     def _commit(self) -> bool:
         try:

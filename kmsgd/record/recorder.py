@@ -83,7 +83,9 @@ class Recorder:
         self.boot_id = bytes.fromhex(self.identity.boot_id)
         # Forked here, before any thread: the pump process that drains a kmsg device.
         self.kmsg = open_source(cfg.kmsg, size=cfg.kmsg_buffer_bytes, lock_memory=cfg.lock_memory)
-        self.writer = RingWriter(cfg.ring, size=cfg.ring_size, replace_corrupt=True)
+        self.writer = RingWriter(
+            cfg.ring, size=cfg.ring_size, replace_corrupt=True, align=cfg.ring_layout.align
+        )
         self.ring_replaced = ""
         if self.writer.replaced is not None:
             # Loud: the earlier boots are in the moved file, not in the ring. The boot record
@@ -169,6 +171,7 @@ class Recorder:
                 os.read(wake_r, 64)
         self.kmsg.stop()  # the pump's last drain of the device
         self._drain_kmsg()
+        self._flush_drops()  # records dropped last are counted too
         if self.incidents is not None:
             self.incidents.stop()  # an open incident ends with reason "stopped"
         for stop in extra:
@@ -258,7 +261,7 @@ class Recorder:
         refused writes for so long that memory is full."""
         if not batch:
             return
-        if self.committer.backlog_bytes() > 2 * self.committer.max_pending_bytes:
+        if self.committer.over_memory_bound():
             for _, _, raw in batch:
                 self._count_drop(peek(raw)[0])
         else:

@@ -103,6 +103,15 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|evict) KFD",
     ),
     _t(
+        "radeon_gpu_lockup",
+        "gpu_hang",
+        ("stalled", "lockup", "failed", "timed"),
+        r"(?:radeon \S+: |drmn\d+: )(?:ring \d+ stalled for more than \d+msec"
+        r"|GPU lockup \(current fence id)"
+        r"|radeon: (?:(?:ring \d+|ib) test failed \(scratch|fence wait (?:timed out|failed)"
+        r"|failed testing IB on (?:GFX ring|ring \d+) \(-?\d+\))",
+    ),
+    _t(
         "amdgpu_ring_timeout",
         "gpu_hang",
         ("timeout", "amdgpu_job_timedout"),
@@ -129,8 +138,9 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "gpu_fell_off_bus",
         "gpu_lost",
-        ("fallen", "lost"),
-        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus",
+        ("fallen", "lost", "NV_ERR_GPU_IS_LOST"),
+        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus"
+        r"|GPU lost from the bus \[NV_ERR_GPU_IS_LOST\]",
         unless=re.compile(rb"Xid"),
     ),
     _t(
@@ -165,11 +175,12 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
-        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
     ),
     _t(
         "mce",
@@ -177,7 +188,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         ("Hardware", "Machine", "machine"),
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|RIP|TSC"
         r"|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
-        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
+        r"|^Oops: Machine check, sig: \d+",
         narrow=re.compile(rb"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"),
     ),
     _t(
@@ -205,8 +217,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         "nvme_timeout",
         "storage",
         ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
-        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
+        r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
     ),

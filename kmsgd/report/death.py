@@ -5,10 +5,13 @@ clocks).
 
 from __future__ import annotations
 
-import datetime as dt
+import dataclasses
 import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from kmsgd.judge.ring_rules import RingFacts
+from kmsgd.types import iso_utc
 
 if TYPE_CHECKING:  # model.py builds these; only the type is needed here
     from kmsgd.report.model import LineRef
@@ -20,12 +23,6 @@ class Ended(enum.StrEnum):
     RUNNING = "running"  # the boot being recorded now
     STOP = "stop"  # the recorder wrote its stop record
     SILENCE = "silence"  # records just stop
-
-
-def iso_utc(wall_us: int | None) -> str | None:
-    if wall_us is None:
-        return None
-    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,3 +76,28 @@ class TimeOfDeath:
             "note": self.note,
             **(self.ring.to_json() if self.ring else {}),
         }
+
+
+def with_ring(tod: TimeOfDeath | None, f: RingFacts) -> TimeOfDeath:
+    """The time of death of a ring's boot: the last line's, with what only the ring knows."""
+    live = f.live
+    ended = Ended.RUNNING if f.current else (Ended.STOP if live.stop is not None else Ended.SILENCE)
+    ring = RingDeath(
+        last_sign_of_life_wall_us=live.last_wall_us,
+        last_heartbeat_wall_us=live.last_beat_wall_us,
+        heartbeat_interval_s=live.interval_s,
+        late_final_beats=live.late_final_beats,
+        last_kernel_line_wall_us=live.last_kernel_wall_us,
+        silence_before_death_s=live.silence_s,
+        next_boot_wall_us=f.next_boot_wall_us,
+        downtime_s=f.downtime_s,
+        clock_note=f.downtime.note,
+        clock_steps=tuple(str(s) for s in live.clock_steps),
+        kernel_records_lost=live.lost,
+        ended=ended,
+    )
+    base = tod or TimeOfDeath(None)
+    note = "alive at the last sign of life, dead before the next heartbeat was due"
+    if live.stop is not None:
+        note = "the recorder stopped cleanly"
+    return dataclasses.replace(base, note=note, ring=ring)

@@ -15,15 +15,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from kmsgd.fleet import entry as fleet_entry
 from kmsgd.outputs import atomic_write, label
 from kmsgd.types import Outcome
 
 REPORTS_KEEP = 50  # as Config.reports_keep; callers pass the configured value
+# The only names kmsgd writes into a report directory, so the only ones it ever removes: an
+# operator's --save-dir may hold other documents. A boot id is the 128-bit id in lower-case hex
+# (/proc/sys/kernel/random/boot_id without its dashes, as the ring stores it).
+BOOT_ID = re.compile(r"[0-9a-f]{32}")
+REPORT_NAME = re.compile(r"(?P<boot>[0-9a-f]{32})\.(?:json|md|html)")
 CLEAN = frozenset({Outcome.CLEAN_SHUTDOWN, Outcome.CLEAN_REBOOT, Outcome.STILL_RUNNING})
-
-# journalctl MESSAGE_ID=55b34a3e8e9948c9a3a71671c71b533d finds every kmsgd post-mortem.
-# Fixed forever: operators' log-shipper rules match on it.
-MESSAGE_ID = "55b34a3e8e9948c9a3a71671c71b533d"
 
 
 def journal_fields(
@@ -46,7 +48,7 @@ def journal_fields(
     fields = {
         "MESSAGE": f"kmsgd: boot {boot_id[:8]} ended: {outcome} ({confidence}){primary}: "
         + " ".join(headline.split()),
-        "MESSAGE_ID": MESSAGE_ID,
+        "MESSAGE_ID": fleet_entry.MESSAGE_ID,  # the contract with `kmsgd fleet`
         "PRIORITY": "5" if clean else "4",
         "SYSLOG_IDENTIFIER": "kmsgd",
         "KMSGD_BOOT_ID": boot_id,
@@ -64,9 +66,12 @@ def save_report(
     directory: str | Path, boot_id: str, texts: Mapping[str, str], keep: int = REPORTS_KEEP
 ) -> list[Path]:
     """Write `<boot_id>.<ext>` for each ext -> text (json, md) atomically, mode 0640, then keep
-    the newest `keep` boots' reports. Returns the paths written."""
-    if not re.fullmatch(r"[0-9a-f-]{32,36}", boot_id):
+    the newest `keep` boots' reports (at least 1: the one just written). Returns the paths
+    written."""
+    if not BOOT_ID.fullmatch(boot_id):
         raise ValueError(f"not a boot id: {boot_id!r}")
+    if keep < 1:
+        raise ValueError(f"reports kept must be at least 1, got {keep}")
     directory = Path(directory)
     directory.mkdir(mode=0o750, parents=True, exist_ok=True)
     written = []
@@ -79,13 +84,15 @@ def save_report(
 
 
 def prune_reports(directory: Path, keep: int) -> list[Path]:
-    """Remove all but the newest `keep` boots' reports (by mtime); returns what was removed."""
+    """Remove all but the newest `keep` boots' reports (by mtime), kmsgd's own names only
+    (REPORT_NAME); returns what was removed."""
     boots: dict[str, float] = {}
     files: dict[str, list[Path]] = {}
     for p in directory.iterdir():
-        if p.name.startswith(".") or not p.is_file():
+        m = REPORT_NAME.fullmatch(p.name)
+        if m is None or not p.is_file() or p.is_symlink():
             continue
-        stem = p.name.split(".", 1)[0]
+        stem = m["boot"]
         boots[stem] = max(boots.get(stem, 0.0), p.stat().st_mtime)
         files.setdefault(stem, []).append(p)
     removed = []

@@ -16,6 +16,7 @@ from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
 from kmsgd.judge.changes import Changed
 from kmsgd.judge.classify import Verdict
+from kmsgd.judge.series import BootSeries, kernel_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.logparse.model import Line, LogFormat
@@ -147,7 +148,7 @@ class InputBoot:
     index: int
     boot_id: str
     lines: int
-    outcome: str
+    outcome: Outcome
     reason: str
     first: str | None
     last: str | None
@@ -196,6 +197,7 @@ class Report:
     boot_id: str = ""  # the judged boot, when the source knows it (the ring does)
     hostname: str = ""
     incidents: tuple[Mapping[str, Any], ...] = ()  # kmsgd/judge/incidents.py, ring only
+    series: BootSeries | None = None  # the picture's time series (HTML, --plot); not in JSON
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `kmsgd.report/1` document (field names are public: never rename one)."""
@@ -244,7 +246,7 @@ class Report:
                     "index": b.index,
                     "boot_id": b.boot_id or None,
                     "lines": b.lines,
-                    "outcome": b.outcome,
+                    "outcome": b.outcome.value,
                     "reason": b.reason or None,
                     "first": b.first,
                     "last": b.last,
@@ -293,8 +295,7 @@ def build_report(
     )  # a rate needs a minute
     sigs = [signature_report(t, verdict, hours, base) for t in tl.tags]
     # culprit first, then the final window by severity, then the rest in order of appearance
-    order = {"critical": 0, "error": 1, "warning": 2, "info": 3}
-    sigs.sort(key=lambda s: (not s.in_final_window, order.get(s.severity, 4), s.first.lineno))
+    sigs.sort(key=lambda s: (not s.in_final_window, s.severity.order, s.first.lineno))
     primary = None
     if verdict.primary is not None:
         primary = signature_report(verdict.primary, verdict, hours, base)
@@ -313,6 +314,11 @@ def build_report(
         driver_of(p.first.line.record.message, p.hit.signature.subsystem) if p else "",
     )
     errors = tuple(ReportError(e.where, e.error) for e in verdict.errors) + tuple(extra_errors)
+    series = kernel_series(
+        tl,
+        first_trigger_s=_first_s(tl, verdict),
+        severity={s.tag: s.severity for s in sigs},
+    )
     return Report(
         outcome=verdict.outcome,
         reason=verdict.reason,
@@ -331,7 +337,23 @@ def build_report(
         source=source,
         boots=tuple(boots),
         omitted_lines=tl.omitted,
+        series=series,
     )
+
+
+def _first_s(tl: Timeline, verdict: Verdict) -> float | None:
+    """When the culprit first showed, in seconds before the log's last line (a pasted log's
+    picture starts there when that is more than the default window ago)."""
+    p = verdict.primary
+    if p is None:
+        return None
+    first, end = p.first.line, tl.last_wall_us
+    if first.wall_us is not None and end is not None:
+        return (first.wall_us - end) / 1e6
+    last_ts = tl.last_ts_usec
+    if first.ts_usec is not None and last_ts is not None and end is None:
+        return (first.ts_usec - last_ts) / 1e6
+    return None
 
 
 def _time_of_death(last: LineRef | None, item: Item | None, nxt: Timeline | None) -> TimeOfDeath:

@@ -8,14 +8,17 @@ only when the caller asks for it (the CLI asks when stdout is a TTY).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from kmsgd.judge.changes import MAJOR
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
+from kmsgd.report.redact import Redactor
 from kmsgd.report.render_incident import incident_lines, incident_md
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
+from kmsgd.text.escape import escape, escape_tree, json_text
 from kmsgd.types import CLEAN, FAILURES, Subject
 
-FORMATS = ("text", "md", "json")
+FORMATS = ("text", "md", "json", "html")
 _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
     "\x1b[0m",
     "\x1b[1m",
@@ -26,15 +29,54 @@ _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
 )
 
 
-def render(report: Report, fmt: str, *, color: bool = False) -> str:
-    """The report in `fmt` ("text", "md" or "json"); ValueError for another name."""
+def render(report: Report, fmt: str, *, color: bool = False, plot: str = "") -> str:
+    """The report in `fmt` ("text", "md", "json" or "html": kmsgd/report/render_html.py);
+    ValueError for another name. `plot`: the picture saved beside it, linked from Markdown.
+
+    Text, Markdown and HTML show every control character from the input escaped (kmsgd.text),
+    so a kernel line cannot drive the reader's terminal or forge a line; JSON holds the values
+    exactly."""
     if fmt == "json":
-        return json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+        return json_text(json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False)) + "\n"
     if fmt == "md":
-        return render_md(report)
+        return escape(render_md(escape_tree(report), plot=plot), keep="\n")
+    if fmt == "html":
+        from kmsgd.report.render_html import escaped, page
+
+        return page(escaped(report))
     if fmt == "text":
-        return render_text(report, color=color)
+        out = render_text(escape_tree(report), color=color)
+        return out if color else escape(out, keep="\n")
     raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+
+
+def render_clean(
+    report: Report,
+    fmt: str,
+    *,
+    redactor: Redactor | None = None,
+    color: bool = False,
+    plot: str = "",
+) -> str:
+    """`render`, with `redactor` (`--redact`) applied to all it says: to the finished text, to
+    each JSON value, or for HTML to each text before it is escaped (a placeholder such as
+    `<host-1>` must stay text, not become markup), after it learnt the names the whole report
+    holds. `plot`: also save the timeline picture there (.svg/.png)."""
+    clean: Callable[[str], str] = str
+    if redactor is not None:
+        redactor.learn(render(report, "text"))
+        clean = redactor.redact
+    if plot:
+        from kmsgd.report import plot as pictures
+
+        if report.series is not None:
+            pictures.save(report.series, plot, title=report.headline, clean=clean)
+    if fmt == "html":
+        from kmsgd.report.render_html import escaped, page
+
+        return page(escaped(report), clean=clean)
+    out = render(report, fmt, color=color and redactor is None, plot=plot)
+    return redactor.output(out, fmt) if redactor is not None else out
 
 
 def _paint(color: bool, code: str, text: str) -> str:
@@ -154,7 +196,7 @@ def _tail_sections(r: Report) -> list[str]:
     return out
 
 
-def render_md(r: Report) -> str:
+def render_md(r: Report, *, plot: str = "") -> str:
     out = [
         f"### kmsgd: {r.headline}",
         "",
@@ -189,6 +231,8 @@ def render_md(r: Report) -> str:
     if ring is not None and ring.last_sign_of_life_wall_us is not None:
         out += ["", f"**Time of death:** {_md_text(ring_death_line(ring))}"]
         out += [f"**{_md_text(line)}**" for line in (clock_line(ring),) if line]
+    if plot:
+        out += ["", f"![The last minutes: power, temperatures, memory, kernel]({plot})"]
     if r.final_kernel:
         out += ["", "<details><summary>Final lines (▶ = signature)</summary>", "", "```text"]
         out += [("▶ " if f.important else "  ") + f.line.text for f in r.final_kernel]

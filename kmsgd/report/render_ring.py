@@ -6,9 +6,10 @@ from __future__ import annotations
 from kmsgd.judge.changes import ConfigFacts
 from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.telemetry_model import CrashDump, DeviceSummary, Telemetry
-from kmsgd.report.death import RingDeath, iso_utc
+from kmsgd.report.death import RingDeath
 from kmsgd.ring.events import EventName
 from kmsgd.ring.samples import MemoryHolder
+from kmsgd.types import iso_utc
 
 
 def ring_death_line(x: RingDeath) -> str:

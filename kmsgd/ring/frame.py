@@ -15,7 +15,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 import mmap
+import re
 import struct
 import zlib
 from collections.abc import Callable
@@ -34,6 +36,7 @@ from kmsgd.ring.records import (
     Stop,
     parse_record,
 )
+from kmsgd.types import WALL_US_MAX
 
 MAGIC = b"\xe5KR\x91"
 HEADER = struct.Struct("<4sIQ16sqB3xI")
@@ -111,7 +114,9 @@ def decode_at(buf: Buf, offset: int, limit: int) -> RawFrame | None:
     if _crc32(payload, _crc32(buf[offset : offset + _CRC_SPAN])) != crc:
         return None
     kind = KINDS_BY_CODE.get(code)
-    if kind is None:
+    if kind is None or not 0 <= wall_us <= WALL_US_MAX:
+        # A wall clock no clock can show: a foreign or damaged writer's frame, skipped as a
+        # torn one is (the walk resynchronises after it), never handed to a reader.
         return None
     size = (HEADER_SIZE + length + ALIGN - 1) & ~(ALIGN - 1)
     return RawFrame(offset, size, serial, boot_id, wall_us, kind, payload)
@@ -130,10 +135,78 @@ def to_entry(frame: RawFrame) -> Entry:
     return Entry(frame.serial, frame.boot_id.hex(), frame.wall_us, frame.kind, data)
 
 
+# Deepest nesting a payload may have (kmsgd writes at most 3 levels). Python's json recurses
+# once per level and a 64 KiB payload of "[" exceeds the interpreter's recursion limit.
+MAX_JSON_DEPTH = 32
+_TOKEN = re.compile(rb'[\[\]{}"\\]')
+
+
+def too_deep(payload: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether a JSON text nests deeper than `limit` (brackets inside strings not counted).
+    Cheap for every payload: the count of opening brackets bounds the depth, and only a
+    payload with more than `limit` of them is scanned (once, linearly)."""
+    if payload.count(b"[") + payload.count(b"{") <= limit:
+        return False
+    depth, in_string, escaped_at = 0, False, -1
+    for m in _TOKEN.finditer(payload):
+        at, token = m.start(), m.group()
+        if at == escaped_at:  # the byte after a backslash inside a string
+            continue
+        if in_string:
+            if token == b"\\":
+                escaped_at = at + 1
+            elif token == b'"':
+                in_string = False
+        elif token == b'"':
+            in_string = True
+        elif token in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in (b"]", b"}"):
+            depth -= 1
+    return False
+
+
+# What may hold a number no reader can use: over 20 digits, NaN/Infinity, a 3-digit exponent.
+# Payloads without any (all that kmsgd writes) take json's fast path.
+_SUSPECT_NUMBER = re.compile(rb"\d{21}|Infinity|NaN|[eE][+-]?\d{3}")
+
+
+class _OutOfRange(ValueError):
+    pass
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > 20:  # beyond 64 bits: no counter, size or clock
+        raise _OutOfRange(text)
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 reads as inf
+        raise _OutOfRange(text)
+    return value
+
+
+def _constant(text: str) -> float:
+    raise _OutOfRange(text)  # NaN, Infinity, -Infinity: not JSON, never written by kmsgd
+
+
 def _decode_json(kind: Kind, payload: bytes) -> Payload:
+    if too_deep(payload):
+        return {"error": f"payload nested deeper than {MAX_JSON_DEPTH} levels"}
     try:
-        obj: Any = json.loads(payload)
-    except ValueError:
+        if _SUSPECT_NUMBER.search(payload):
+            obj: Any = json.loads(
+                payload, parse_int=_int, parse_float=_float, parse_constant=_constant
+            )
+        else:
+            obj = json.loads(payload)
+    except _OutOfRange:
+        return {"error": f"{kind.value} payload with a number out of range"}
+    except (ValueError, RecursionError):
         return {"error": "payload is not JSON"}
     if not isinstance(obj, dict):
         return {"error": "payload is not an object"}
@@ -146,6 +219,8 @@ def _decode_json(kind: Kind, payload: bytes) -> Payload:
     known = {k: v for k, v in obj.items() if k in types}
     if not all(_is(v, types[k]) for k, v in known.items()):
         return {"error": f"{kind.value} payload with a field of the wrong type", **obj}
+    if not all(_in_range(k, v) for k, v in known.items()):
+        return {"error": f"{kind.value} payload with a number out of range", **obj}
     for name, parse in _ENUM_FIELDS.get(cls, {}).items():
         if name in known:
             known[name] = parse(known[name])  # an unknown word too: never raises
@@ -182,6 +257,18 @@ def _field_types(cls: type) -> dict[str, tuple[type, ...]]:
             out[f.name] = tuple(t for p in parts for t in names.get(p.strip(), (object,)))
         _TYPES[cls] = out
     return _TYPES[cls]
+
+
+def _in_range(name: str, value: object) -> bool:
+    """A typed field's number within what its writer can write: a time (`*_us`) that a clock
+    can show, any other integer within 64 bits, a finite float."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if name.endswith("_us"):
+        return 0 <= value <= WALL_US_MAX
+    return -(2**63) <= value < 2**64
 
 
 def _is(value: object, allowed: tuple[type, ...]) -> bool:

@@ -38,8 +38,19 @@ TAIL_GUARD = HEADER_SIZE  # zero bytes written after every batch: marks a clean 
 # adjacent: 512 bytes, or 4 KiB for a writer that aligns to the file system's block.
 SECTOR = 512
 _BOUNDARIES = (SECTOR, 4096)
+UNITS = (SECTOR, 4096)  # the write alignments a writer may use (`[ring] align`)
 _SLOT = struct.Struct("<8sIIQQQ16sQQI")  # magic ver crc gen size data_start ring_id head serial n
 _BOOT_HINT = struct.Struct("<16sQQ")  # boot_id, offset of its first frame, its serial
+# Fields appended to the format since version 1 live at a fixed offset past the largest list of
+# boot hints, with CRCs of their own: readers of version 1 never look there (their CRC stops at
+# the last hint), and a slot written by one of their writers has zeros there or a block of an
+# older generation, which reads as the defaults. The block: b"ALGN", the writer's commit
+# alignment, the generation, a CRC of those, and a CRC of the whole slot up to there (the
+# padding after the hints included, so no byte of a slot goes unchecked).
+_EXT_AT = _SLOT.size + MAX_BOOT_HINTS * _BOOT_HINT.size
+_EXT = struct.Struct("<4sIQII")
+_EXT_TAG = b"ALGN"
+_EXT_OWN = _EXT.size - 8  # the bytes the block's own CRC covers
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +68,10 @@ class Header:
     head_offset: int  # offset of a durable frame at or before the head (a hint)
     head_serial: int
     boots: tuple[BootHint, ...]
+    # The unit every commit starts on: readers skip the rest of the head's unit, which a torn
+    # write may have left holding an older frame (docs/ring-format.md). A ring written before
+    # the field existed reads as 512, the only unit its writers used.
+    align: int = SECTOR
 
     def pack(self) -> bytes:
         hints = b"".join(_BOOT_HINT.pack(h.boot_id, h.offset, h.serial) for h in self.boots)
@@ -64,7 +79,10 @@ class Header:
         rest = (self.head_offset, self.head_serial, len(self.boots))
         body = _SLOT.pack(RING_MAGIC, VERSION, 0, *fields, *rest) + hints
         crc = zlib.crc32(body[:12] + body[16:])
-        return body[:12] + crc.to_bytes(4, "little") + body[16:]
+        main = (body[:12] + crc.to_bytes(4, "little") + body[16:]).ljust(_EXT_AT, b"\0")
+        ext = _EXT.pack(_EXT_TAG, self.align, self.generation, 0, 0)[:_EXT_OWN]
+        ext += zlib.crc32(ext).to_bytes(4, "little")
+        return main + ext + zlib.crc32(main + ext).to_bytes(4, "little")
 
 
 def unpack_header(slot: bytes) -> Header | None:
@@ -80,7 +98,25 @@ def unpack_header(slot: bytes) -> Header | None:
     boots = tuple(
         BootHint(*_BOOT_HINT.unpack_from(slot, _SLOT.size + i * _BOOT_HINT.size)) for i in range(n)
     )
-    return Header(gen, size, ring_id, head, serial, boots)
+    align = _align(slot, gen)
+    return None if align is None else Header(gen, size, ring_id, head, serial, boots, align)
+
+
+def _align(slot: bytes, generation: int) -> int | None:
+    """The alignment block's unit: 512 where there is none (zeros) or it is of an older
+    generation (a writer that knows no block wrote the slot since); None when it is damaged."""
+    block = slot[_EXT_AT : _EXT_AT + _EXT.size]
+    if len(block) < _EXT.size or not block.strip(b"\0"):
+        return SECTOR
+    tag, unit, gen, own, whole = _EXT.unpack(block)
+    if tag != _EXT_TAG or zlib.crc32(block[:_EXT_OWN]) != own:
+        return None
+    if gen != generation:
+        return SECTOR
+    if zlib.crc32(slot[: _EXT_AT + _EXT_OWN + 4]) != whole:
+        return None
+    # A unit this version does not know (a later writer's) is still a boundary readers can use.
+    return unit if unit >= SECTOR and unit & (unit - 1) == 0 else None
 
 
 def read_header(path: str, buf: Buf, file_size: int) -> tuple[Header, int]:
@@ -145,7 +181,9 @@ def following(buf: Buf, end: int, size: int) -> RawFrame | None:
     return decode_at(buf, at, size) if at >= 0 else None
 
 
-def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) -> RawFrame | None:
+def next_frame(
+    buf: Buf, after: RawFrame, size: int, last: int | None = None, unit: int = SECTOR
+) -> RawFrame | None:
     """The frame written right after `after`, skipping corrupt bytes; None at the head.
 
     Without `last`: the successor is the valid frame with a higher serial found first from
@@ -161,10 +199,10 @@ def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) ->
         return frame
     if last is None:
         # Adjacent slot is torn, old or empty: the writer may have wrapped, or bytes are bad.
-        # The search starts past `after`'s sector: the next commit starts on a boundary, and
-        # an older frame torn back into the rest of the sector (see oldest_frame) must not pass
+        # The search starts past `after`'s unit: the next commit starts on a boundary, and
+        # an older frame torn back into the rest of the unit (see oldest_frame) must not pass
         # for the old lap: a reopening writer starts past it, and its records would be hidden.
-        frame = find_frame(buf, sector_end(pos), size)
+        frame = find_frame(buf, sector_end(pos, unit), size)
         if frame is None or frame.serial <= after.serial:
             frame = find_frame(buf, DATA_START, after.offset)
     else:
@@ -176,8 +214,11 @@ def next_frame(buf: Buf, after: RawFrame, size: int, last: int | None = None) ->
     return frame
 
 
-def walk(buf: Buf, first: RawFrame, size: int, last: int | None = None) -> Iterator[RawFrame]:
-    """Frames from `first` to the head (the frame with serial `last`, when known), in order."""
+def walk(
+    buf: Buf, first: RawFrame, size: int, last: int | None = None, unit: int = SECTOR
+) -> Iterator[RawFrame]:
+    """Frames from `first` to the head (the frame with serial `last`, when known), in order;
+    `unit` is the ring's commit alignment (Header.align)."""
     frame: RawFrame | None = first
     while frame is not None:
         yield frame
@@ -190,7 +231,7 @@ def walk(buf: Buf, first: RawFrame, size: int, last: int | None = None) -> Itera
         if nxt is not None and frame.serial < nxt.serial and (last is None or nxt.serial <= last):
             frame = nxt
         else:
-            frame = next_frame(buf, frame, size, last)
+            frame = next_frame(buf, frame, size, last, unit)
 
 
 class Skimmed(NamedTuple):
@@ -242,9 +283,9 @@ def skim(buf: Buf, first: RawFrame, size: int, last: int) -> Iterator[Skimmed]:
         )
 
 
-def sector_end(offset: int) -> int:
-    """`offset` rounded up to a sector boundary: where the commit after it starts."""
-    return offset + (-offset % SECTOR)
+def sector_end(offset: int, unit: int = SECTOR) -> int:
+    """`offset` rounded up to a boundary of the ring's unit: where the commit after it starts."""
+    return offset + (-offset % unit)
 
 
 def _boundary_after(buf: Buf, end: int, size: int) -> int:
@@ -316,7 +357,7 @@ def find_head(buf: Buf, header: Header, size: int) -> RawFrame | None:
         if start is None:
             return None
     last = start
-    for last in walk(buf, start, size):  # noqa: B007 - we want the final frame
+    for last in walk(buf, start, size, unit=header.align):  # noqa: B007 - the final frame
         pass
     return last
 
@@ -340,17 +381,17 @@ def frames_above(buf: Buf, serial: int, size: int) -> list[int]:
     return found
 
 
-def oldest_frame(buf: Buf, head: RawFrame, size: int) -> RawFrame | None:
-    """The oldest frame still in the ring: the first valid one after the head's sector, in
-    file order.
+def oldest_frame(buf: Buf, head: RawFrame, size: int, unit: int = SECTOR) -> RawFrame | None:
+    """The oldest frame still in the ring: the first valid one after the head's unit (the
+    ring's commit alignment, Header.align), in file order.
 
-    The rest of the head's sector is never the oldest frame: the write that placed the head
+    The rest of the head's unit is never the oldest frame: the write that placed the head
     covered it (its frames, or the zeros padding its commit to the boundary), so a frame there
     is a leftover of an older lap that a power cut tore back in (a torn sector: the new bytes
     up to the head's end, then the old ones), released by the ring when the head's commit was
     issued. A reopening writer starts at the next boundary, so such a frame would be shown
     once, then vanish without being overwritten (docs/reliability.md, bug 14)."""
-    after = _find_between(buf, sector_end(head.offset + head.size), size, -1, head.serial)
+    after = _find_between(buf, sector_end(head.offset + head.size, unit), size, -1, head.serial)
     if after is not None and after.serial < head.serial:
         return after
     first = _find_between(buf, DATA_START, head.offset + head.size, -1, head.serial)

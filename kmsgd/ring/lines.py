@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from kmsgd.ring.records import Entry, KernelRecord
+from kmsgd.text.escape import escape, json_text
 
 
 def json_line(e: Entry) -> str:
@@ -22,10 +23,16 @@ def json_line(e: Entry) -> str:
         "kind": e.kind.value,
         "data": data,
     }
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+    return json_text(json.dumps(obj, sort_keys=True, ensure_ascii=False))
 
 
 def text_line(e: Entry) -> str:
+    """One record as one line; control characters from the kernel shown as `dmesg` shows them
+    (`\\x1b`, kmsgd.text), a newline inside a message included."""
+    return escape(_text_line(e))
+
+
+def _text_line(e: Entry) -> str:
     head = f"{_when(e.wall_us)} {e.kind.value:9}"
     d = e.data
     if isinstance(d, KernelRecord):

@@ -26,7 +26,7 @@ _HEADER = re.compile(r"(?P<reason>[A-Za-z]+)#(?P<count>\d+) Part(?P<part>\d+)")
 # kmsg_dump_get_buffer(syslog=true) lines: "<6>[   12.345678] text", with CONFIG_PRINTK_CALLER
 # "[    T1]" after the stamp; a multi-line record repeats the prefix on each of its lines.
 _LINE = re.compile(
-    r"(?:<(?P<prio>\d{1,3})>)?(?:\[\s*(?P<sec>\d+)\.(?P<frac>\d{1,9})\])?"
+    r"(?:<(?P<prio>\d{1,3})>)?(?:\[\s*(?P<sec>\d{1,12})\.(?P<frac>\d{1,9})\])?"
     r"(?:\[\s*(?P<caller>[TC]\d+)\])? ?(?P<msg>.*)"
 )
 

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kmsgd.types import MONO_US_MAX
+
 
 class Kind(enum.StrEnum):
     """What a ring entry holds. The integer code on disk is `KIND_CODES[kind]`."""
@@ -175,6 +177,10 @@ def parse_record(raw: bytes, *, wall_us: int | None = None) -> KernelRecord | No
     try:
         prio, seq, ts_usec = int(fields[0]), int(fields[1]), int(fields[2])
     except (IndexError, ValueError):
+        return None
+    # The kernel's own ranges (u64 seq, a u64 µs clock, a facility<<3|level of 11 bits): a
+    # record outside them was not written by a kernel and is no record (shown as damaged).
+    if not (0 <= prio < 2048 and 0 <= seq < 2**64 and 0 <= ts_usec <= MONO_US_MAX):
         return None
     flags = fields[3].decode("ascii", "replace") if len(fields) > 3 else "-"
     caller = None

@@ -163,8 +163,8 @@ class MemoryHolder:
     pid: int
     comm: str
     rss_bytes: int
-    gpu_vram_bytes: int = 0  # amdgpu fdinfo drm-memory-vram / NVML used GPU memory
-    gpu_gtt_bytes: int = 0  # amdgpu fdinfo drm-memory-gtt: system RAM pinned for the GPU
+    gpu_vram_bytes: int = 0  # on the card: DRM fdinfo (sensors/fdinfo.py) / NVML used memory
+    gpu_gtt_bytes: int = 0  # system RAM mapped for the GPU (DRM fdinfo)
 
     @property
     def total_bytes(self) -> int:

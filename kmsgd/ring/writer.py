@@ -7,6 +7,7 @@ the next commit writes them again at the same place.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import mmap
@@ -69,9 +70,12 @@ class RingWriter:
         """Open (or create) the ring and recover its head. An unusable file raises RingCorrupt;
         with `replace_corrupt` (the daemon) it is moved aside for forensics instead and a new
         ring started, `replaced` saying where it went and why. Each commit starts on an
-        `align` boundary (default COMMIT_ALIGN; 4096 covers a torn 4 KiB block)."""
+        `align` boundary (default COMMIT_ALIGN; 4096 covers a torn 4 KiB block), which the
+        header records for readers."""
         self.path = path
         self.align = align or COMMIT_ALIGN
+        if self.align not in ring.UNITS and self.align != COMMIT_ALIGN:
+            raise ValueError(f"commit alignment {self.align}: one of {ring.UNITS}")
         self.io = io  # a seam for the power-cut tests (tests/crash), which record every call
         self.replaced: Replaced | None = None
         try:
@@ -86,8 +90,9 @@ class RingWriter:
         if head is None:
             self.pos, self.serial = ring.DATA_START, 0
         else:
-            # The head's sector may hold acknowledged frames: start at the next boundary.
-            self.pos = self._aligned(head.offset + head.size)
+            # The head's unit may hold acknowledged frames: start at the next boundary, of the
+            # unit it was written with when that one is larger.
+            self.pos = self._aligned(head.offset + head.size, max(self.align, self.header.align))
             self.serial = head.serial + SERIAL_JUMP
         self._durable = (head.offset, head.serial) if head else (0, 0)
         if stale:
@@ -99,27 +104,36 @@ class RingWriter:
         self._runs: list[_Run] = []
         self._new_boots: list[ring.BootHint] = []
         self.pending_bytes = 0
+        if self.header.align != self.align:
+            # Before the first commit: a reader must never take a head written at 4 KiB for
+            # one written at 512 bytes (it would show a stale frame from the rest of its block).
+            self.write_header()
 
     def _open(self, size: int) -> tuple[fr.RawFrame | None, list[int]]:
-        """Open, lock and recover the file: its head and the stale frames above it."""
+        """Open, lock and recover the file: its head and the stale frames above it.
+
+        The path is taken only when it is absent (a new ring is made whole beside it, then
+        linked into place), empty, or a ring: any other file, a run of zeros (a sparse file, an
+        ISO image, whose first 8 KiB are zero) included, is no ring (RingCorrupt), so the daemon
+        moves it aside instead of overwriting it."""
         path = self.path
-        self.fd = _open_locked(path)
+        self.fd, self.created = _open_locked(path, size)
         st = os.fstat(self.fd)
-        self.created = st.st_size == 0 or _never_finished(self.fd)
-        if self.created:
+        if st.st_size == 0:  # an empty file someone made for us (touch): ours to fill
             try:
-                os.ftruncate(self.fd, 0)
                 _create(self.fd, path, size)
             except OSError:
                 os.ftruncate(self.fd, 0)  # give the space back; the next start tries again
                 os.close(self.fd)
                 raise
+            self.created = True
             st = os.fstat(self.fd)
         self.size = st.st_size
         # A frame must fit the data area with room to spare, and a reader refuses a payload
         # over MAX_PAYLOAD: a larger record is cut (frame.cap_payload), never written whole
         # (a 2 MiB record on a 1 MiB ring grew the file and made it unreadable).
-        self.max_payload = min(fr.MAX_PAYLOAD, (self.size - ring.DATA_START) // 4 - fr.HEADER_SIZE)
+        self.data_bytes = self.size - ring.DATA_START
+        self.max_payload = min(fr.MAX_PAYLOAD, self.data_bytes // 4 - fr.HEADER_SIZE)
         self.cut_records = 0
         # Mapped for recovery only: a mapping kept open would be locked by mlockall and
         # counted in our RSS, all 64 MiB of it.
@@ -141,6 +155,10 @@ class RingWriter:
             # walk past the real history (tests/ring/test_powercut.py found it). Unmake them.
             stale = ring.frames_above(view, head.serial, self.size) if head else []
         return head, stale
+
+    def frame_size(self, payload_bytes: int) -> int:
+        """The bytes `add` places for a payload of this size (cut to `max_payload`)."""
+        return fr.padded(fr.HEADER_SIZE + min(payload_bytes, self.max_payload))
 
     def add(self, kind: Kind, boot_id: bytes, wall_us: int, payload: bytes) -> int:
         """Place one frame after the previous one; return its serial. Nothing is written yet."""
@@ -185,8 +203,9 @@ class RingWriter:
             self.write_header()
         return self._durable[1]
 
-    def _aligned(self, offset: int) -> int:
-        return min(self.size, offset + (-offset % self.align))
+    def _aligned(self, offset: int, unit: int = 0) -> int:
+        unit = unit or self.align
+        return min(self.size, offset + (-offset % unit))
 
     @property
     def durable_serial(self) -> int:
@@ -211,6 +230,7 @@ class RingWriter:
             self._durable[0],
             self._durable[1],
             tuple(list(boots.values())[-ring.MAX_BOOT_HINTS :]),
+            self.align,
         )
         slot = self.slot ^ 1
         _pwrite_all(self.fd, header.pack(), slot * ring.SLOT_SIZE, self.io)
@@ -260,17 +280,25 @@ def _sync_dir(path: str) -> None:
         os.close(dirfd)
 
 
-def _open_locked(path: str) -> int:
+def _open_locked(path: str, size: int) -> tuple[int, bool]:
+    """The ring's file descriptor, flocked, and whether this call created the file."""
     # O_NOFOLLOW: a ring path planted as a symlink by someone else is refused, not followed.
-    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    # O_NONBLOCK: a FIFO at the path opens at once and is refused below (a no-op on files).
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    fd = -1
     try:
         # Kernel logs can hold secrets: a directory we create is ours and adm's only.
         os.makedirs(os.path.dirname(os.path.abspath(path)), mode=DIR_MODE, exist_ok=True)
-        fd = os.open(path, flags, FILE_MODE)
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        pass  # created below; a full disk there is the caller's OSError, as any write's
     except OSError as err:
         if err.errno == errno.ELOOP:
             raise RingCorrupt(path, 0, "path is a symbolic link", replaceable=False) from None
         raise SourceUnavailable(f"{path}: cannot open ring ({err.strerror})") from None
+    created = fd < 0
+    if created:
+        fd = _create_new(path, size)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise RingCorrupt(path, 0, "not a regular file", replaceable=False)
@@ -282,20 +310,53 @@ def _open_locked(path: str) -> int:
             f"{path}: another kmsgd run is recording into this ring",
             hint="stop it first (systemctl stop kmsgd) or pass another --ring",
         ) from None
+    return fd, created
+
+
+def _create_new(path: str, size: int) -> int:
+    """Make a whole ring in an unnamed file of the ring's directory (O_TMPFILE) and link it at
+    `path` only once it is complete, as systemd-coredump does: a power cut or a full disk
+    during the zero fill leaves nothing at `path`, and linkat(2) never replaces an existing
+    name, so a file or symlink planted there meanwhile is neither followed nor overwritten
+    (EEXIST). Where the file system has no O_TMPFILE, a randomly named O_EXCL|O_NOFOLLOW file
+    beside it is linked the same way and unlinked."""
+    directory = os.path.dirname(os.path.abspath(path))
+    named = None
+    try:
+        fd = os.open(directory, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, FILE_MODE)
+    except OSError as err:
+        if err.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            raise
+        named = os.path.join(directory, f".{os.path.basename(path)}.{os.urandom(8).hex()}.new")
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(named, flags, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+        _create(fd, path, size, sync_dir=False)
+        # linkat(2) through a dir fd: os.link without one calls link(2), which never follows
+        # /proc/self/fd's link (EXDEV); AT_SYMLINK_FOLLOW reaches the unnamed file itself.
+        dirfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            src = f"/proc/self/fd/{fd}" if named is None else named
+            os.link(src, os.path.basename(path), dst_dir_fd=dirfd, follow_symlinks=named is None)
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+    except BaseException:
+        os.close(fd)
+        raise
+    finally:
+        if named is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(named)
     return fd
 
 
-def _never_finished(fd: int) -> bool:
-    """Both header slots still blank: creating this file was cut short (disk full, power cut)
-    before its header, which is written last. Without this, every later start would refuse
-    the file as "no valid header" (tests/record/test_faults.py found it)."""
-    return not os.pread(fd, ring.DATA_START, 0).strip(b"\0")
-
-
-def _create(fd: int, path: str, size: int) -> None:
+def _create(fd: int, path: str, size: int, *, sync_dir: bool = True) -> None:
     size = max(ring.MIN_SIZE, size - size % ring.SLOT_SIZE)
     ring.zero_fill(fd, size)
     header = ring.Header(1, size, ring.new_ring_id(), 0, 0, ())
     _pwrite_all(fd, header.pack(), 0)
     os.fsync(fd)
-    _sync_dir(path)
+    if sync_dir:
+        _sync_dir(path)

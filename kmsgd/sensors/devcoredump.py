@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import threading
 import time
 
@@ -73,10 +74,15 @@ def save(dump_dir: str, state_dir: str, max_bytes: int, max_files: int) -> DumpE
         src = os.open(data_path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError as err:
         return failed(f"open: {err.strerror}")
-    size, truncated = 0, False
+    size, truncated, created, tmp = 0, False, False, ""
     try:
-        tmp = final + ".part"
-        dst = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        # An unpredictable name, created O_EXCL|O_NOFOLLOW: a file or link planted in the
+        # state dir is refused (EEXIST), never followed or truncated by root; rename(2) then
+        # replaces a link at the final name itself, never its target.
+        tmp = os.path.join(out_dir, f".{os.path.basename(final)}.{secrets.token_hex(8)}.part")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        dst = os.open(tmp, flags, 0o600)
+        created = True
         try:
             while True:
                 chunk = os.read(src, min(CHUNK, max_bytes - size + 1))
@@ -93,8 +99,9 @@ def save(dump_dir: str, state_dir: str, max_bytes: int, max_files: int) -> DumpE
             os.close(dst)
         os.rename(tmp, final)
     except OSError as err:  # disk full, read-only: leave the dump in the kernel for others
-        with contextlib.suppress(OSError):
-            os.unlink(final + ".part")
+        if created:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         return failed(f"copy: {err.strerror}")
     finally:
         os.close(src)

@@ -2,8 +2,7 @@
 
 A memory-exhaustion hang (docs/incidents.md, the unified-memory hang) must name its holders,
 GPU-pinned memory included, which RSS does not show: amdgpu reports per-client memory in
-/proc/<pid>/fdinfo/<fd> (`drm-memory-vram`, `drm-memory-gtt`, or `drm-total-*` on newer kernels;
-Documentation/gpu/drm-usage-stats.rst).
+/proc/<pid>/fdinfo/<fd>, read by sensors/fdinfo.py.
 Parsers are pure; `MemoryReader` keeps /proc/meminfo and PSI files open and preads them.
 """
 
@@ -14,10 +13,10 @@ import os
 from collections.abc import Callable, Mapping
 
 from kmsgd.ring.samples import MemoryHolder, MemorySample, ProcsSample
+from kmsgd.sensors.fdinfo import drm_clients
 from kmsgd.sensors.reader import KeptFile, ReadFailed, read_small
 
 PSI_RESOURCES = ("memory", "cpu", "io")
-_UNITS = {"": 1, "B": 1, "KiB": 1024, "kB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
 _MEMINFO_KEYS = {
     b"MemTotal": "mem_total_bytes",
     b"MemAvailable": "mem_available_bytes",
@@ -71,30 +70,6 @@ def parse_statm_rss(raw: bytes, page_size: int) -> int | None:
         return None
 
 
-def parse_drm_fdinfo(raw: bytes) -> tuple[str, int, int] | None:
-    """(client id, vram bytes, gtt bytes) of a DRM fd's fdinfo; None for other fds."""
-    client = ""
-    vram = gtt = 0
-    for line in raw.decode("ascii", "replace").splitlines():
-        key, sep, value = line.partition(":")
-        if not sep:
-            continue
-        key = key.strip()
-        if key == "drm-client-id":
-            client = value.strip()
-        elif key in ("drm-memory-vram", "drm-total-vram", "drm-memory-gtt", "drm-total-gtt"):
-            parts = value.split()
-            try:
-                amount = int(parts[0]) * _UNITS.get(parts[1] if len(parts) > 1 else "", 1)
-            except (ValueError, IndexError):
-                continue
-            if key.endswith("vram"):
-                vram = max(vram, amount)
-            else:
-                gtt = max(gtt, amount)
-    return (client, vram, gtt) if client else None
-
-
 class MemoryReader:
     """meminfo and PSI through kept-open files; a missing PSI (CONFIG_PSI=n) is just absent."""
 
@@ -129,31 +104,14 @@ def memory_sample(mono_us: int, meminfo: bytes | None, psi: Mapping[str, bytes])
     )
 
 
-def _is_drm(target: str) -> bool:
-    return target.startswith("/dev/dri/")
-
-
 def gpu_memory_by_pid(proc_root: str, pid: str) -> tuple[int, int, bool]:
     """(vram, gtt, has DRM fds) for a process's DRM fds, each DRM client counted once."""
-    fd_dir = os.path.join(proc_root, pid, "fd")
-    seen: dict[str, tuple[int, int]] = {}
-    has_drm = False
-    try:
-        entries = os.listdir(fd_dir)
-    except OSError:
-        return 0, 0, False
-    for fd in entries:
-        try:
-            if not _is_drm(os.readlink(os.path.join(fd_dir, fd))):
-                continue
-        except OSError:
-            continue
-        has_drm = True
-        raw = read_small(os.path.join(proc_root, pid, "fdinfo", fd), 16384)
-        parsed = parse_drm_fdinfo(raw) if raw else None
-        if parsed:
-            seen[parsed[0]] = (parsed[1], parsed[2])
-    return sum(v for v, _ in seen.values()), sum(g for _, g in seen.values()), has_drm
+    clients, has_drm = drm_clients(proc_root, pid)
+    return (
+        sum(c.vram for c in clients.values()),
+        sum(c.gtt for c in clients.values()),
+        has_drm,
+    )
 
 
 def scan_holders(

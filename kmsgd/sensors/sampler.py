@@ -81,6 +81,7 @@ class Sampler:
         self._threads: list[threading.Thread] = []
         self._assigned: dict[str, tuple[discover.DeviceSpec | None, DeviceWorker, ProbeDevice]] = {}
         self._gpu_procs = nvml.GpuProcesses()
+        self._boost = (100_000_000, 0)  # incident mode: (period ns, until ns) for GPU workers
         self._inventory: Inventory | None = None
         self._dumps = DumpCollector(
             sys_root, state_dir, cfg.devcoredump_max_bytes, cfg.devcoredump_max_files
@@ -140,12 +141,13 @@ class Sampler:
 
     def boost(self, duration_s: float, gpu_hz: float, memory_hz: float) -> None:
         """Incident mode: every sensor of every GPU at `gpu_hz` (a record per read) and memory
-        and PSI at `memory_hz`, for `duration_s` from now (0 ends it); hwmon chips unchanged."""
+        and PSI at `memory_hz`, for `duration_s` from now (0 ends it); the other hwmon chips
+        (CPU, board, drives) unchanged. Each worker applies it while it holds a GPU, and a
+        worker started later (a rescan) takes it too."""
         until = now_ns() + int(duration_s * 1e9) if duration_s > 0 else 0
+        self._boost = (max(1, int(1e9 / gpu_hz)), until)
         for worker in list(self._workers):
-            if worker.has_gpu:
-                worker.boost_period_ns = max(1, int(1e9 / gpu_hz))
-                worker.boost_until_ns = until
+            worker.boost_period_ns, worker.boost_until_ns = self._boost
         memory = getattr(self, "_memory", None)
         if memory is not None:
             memory.boost_period_ns = max(1, int(1e9 / memory_hz))
@@ -208,6 +210,7 @@ class Sampler:
             worker = DeviceWorker(
                 f"kmsgd-dev{len(self._workers)}", cfg.power_hz, cfg.sensor_hz, self._stop, self.emit
             )
+            worker.boost_period_ns, worker.boost_until_ns = self._boost
             self._workers.append(worker)
             worker.start()
             return worker

@@ -6,19 +6,18 @@ path to `mark` before reading it, so the caller's timeout can say which read blo
 GPUs' and links' snapshot is in gpu_snapshot.py. Sources:
 
 - /proc/<pid>/task/<tid>/stat (state `D`), `wchan`, `stack` (proc(5); the stack needs root);
-- /proc/<pid>/fdinfo/<fd> of DRM fds: `drm-memory-*`, `drm-total-*`, `drm-resident-*`
-  (Documentation/gpu/drm-usage-stats.rst) and amdgpu's own `amd-memory-*`/`amd-requested-*`
-  (drivers/gpu/drm/amd/amdgpu/amdgpu_fdinfo.c).
+- /proc/<pid>/fdinfo/<fd> of DRM fds, read by sensors/fdinfo.py (the same figures as the
+  1 Hz holder sample).
 """
 
 from __future__ import annotations
 
 import heapq
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kmsgd.sensors.fdinfo import drm_clients
 from kmsgd.sensors.reader import parse_text, read_small
 from kmsgd.types import waiting_in
 
@@ -27,8 +26,6 @@ MAX_TASKS = 20_000  # tasks looked at per snapshot (a bound on a huge box)
 MAX_BLOCKED = 32  # D-state tasks kept with their stacks
 MAX_FRAMES = 16
 TOP = 8
-_UNITS = {"": 1, "B": 1, "KiB": 1024, "kB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
-_GPU_MEM_KEY = re.compile(r"^(?:drm-(?:memory|total|resident)|amd-(?:memory|requested))-\S+$")
 
 
 def noop(_path: str) -> None:
@@ -61,41 +58,6 @@ def blocked_in(wchan: str, frames: Iterable[str]) -> str:
     if wchan and wchan not in ("0", "-"):
         return wchan
     return waiting_in(frames)
-
-
-def parse_fdinfo_memory(raw: bytes) -> tuple[str, str, dict[str, int]] | None:
-    """(client id, driver, {key: bytes}) of a DRM fd's fdinfo; None when it is not one."""
-    client = driver = ""
-    mem: dict[str, int] = {}
-    for line in raw.decode("ascii", "replace").splitlines():
-        key, sep, value = line.partition(":")
-        if not sep:
-            continue
-        key = key.strip()
-        if key == "drm-client-id":
-            client = value.strip()
-        elif key == "drm-driver":
-            driver = value.strip()
-        elif _GPU_MEM_KEY.match(key):
-            parts = value.split()
-            try:
-                mem[key] = int(parts[0]) * _UNITS.get(parts[1] if len(parts) > 1 else "", 1)
-            except (ValueError, IndexError):
-                continue
-    return (client, driver, mem) if client else None
-
-
-def gpu_bytes(mem: Mapping[str, int]) -> int:
-    """One client's GPU memory: VRAM plus GTT, from the best keys it has (drm-total-* on
-    newer kernels, drm-memory-* on older, amd-memory-* on amdgpu before drm-usage-stats)."""
-    for prefix in ("drm-total-", "drm-memory-", "amd-memory-"):
-        found = [v for k, v in mem.items() if k.startswith(prefix) and k[len(prefix) :] in _GPU]
-        if found:
-            return sum(found)
-    return 0
-
-
-_GPU = ("vram", "gtt", "visible-vram")
 
 
 def read_tasks(proc_root: str, mark: Mark) -> Iterable[tuple[str, str, str, str]]:
@@ -206,11 +168,15 @@ def _holders(
         fields = raw.split() if raw else []
         if len(fields) > 1 and fields[1].isdigit():
             rss_rows.append((int(fields[1]) * page, pid))
-        mem = _drm_memory(proc_root, pid, mark)
+        clients, _ = drm_clients(proc_root, pid, mark)
+        mem: dict[str, int] = {}
+        for client in clients.values():
+            for key, value in client.memory.items():
+                mem[key] = mem.get(key, 0) + value
         nv = nvml_by_pid.get(int(pid), 0)
         if nv:
             mem["nvml-used"] = nv
-        total = gpu_bytes(mem) + nv
+        total = sum(c.vram + c.gtt for c in clients.values()) + nv
         if total:
             gpu_rows.append((total, pid, mem))
 
@@ -226,30 +192,3 @@ def _holders(
         for b, p, m in heapq.nlargest(top, gpu_rows, key=lambda r: r[0])
     ]
     return ram, gpu
-
-
-def _drm_memory(proc_root: str, pid: str, mark: Mark) -> dict[str, int]:
-    """A process's GPU memory keys summed over its DRM clients (each client once)."""
-    fd_dir = os.path.join(proc_root, pid, "fd")
-    try:
-        fds = os.listdir(fd_dir)
-    except OSError:
-        return {}
-    clients: dict[str, dict[str, int]] = {}
-    for fd in fds:
-        try:
-            if not os.readlink(os.path.join(fd_dir, fd)).startswith("/dev/dri/"):
-                continue
-        except OSError:
-            continue
-        path = os.path.join(proc_root, pid, "fdinfo", fd)
-        mark(path)
-        raw = read_small(path, 16384)
-        parsed = parse_fdinfo_memory(raw) if raw else None
-        if parsed is not None:
-            clients[parsed[0]] = parsed[2]
-    total: dict[str, int] = {}
-    for mem in clients.values():
-        for key, value in mem.items():
-            total[key] = total.get(key, 0) + value
-    return total

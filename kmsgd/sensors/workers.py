@@ -16,6 +16,7 @@ from typing import Any
 from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.records import Kind
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
+from kmsgd.sensors.discover import GPU_DRIVERS
 from kmsgd.sensors.memory import MemoryReader, memory_sample, read_kept, scan_holders
 
 # (kind, JSON-able payload, urgent): the recorder's callback, serialised by the sampler
@@ -90,18 +91,21 @@ class DeviceWorker(Worker):
         self._current: tuple[ProbeDevice, ...] = ()
         self._count = 0
         # incident mode (kmsgd/record/incident.py): every sensor at `boost_period_ns` and a
-        # record every read until `boost_until_ns` (monotonic), for GPU devices only
+        # record every read until `boost_until_ns` (monotonic), on workers holding a GPU
         self.boost_until_ns = 0
         self.boost_period_ns = self.fast_ns
         self._boosted = False
 
     @property
     def has_gpu(self) -> bool:
-        return any(d.source in ("amdgpu", "nvml") for d in self.devices)
+        """A GPU among the devices: an amdgpu card, an NVML GPU, or the hwmon chip of a GPU
+        driver (nouveau, i915, xe; an amdgpu chip not merged with its card's files)."""
+        return any(d.source in ("amdgpu", "nvml") or d.driver in GPU_DRIVERS for d in self.devices)
 
     def tick(self) -> None:
         devices = self.devices
-        boosted = now_ns() < self.boost_until_ns
+        # has_gpu per tick: a rescan during an incident may bring a GPU to this worker
+        boosted = now_ns() < self.boost_until_ns and self.has_gpu
         if boosted != self._boosted:
             self._boosted = boosted
             self._current = ()  # recompute the cadence below

@@ -1,5 +1,5 @@
 """Every catalogue entry against the wording of older kernels and other driver generations:
-a hang is named the same whatever kernel printed it (issue 16). Each line is quoted from the
+a hang is named the same whatever kernel printed it. Each line is quoted from the
 kernel era named beside it; the entry's comment in kmsgd/catalogue/ names the source file."""
 
 from __future__ import annotations

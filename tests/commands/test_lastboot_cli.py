@@ -156,3 +156,17 @@ def test_boots_lists_outcomes(tmp_path: Path) -> None:
     assert [r["outcome"] for r in rows] == ["abrupt_reset_or_power_loss", "still_running"]
     text = kmsgd("boots", "--ring", str(m.ring), "--proc", str(proc)).stdout
     assert "OUTCOME" in text and "still_running (high)" in text
+
+
+def test_keep_zero_or_negative_is_refused_in_one_line(tmp_path: Path) -> None:
+    m, proc = played(tmp_path)
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "notes.md").write_text("mine")
+    base = ("last-boot", "--ring", str(m.ring), "--proc", str(proc), "--no-journal")
+    for keep in ("0", "-3"):
+        out = kmsgd(*base, "--save-dir", str(reports), "--keep", keep)
+        assert out.returncode == 2, out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1 and "--keep" in out.stderr
+        assert "Traceback" not in out.stderr
+    assert [p.name for p in reports.iterdir()] == ["notes.md"]

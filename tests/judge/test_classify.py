@@ -266,11 +266,13 @@ def test_only_the_start_of_a_boot_speaks_of_the_boot_before() -> None:
     )
     mce = "mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 9: 0000000000000000"
 
-    def verdict(unclean_s: int) -> tuple[object, str | None]:
-        lines = [(unclean_s, unclean), (1366, mce)]
+    def verdict(unclean_s: int, *later: str) -> tuple[object, str | None]:
+        lines = [(unclean_s, unclean), *((1366, m) for m in later)]
         records = [KernelRecord(m, None, None, None, s * 1_000_000, "-") for s, m in lines]
         v = classify(Timeline.from_records(records))
         return v.subject, v.primary.tag if v.primary else None
 
-    assert verdict(597) == (Subject.THIS_BOOT, "mce")
-    assert verdict(12)[0] is Subject.PREVIOUS_BOOT
+    assert verdict(597, mce) == (Subject.THIS_BOOT, "mce")
+    assert verdict(12) == (Subject.PREVIOUS_BOOT, "journal_unclean")
+    # a failure of the boot's own: the verdict stays on it, its start is evidence beside it
+    assert verdict(12, mce) == (Subject.THIS_BOOT, "mce")

@@ -105,15 +105,24 @@ toml_values = st.one_of(
     st.integers(-(2**63), 2**63 - 1).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.sampled_from(["true", "false", '"64M"', '"x"', "[1, 2]", "{a = 1}", '"1 GiB"', '"99999G"']),
+    # what stopped or starved recording: nan, inf, absurd magnitudes, deep nesting
+    st.sampled_from(["nan", "inf", "-inf", "1e300", "1e-300", "-0.0", "9" * 30, "[nan, 1e300]"]),
+    st.integers(1, 6000).map(lambda d: "[" * d + "]" * d),
     st.text(max_size=10).map(lambda t: '"' + t.replace("\\", "").replace('"', "") + '"'),
 )
 keys = st.sampled_from([f.name for f in config.Config.__dataclass_fields__.values()]) | st.text(
     "abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12
 )
+incident_keys = st.sampled_from(
+    [f.name for f in config.IncidentConfig.__dataclass_fields__.values()]
+)
 toml_docs = st.one_of(
     st.text(max_size=300),
     st.lists(st.tuples(keys, toml_values), max_size=6).map(
         lambda kv: "[kmsgd]\n" + "".join(f"{k} = {v}\n" for k, v in kv)
+    ),
+    st.lists(st.tuples(incident_keys, toml_values), max_size=6).map(
+        lambda kv: "[incident]\n" + "".join(f"{k} = {v}\n" for k, v in kv)
     ),
     st.sampled_from(["kmsgd = 1\n", "[kmsgd.x]\n", "[[kmsgd]]\n", ""]),
 )
@@ -126,6 +135,13 @@ def test_config_loader_raises_only_bad_input(tmp_path: Path, doc: str) -> None:
     tried["config file"] += 1
     path = tmp_path / "kmsgd.toml"
     path.write_text(doc)
+    settings = config.read(str(path), {})  # the recorder's form never refuses a file
+    for key, (low, high) in config.RANGES.items():
+        value = getattr(settings.config, key)
+        assert low <= value <= high, (key, value)
+    for key, (low, high) in config.INCIDENT_RANGES.items():
+        value = getattr(settings.config.incident, key)
+        assert all(low <= v <= high for v in (value if isinstance(value, tuple) else (value,)))
     try:
         cfg = config.load(str(path), {})
     except BadInput:

@@ -1,5 +1,5 @@
-"""The tolerant reader: one test per class of paste that known formats alone refused
-(issue 16): each must come out as kernel lines with the message intact."""
+"""The tolerant reader: one test per class of paste that known formats alone would
+refuse: each must come out as kernel lines with the message intact."""
 
 from __future__ import annotations
 
@@ -195,3 +195,75 @@ def test_boots_split_where_the_text_shows_one() -> None:
 def test_input_without_kernel_lines_is_still_refused(data: bytes) -> None:
     with pytest.raises(BadInput):
         analyze_report(io.BytesIO(data), name="paste")
+
+
+def test_a_message_in_inline_triple_backticks_keeps_its_first_word() -> None:
+    """```watchdog: BUG: …``` on one line: "watchdog" is the message, not a fence's language."""
+    msg = "watchdog: BUG: soft lockup - CPU#1 stuck for 22s! [init:4235]"
+    assert [ln.message for ln in kernel_lines(f"```{msg}```")] == [msg]
+    assert kernel_lines("```dmesg\n[    1.000000] " + msg + "\n```")[0].message == msg
+
+
+def test_a_kernel_message_quoted_in_a_tools_report() -> None:
+    """A health scanner's '[XID found] (54 minutes ago) "NVRM: Xid …"'."""
+    msg = "NVRM: Xid (PCI:0000:9b:00): 119, pid=1, name=python, Timeout after 45s of waiting"
+    got = kernel_lines(f'[XID found] (54 minutes ago) "{msg}"')
+    assert [ln.message for ln in got] == [msg]
+    assert kernel_lines('He said "thanks" and left') == []
+
+
+def test_a_driver_prefix_printed_alone_joins_its_message() -> None:
+    """4.x powerplay printed "[powerplay] " and its message as two records."""
+    got = kernel_lines("amdgpu: [powerplay] \nfailed to send message 309 ret is 254")
+    assert [ln.message for ln in got] == [
+        "amdgpu: [powerplay] failed to send message 309 ret is 254"
+    ]
+    assert primary("amdgpu: [powerplay] \nfailed to send message 309 ret is 254") == (
+        "amdgpu_smu_timeout"
+    )
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        "PM: suspend entry (deep)",
+        "JBD2: Invalid checksum recovering block 4194315 in log",
+        "Uhhuh. NMI received for unknown reason 1c on CPU 9.",
+    ],
+)
+def test_bare_messages_that_open_as_only_kernel_messages_do(msg: str) -> None:
+    """kernel/power/suspend.c's "PM: ", fs/jbd2's "JBD2: ", arch/x86/kernel/nmi.c."""
+    assert [ln.message for ln in kernel_lines(msg)] == [msg]
+
+
+def test_dmesg_ctime_with_a_two_letter_weekday() -> None:
+    """dmesg -T under a German locale: "[Mo Aug 17 14:44:27 2026]"."""
+    msg = "amdgpu 0000:08:00.0: [drm] Cannot find any crtc or sizes"
+    (line,) = kernel_lines(f"[Mo Aug 17 14:44:27 2026] {msg}")
+    assert line.message == msg and line.wall_us is not None
+
+
+def test_a_time_alone_is_not_a_line_number_gutter() -> None:
+    """'hh:mm:ss message', the date and host cut by the poster; a gutter still goes."""
+    msg = "amdgpu 0000:c3:00.0: [gfxhub] page fault (src_id:0 ring:24 vmid:5 pasid:48)"
+    got = kernel_lines(f"12:09:20 {msg}")
+    assert [ln.message for ln in got] == [msg]
+    assert [ln.message for ln in kernel_lines(f"12: [    1.000000] {msg}")] == [msg]
+
+
+def test_kmsg_records_forwarded_verbatim_into_syslog() -> None:
+    """A forwarder that wrote /dev/kmsg records as they are: each syslog message is
+    'level,seq,usec,flags,caller;text' (Documentation/ABI/testing/dev-kmsg)."""
+    text = (
+        "May 25 07:29:42 x 0,16627,40311380557,-,caller=C0;BUG: workqueue lockup - pool cpus=3"
+        " node=0 flags=0x1 nice=0 stuck for 23152s!\n"
+        "May 25 07:29:42 x 6,16628,40311381019,-,caller=C0;Showing busy workqueues and worker pools:"
+    )
+    got = kernel_lines(text)
+    assert [(ln.level, ln.seq, ln.ts_usec) for ln in got] == [
+        (0, 16627, 40311380557),
+        (6, 16628, 40311381019),
+    ]
+    assert got[0].message.startswith("BUG: workqueue lockup - pool cpus=3")
+    assert got[1].message == "Showing busy workqueues and worker pools:"
+    assert all(ln.wall_us is not None for ln in got)

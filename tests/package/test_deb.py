@@ -47,14 +47,16 @@ def conffile_uncommented() -> dict[str, dict[str, object]]:
 
 def test_conffile_lists_every_setting_commented() -> None:
     tables = conffile_uncommented()
-    assert set(tables) == {"kmsgd", "incident"}
-    names = {f.name for f in dataclasses.fields(config.Config)} - {"incident"}
+    assert set(tables) == {"kmsgd", "incident", "ring"}
+    names = {f.name for f in dataclasses.fields(config.Config)} - {"incident", "ring_layout"}
     assert set(tables["kmsgd"]) == names, "debian/kmsgd.toml and kmsgd/config.py disagree"
     incident = {f.name for f in dataclasses.fields(config.IncidentConfig)}
     assert set(tables["incident"]) == incident, "[incident] and config.IncidentConfig disagree"
+    ring = {f.name for f in dataclasses.fields(config.RingConfig)}
+    assert set(tables["ring"]) == ring, "[ring] and config.RingConfig disagree"
     # As shipped, every setting is commented out: the file changes nothing.
     shipped = tomllib.loads((REPO / "debian" / "kmsgd.toml").read_text())
-    assert shipped == {"kmsgd": {}, "incident": {}}
+    assert shipped == {"kmsgd": {}, "incident": {}, "ring": {}}
     assert config.load(str(REPO / "debian" / "kmsgd.toml"), {}) == config.Config()
 
 

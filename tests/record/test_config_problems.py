@@ -3,6 +3,7 @@ is named with the closest valid setting; an NVIDIA GPU without NVML is said at s
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,15 @@ def test_values_out_of_range_keep_the_default(tmp_path: Path) -> None:
     assert s.config.reports_keep == 10 and len(s.problems) == 2
 
 
+def test_the_ring_table_takes_512_or_4096(tmp_path: Path) -> None:
+    s = settings(tmp_path, '[kmsgd]\nring = "/srv/r"\n[ring]\nalign = 4096\n')
+    assert s.config.ring == "/srv/r" and s.config.ring_layout.align == 4096 and not s.problems
+    s = settings(tmp_path, "[ring]\nalign = 1000\nsize = 1\n")
+    assert s.config.ring_layout.align == 512
+    assert [p.key for p in s.problems] == ["ring.align", "ring.size"]
+    assert "512 or 4096" in s.problems[0].message
+
+
 def test_paths_derive_from_textfile_dir() -> None:
     cfg = config.Config(textfile_dir="/x")
     assert (cfg.recorder_textfile, cfg.report_textfile) == (
@@ -92,3 +102,108 @@ def test_an_nvidia_gpu_without_nvml_is_said_at_start(
     monkeypatch.setattr(nvml, "nvml_problem", lambda loader=None: None)
     hostenv._say_nvidia(config.Config(sys_root=str(sys_root)), log)
     assert len(log.events) == 1  # NVML works: nothing to say
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "heartbeat_s = nan",
+        "heartbeat_s = inf",
+        "heartbeat_s = -inf",
+        "heartbeat_s = 1e-300",
+        "flush_s = nan",
+        "flush_s = 1e9",
+        "power_hz = 1e300",
+        "sample_hz = nan",
+        "header_every_s = inf",
+        "top_processes_s = 1e-9",
+        "ring_size = 123456789012345678901234567890",
+        "max_pending_bytes = 9223372036854775807",
+        "kmsg_buffer_bytes = 12",
+        "reports_keep = 10000000000",
+    ],
+)
+def test_a_number_outside_its_range_keeps_the_default(tmp_path: Path, line: str) -> None:
+    """nan, inf and absurd magnitudes stopped or starved recording (`heartbeat_s = nan` made
+    `run` fail, `flush_s = nan` spun a core, `power_hz = 1e300` flooded the ring)."""
+    s = settings(tmp_path, f"[kmsgd]\n{line}\n")
+    key = line.split()[0]
+    assert getattr(s.config, key) == getattr(config.Config(), key)
+    (problem,) = s.problems
+    assert problem.key == key and "between" in problem.message and "default" in problem.message
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "gpu_hz = inf",
+        "memory_hz = 1e300",
+        "max_s = nan",
+        "rate_limit_s = inf",
+        "capture_timeout_s = 1e-300",
+        "psi_full_pct = 1000.0",
+        "max_bytes = 123456789012345678901234567890",
+        "procs_at_s = [0.0, nan]",
+        "gpus_at_s = [1e300]",
+    ],
+)
+def test_an_incident_number_outside_its_range_keeps_the_default(tmp_path: Path, line: str) -> None:
+    s = settings(tmp_path, f"[incident]\n{line}\n")
+    key = line.split()[0]
+    assert getattr(s.config.incident, key) == getattr(config.IncidentConfig(), key)
+    (problem,) = s.problems
+    assert problem.key == f"incident.{key}" and "default" in problem.message
+
+
+def test_the_ranges_cover_every_number_and_hold_the_defaults() -> None:
+    for cls, ranges in (
+        (config.Config, config.RANGES),
+        (config.IncidentConfig, config.INCIDENT_RANGES),
+    ):
+        default = cls()
+        for field in dataclasses.fields(cls):
+            value = getattr(default, field.name)
+            values = value if isinstance(value, tuple) else (value,)
+            if isinstance(value, bool) or not all(isinstance(v, int | float) for v in values):
+                continue
+            low, high = ranges[field.name]
+            assert all(low <= v <= high for v in values), field.name
+
+
+def test_kmsgd_check_fails_on_a_number_outside_its_range(tmp_path: Path) -> None:
+    from kmsgd.check.recorder import config_findings
+
+    s = settings(tmp_path, "[kmsgd]\nheartbeat_s = nan\n")
+    (finding,) = config_findings(s)
+    assert finding.status.name == "FAIL" and "heartbeat_s" in finding.summary
+
+
+@pytest.mark.slow
+def test_a_command_line_heartbeat_outside_its_range_is_refused(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "kmsgd", "run", "--ring", str(tmp_path / "ring")]
+    for value in ("nan", "inf", "1e-300"):
+        out = subprocess.run(
+            [*base, "--config", "/dev/null", "--heartbeat", value, "--no-sysctl", "--no-mlock"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+        assert out.returncode == 2 and "heartbeat" in out.stderr, out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+    assert not (tmp_path / "ring").exists()
+
+
+def test_the_operator_guide_lists_every_range() -> None:
+    guide = (Path(__file__).parents[2] / "docs" / "operator-guide.md").read_text()
+    for key in (*config.RANGES, *config.INCIDENT_RANGES):
+        assert f"`{key}`" in guide, key
+
+
+def test_a_deeply_nested_value_is_an_unreadable_file_not_a_traceback(tmp_path: Path) -> None:
+    s = settings(tmp_path, "[kmsgd]\nring_size = " + "[" * 5000 + "]" * 5000 + "\n")
+    assert s.config == config.Config() and len(s.problems) == 1
+    assert "unreadable" in s.problems[0].message and "deep" in s.problems[0].message

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from conftest import make_proc
 from daemon import dump, kmsgd, start, stop, wait_for, wait_ready
-from fakes import AMD_FDINFO_OLD, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_state, proc_tree
+from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_state, proc_tree
 
 from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
@@ -88,10 +88,6 @@ def test_small_parsers() -> None:
     assert snapshot.blocked_in("0", frames) == "amdgpu_fence_wait_timeout"
     assert snapshot.blocked_in("amdgpu_fence_wait_timeout", []) == "amdgpu_fence_wait_timeout"
     assert snapshot.parse_stat(b"4321 (llama (server)) D 1 2 3") == ("llama (server)", "D")
-    old = snapshot.parse_fdinfo_memory(AMD_FDINFO_OLD.encode())
-    new = snapshot.parse_fdinfo_memory(LLAMA_FDINFO.encode())
-    assert old is not None and snapshot.gpu_bytes(old[2]) == (8 << 30) + (1 << 20)
-    assert new is not None and snapshot.gpu_bytes(new[2]) == (24 << 30) + (2 << 20)
 
 
 def test_gpu_snapshot_reads_the_link_chain_and_metrics(tmp_path: Path) -> None:
@@ -114,7 +110,7 @@ def test_gpu_snapshot_reads_the_link_chain_and_metrics(tmp_path: Path) -> None:
 def test_procs_snapshot_names_gpu_holders_old_and_new_fdinfo(tmp_path: Path) -> None:
     procs = [
         Proc(4242, "llama-server", 200_000, [(7, LLAMA_FDINFO), (8, LLAMA_FDINFO)]),
-        Proc(777, "comfyui", 50_000, [(5, AMD_FDINFO_OLD)]),
+        Proc(777, "comfyui", 50_000, [(5, AMD_FDINFO_6_11)]),
         Proc(812, "python3", 900_000),
     ]
     root = proc_tree(tmp_path / "proc", procs)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kmsgd import outputs
+from kmsgd.fleet import entry as fleet_entry
 from kmsgd.outputs import Metrics
 from kmsgd.report import export
 from kmsgd.types import Outcome
@@ -141,7 +142,7 @@ def test_journal_fields() -> None:
         fingerprint="kf1-8c1e",
         report_path="/var/lib/kmsgd/reports/4f1c2a9e8b7d4c3a9e1f0b2c3d4e5f60.md",
     )
-    assert fields["MESSAGE_ID"] == export.MESSAGE_ID
+    assert fields["MESSAGE_ID"] == fleet_entry.MESSAGE_ID
     assert "\n" not in fields["MESSAGE"]
     assert fields["MESSAGE"].startswith("kmsgd: boot 4f1c2a9e ended: hard_freeze (high)")
     assert fields["PRIORITY"] == "4"
@@ -161,9 +162,9 @@ def test_journal_fields() -> None:
 
 def test_message_id_is_the_one_in_the_unit() -> None:
     unit = (Path(__file__).resolve().parents[2] / "units" / "kmsgd-report.service").read_text()
-    assert f"MESSAGE_ID={export.MESSAGE_ID}" in unit
-    assert len(export.MESSAGE_ID) == 32
-    int(export.MESSAGE_ID, 16)
+    assert f"MESSAGE_ID={fleet_entry.MESSAGE_ID}" in unit
+    assert len(fleet_entry.MESSAGE_ID) == 32
+    int(fleet_entry.MESSAGE_ID, 16)
 
 
 def boot(n: int) -> str:
@@ -185,3 +186,42 @@ def test_save_report_keeps_the_newest(tmp_path: Path) -> None:
 def test_save_report_rejects_a_path_as_boot_id(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         export.save_report(tmp_path, "../../etc/passwd", {"json": "{}"})
+
+
+def test_pruning_leaves_files_that_are_not_kmsgd_reports(tmp_path: Path) -> None:
+    """A --save-dir that holds other documents: only `<boot_id>.{json,md,html}` are pruned."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    others = ["notes.md", "runbook.json", f"{boot(99)}.txt", f"{boot(98)}.json.bak", "x.html"]
+    others += [f"{7:031x}.json", f"{boot(0xABC).upper()}.md", f"{boot(96)}-copy.md"]
+    for name in others:
+        (reports / name).write_text("mine")
+        os.utime(reports / name, (1.0, 1.0))  # older than every report
+    for n in range(4):
+        export.save_report(reports, boot(n), {"json": "{}", "md": "# r", "html": "<p>"}, keep=2)
+    left = sorted(p.name for p in reports.iterdir())
+    mine = sorted(f"{boot(n)}.{ext}" for n in (2, 3) for ext in ("json", "md", "html"))
+    assert left == sorted(others + mine)
+
+
+def test_save_report_refuses_to_keep_nothing(tmp_path: Path) -> None:
+    for keep in (0, -1):
+        with pytest.raises(ValueError):
+            export.save_report(tmp_path, boot(1), {"json": "{}"}, keep=keep)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_link_planted_at_a_report_name_is_replaced_not_followed(tmp_path: Path) -> None:
+    """Saving never writes through a link planted in the report directory, and pruning
+    removes kmsgd's own names only, never a link's target."""
+    victim = tmp_path / "victim"
+    victim.write_text("secret\n")
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / f"{boot(1)}.md").symlink_to(victim)
+    (reports / f"{boot(0)}.json").symlink_to(victim)
+    os.utime(reports / f"{boot(0)}.json", (1.0, 1.0), follow_symlinks=False)
+    export.save_report(reports, boot(1), {"json": "{}", "md": "# r"}, keep=1)
+    assert victim.read_text() == "secret\n"
+    assert not (reports / f"{boot(1)}.md").is_symlink()
+    assert (reports / f"{boot(1)}.md").read_text() == "# r"

@@ -276,11 +276,23 @@ def test_a_new_writer_unmakes_frames_left_past_the_head(tmp_path: Path) -> None:
     assert not any(p in batch for p in got)
 
 
-def test_a_ring_whose_creation_was_cut_short_is_created_afresh(tmp_path: Path) -> None:
-    # The header is written last: a power cut (or a full disk) during the zero fill left a
-    # file with blank header slots, which every later start refused as "no valid header".
+def test_a_ring_whose_creation_is_cut_short_leaves_nothing_at_its_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A new ring is made whole in an unnamed file and linked into place last: a full disk (or
+    # a power cut) during the zero fill leaves no file at the path, so the next start creates
+    # the ring afresh instead of finding a file of zeros it may not take.
     path = tmp_path / "ring"
-    path.write_bytes(bytes(100 * 1024))
+
+    def full(fd: int, size: int) -> None:
+        os.pwrite(fd, bytes(4096), 0)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ring, "zero_fill", full)
+    with pytest.raises(OSError, match="No space left"):
+        RingWriter(str(path), size=RING_SIZE)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
     w = RingWriter(str(path), size=RING_SIZE)
     assert w.created
     w.add(Kind.KERNEL, uuid.uuid4().bytes, 0, kline(0))

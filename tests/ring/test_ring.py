@@ -6,6 +6,7 @@ import os
 import random
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -204,6 +205,62 @@ def test_foreign_or_blank_files_are_refused(tmp_path: Path, content: bytes, why:
     path.write_bytes(content)
     with pytest.raises(RingCorrupt, match=why):
         RingReader(str(path))
+
+
+def _iso_image(path: Path) -> bytes:
+    """An ISO 9660 image's start: 32 KiB of zeros (the system area), then a volume descriptor."""
+    data = bytes(32 * 1024) + b"\x01CD001\x01" + os.urandom(ring.MIN_SIZE)
+    path.write_bytes(data)
+    return data
+
+
+def _sparse(path: Path) -> bytes:
+    with open(path, "wb") as f:
+        f.truncate(4 << 20)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("make", [_iso_image, _sparse], ids=["iso-image", "sparse-file"])
+def test_a_file_of_leading_zeros_is_not_taken_for_a_ring(tmp_path: Path, make: Any) -> None:
+    """Only an absent path, an empty file or a ring is taken: a file whose first 8 KiB are
+    zero is refused (kmsgd dump, tests) or moved aside whole (the daemon), never overwritten."""
+    path = tmp_path / "ring"
+    data = make(path)
+    with pytest.raises(RingCorrupt, match="no valid header"):
+        RingWriter(str(path), size=SMALL)
+    assert path.read_bytes() == data
+    w = RingWriter(str(path), size=SMALL, replace_corrupt=True)
+    w.close()
+    assert w.replaced is not None and w.created
+    assert Path(w.replaced.moved_to).read_bytes() == data
+    with RingReader(str(path)) as r:
+        assert r.boots() == []
+
+
+def test_an_empty_file_is_taken(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    path.touch()
+    w = RingWriter(str(path), size=SMALL)
+    w.close()
+    assert w.created and w.replaced is None and path.stat().st_size == SMALL
+
+
+def test_a_dangling_symlink_at_a_new_ring_path_is_refused(tmp_path: Path) -> None:
+    """Creating the ring never follows a link planted at its name (item: every file kmsgd
+    creates is O_NOFOLLOW|O_EXCL or linked into place)."""
+    target = tmp_path / "target"
+    link = tmp_path / "ring"
+    link.symlink_to(target)
+    with pytest.raises(RingCorrupt, match="symbolic link"):
+        RingWriter(str(link), size=SMALL, replace_corrupt=True)
+    assert not target.exists() and link.is_symlink()
+
+
+def test_a_new_ring_has_its_mode_and_no_stray_files(tmp_path: Path) -> None:
+    path = tmp_path / "ring"
+    RingWriter(str(path), size=SMALL).close()
+    assert [p.name for p in tmp_path.iterdir()] == ["ring"]
+    assert path.stat().st_mode & 0o777 == ring_writer.FILE_MODE
 
 
 def test_header_size_must_match_the_file(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from fakes import dual_amdgpu_box
 
 from kmsgd.ring.events import DumpEvent, EventName
@@ -76,3 +77,27 @@ def test_unwritable_state_dir_leaves_the_dump_in_the_kernel(tmp_path: Path) -> N
 
 def test_no_devcoredump_class_means_nothing_pending(tmp_path: Path) -> None:
     assert pending(str(tmp_path)) == []
+
+
+def test_a_link_planted_at_the_temporary_name_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root copies the dump; whoever can write the state dir and guesses the temporary name
+    (here made predictable) must not make root truncate or fill another file."""
+    import kmsgd.sensors.devcoredump as devcoredump
+
+    sys, _ = dual_amdgpu_box(tmp_path)
+    dump = make_dump(sys, 5, AMDGPU_DUMP)
+    victim = tmp_path / "victim"
+    victim.write_text("secret\n")
+    out = tmp_path / "state" / "devcoredump"
+    out.mkdir(parents=True)
+    monkeypatch.setattr(devcoredump.time, "strftime", lambda *a: "20260101T000000Z")
+    monkeypatch.setattr(devcoredump.secrets, "token_hex", lambda n: "guessed")
+    final = "20260101T000000Z-0000:43:00.0-devcd5.bin"
+    for name in (f"{final}.part", f".{final}.guessed.part"):
+        (out / name).symlink_to(victim)
+    event = save(str(dump), str(tmp_path / "state"), 1 << 20, 4)
+    assert victim.read_text() == "secret\n"
+    assert event.event is EventName.DEVCOREDUMP_FAILED and "exists" in event.reason
+    assert (dump / "data").read_bytes() == AMDGPU_DUMP  # not released: nothing was saved

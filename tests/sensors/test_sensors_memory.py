@@ -5,13 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from fakes import LLAMA_FDINFO, Proc, llama_procs, proc_tree
+from fakes import Proc, llama_procs, proc_tree
 
 from kmsgd.ring.samples import MemorySample, ProcsSample
 from kmsgd.sensors.memory import (
     MemoryReader,
     memory_sample,
-    parse_drm_fdinfo,
     parse_meminfo,
     parse_psi,
     read_kept,
@@ -32,14 +31,6 @@ def test_psi_lines() -> None:
         "memory.full_total_us": 9,
     }
     assert parse_psi("io", b"") == {}
-
-
-def test_drm_fdinfo_old_and_new_keys() -> None:
-    assert parse_drm_fdinfo(LLAMA_FDINFO.encode()) == ("42", 25165824 * 1024, 2048 * 1024)
-    newer = b"drm-driver:\tamdgpu\ndrm-client-id:\t7\ndrm-total-vram:\t3 MiB\ndrm-total-gtt:\t512\n"
-    assert parse_drm_fdinfo(newer) == ("7", 3 << 20, 512)
-    assert parse_drm_fdinfo(b"pos:\t0\nflags:\t02\n") is None
-    assert parse_drm_fdinfo(b"drm-client-id:\t1\ndrm-memory-vram:\tlots KiB\n") == ("1", 0, 0)
 
 
 def test_memory_sample_from_kept_files(tmp_path: Path) -> None:

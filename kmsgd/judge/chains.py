@@ -1,0 +1,222 @@
+"""Failure chains: which event may cause which, as data, and the culprit order built on it.
+
+The principle: **the primary is the earliest event of the last failure chain; what follows
+from it never leads.** Events are linked by MAY_CAUSE (cause → effect). An event that another
+event of the final window may have caused is not a root; the primary is the earliest root.
+Three refinements, each a fact about how the kernel logs:
+
+- Some effects are printed before their cause is noticed (`any_order`): the register reads
+  of a GPU already gone from the bus fail before the driver says it is gone; Xid 45 names the
+  Xid it follows ("caused by previous Xid N") however they are interleaved.
+- Between events no relation links, the catalogue rank orders causes before effects (a
+  machine check before the GPU, the GPU before storage, storage before the kernel's own
+  reports): the rank is the coarse relation "an upstream stage may cause a downstream one".
+  Every GPU driver signature shares one stage, so inside it the relations and time decide.
+- The last chain: a recovery line (RECOVERED: a GPU reset that completed) closes the chain
+  before it. When a failure follows it, what came before the recovery is history, and each
+  tag's place is its first line after the recovery.
+
+Family selectors (`family:gpu`) stand for the non-routine signatures of a subsystem and its
+children (gpu.amdgpu, gpu.nvidia); a routine warning causes nothing unless a relation names
+its tag. `mce_notice` is mcelog's bare "Machine check events logged" (no decoded record),
+`mce_at_boot` a machine check whose records all come in a boot's first minutes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
+from kmsgd.catalogue.hardware import EARLY_US, MCE_NOTICE
+from kmsgd.judge.timeline import Item, TagStats
+
+GPU_STAGE = 30  # every GPU driver signature sorts here, then by relations and time
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """`cause` may cause `effect`: a tag, `prefix*` (a tag family) or `family:<subsystem>`."""
+
+    cause: str
+    effect: str
+    why: str
+    any_order: bool = False  # the effect may be printed before its cause
+
+
+_LOST = tuple(sorted(DEVICE_LOSS_TAGS))
+_STALLS = ("soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
+MAY_CAUSE: tuple[Relation, ...] = (
+    # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
+    # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
+    # and SMU calls failing while a reset tears queues down, page faults of the resumed
+    # context, a GSP timeout after an Xid) is its consequence
+    Relation("family:gpu", "family:gpu", "a GPU driver logs its failure step by step"),
+    # a GPU gone from the bus answers every register read with all-ones (the SMU's
+    # "response:0xFFFFFFFF", "Failed to export SMU metrics table!")
+    *(
+        Relation(lost, "family:gpu", "a lost GPU fails every call", any_order=True)
+        for lost in _LOST
+    ),
+    # amdgpu_job.c amdgpu_job_timedout calls amdgpu_device_gpu_recover: a ring timeout is
+    # what starts the reset, wherever a cut or a retelling puts the reset's lines
+    Relation("amdgpu_ring_timeout", "amdgpu_gpu_reset", "a ring timeout starts a reset", True),
+    # NVIDIA's Xid catalog: 45 "Preemptive cleanup, due to previous errors" (kernel_rc.c
+    # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
+    Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
+    Relation("nvidia_xid_*", "nvidia_xid_154", "Xid 154 is the recovery an Xid needs", True),
+    # NVRM prints the status checks of the step that failed an RmInitAdapter as it unwinds,
+    # before "RmInitAdapter failed! (0x62:0x51:…)", whose middle code is that status (0x51,
+    # NV_ERR_NO_MEMORY): the allocation failures are how the init failed, one event
+    Relation("nvidia_init_failure", "nvidia_no_memory", "the step that failed the init", True),
+    # mcelog's notice says records were logged; EDAC, or (kernels before 4.x, whose thermal
+    # interrupt logged through the MCE log) a throttling notice, says what they were
+    Relation("edac", "mce_notice", "the EDAC decode of what mcelog logged", any_order=True),
+    Relation("thermal_throttle", "mce_notice", "a throttle logged through mcelog", True),
+    # arch/x86/kernel/cpu/mce/core.c: at boot the kernel polls the banks and prints the
+    # records the CPU kept across the reset, then "Machine check events logged": errors of
+    # the boot before, not of this one
+    Relation("mce_logged_at_boot", "mce_at_boot", "the records a CPU kept from before", True),
+    # the stall detectors (kernel/watchdog.c soft lockup, kernel/rcu/tree_stall.h,
+    # kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU or timer from
+    # different sides: the first to report it leads the ones that report it after
+    *(
+        Relation(cause, effect, "stall detectors report one stuck CPU")
+        for cause in _STALLS
+        for effect in _STALLS
+        if cause != effect
+    ),
+    # kernel/hung_task.c: tasks in D state behind a stuck device or file system
+    Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
+    Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
+    Relation("family:fs", "hung_task", "tasks wait on a stuck file system"),
+    # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
+    Relation("nvme_timeout", "nvme_reset", "a command timeout resets the controller"),
+    # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
+    *(
+        Relation(cause, "kernel_panic", "the panic that ends a report")
+        for cause in ("oops", "kernel_bug", "general_protection_fault", "kernel_warning")
+    ),
+    *(
+        Relation(cause, "kernel_panic", "a watchdog set to panic")
+        for cause in ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
+    ),
+)
+
+# lines that close a chain: the failure before them was recovered from
+RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # amdgpu_device.c amdgpu_device_gpu_recover: "GPU reset(%d) succeeded!" (4.x-5.x),
+    # "GPU reset end with ret = %d" (6.x)
+    ("gpu.amdgpu", re.compile(r"GPU reset\(\d+\) succeeded|GPU reset end with ret = 0\b")),
+)
+
+
+def chain_tag(t: TagStats) -> str:
+    """The name relations know an event by: its tag, `mce_notice` for mcelog's notice,
+    `mce_at_boot` for machine-check records all printed in the first minutes of a boot."""
+    if t.tag == "mce" and all(
+        MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
+    ):
+        return "mce_notice"
+    if t.tag == "kernel_bug" and "BUG: workqueue lockup" in t.first.line.message:
+        return "workqueue_lockup"
+    if (
+        t.tag == "mce"
+        and (t.last.line.ts_usec if t.last.line.ts_usec is not None else EARLY_US) < EARLY_US
+    ):
+        return "mce_at_boot"
+    return t.tag
+
+
+def selects(selector: str, t: TagStats) -> bool:
+    sig = t.hit.signature
+    if selector.startswith("family:"):
+        fam = selector[7:]
+        return not sig.routine and (sig.subsystem == fam or sig.subsystem.startswith(fam + "."))
+    if selector.endswith("*"):
+        return t.tag.startswith(selector[:-1])
+    return chain_tag(t) == selector
+
+
+Key = tuple[str, str]  # (tag, device): one event of the final window
+
+
+def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relation | None:
+    """The relation by which `cause` may have caused `effect`, order respected; one that
+    holds in any order first."""
+    found = None
+    for r in MAY_CAUSE:
+        if selects(r.cause, cause) and selects(r.effect, effect):
+            if r.any_order:
+                return r
+            if found is None and pos[cause.tag, cause.device] <= pos[effect.tag, effect.device]:
+                found = r
+    return found
+
+
+def caused_by(
+    effect: TagStats, events: Sequence[TagStats], pos: dict[Key, int] | None = None
+) -> TagStats | None:
+    """An event of `events` that may have caused `effect` (`pos`: where each event starts,
+    by default its first line). When two may have caused each other, one that holds in any
+    order beats one that holds only by time (a lost GPU leads the GPU errors printed before
+    it; Xid 45 follows the Xid it names); of two alike, the earlier leads."""
+    pos = pos or {(t.tag, t.device): t.first.pos for t in (effect, *events)}
+    for c in events:
+        if c is effect:
+            continue
+        r = _relation(c, effect, pos)
+        if r is None:
+            continue
+        back = _relation(effect, c, pos)
+        if back is not None and (
+            back.any_order > r.any_order
+            or (back.any_order == r.any_order and _at(effect, pos) < _at(c, pos))
+        ):
+            continue  # each may have caused the other: the stronger relation, then time
+        return c
+    return None
+
+
+def _at(t: TagStats, pos: dict[Key, int]) -> tuple[int, bool, str]:
+    """Where an event starts; on one line, a driver's numbered report (an Xid, its tag made
+    from the line) names the event before a tag that reads its words."""
+    return pos[t.tag, t.device], t.tag == t.hit.signature.tag, t.tag
+
+
+def stage(t: TagStats) -> int:
+    sig = t.hit.signature
+    if sig.subsystem.startswith("gpu") and not sig.routine:
+        return min(sig.rank, GPU_STAGE)
+    return sig.rank
+
+
+def last_chain(tail: Sequence[Item], events: Sequence[TagStats]) -> dict[str, int] | None:
+    """Where the last chain starts: tag → its first position after the last recovery line
+    that a failure follows, or None when no recovery closes an earlier chain."""
+    serious = {t.tag for t in events if not t.hit.signature.routine}
+    after: dict[str, int] = {}
+    for item in reversed(tail):
+        if any(rx.search(item.line.message) for _, rx in RECOVERED):
+            if after.keys() & serious:
+                return after
+            continue
+        for tag in item.tags:
+            after[tag] = item.pos
+    return None
+
+
+def primary(events: Sequence[TagStats], tail: Sequence[Item]) -> TagStats | None:
+    """The culprit among `events` (the blamable events of the final window): the earliest
+    root of the last chain, by stage then time; a routine warning only when no root is more."""
+    if not events:
+        return None
+    pos = {(t.tag, t.device): t.first.pos for t in events}
+    start = last_chain(tail, events)
+    if start is not None and any(t.tag in start for t in events):
+        events = [t for t in events if t.tag in start]
+        pos = {(t.tag, t.device): start[t.tag] for t in events}
+    roots = [t for t in events if caused_by(t, events, pos) is None] or list(events)
+    roots.sort(key=lambda t: (stage(t), pos[t.tag, t.device]))
+    return next((t for t in roots if not t.hit.signature.routine), roots[0])

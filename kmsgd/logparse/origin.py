@@ -1,0 +1,70 @@
+"""Who wrote a line, read from its message: the openings only kernel messages have.
+
+A prefix usually says it (`kernel:` in journal and syslog text, the facility of /dev/kmsg,
+journal JSON and `dmesg -x`), but a host-less or reformatted syslog line can hide it: in
+`Jul  4 02:11:09 kernel: NVRM: Xid …` a parser that expects a host reads `kernel:` as the
+host and `NVRM` as a program. Kernel messages open in ways programs' lines do not: a
+driver's dev_printk prefix `<driver> <bus id>: ` (drivers/base/core.c __dev_printk), a
+subsystem's pr_fmt (`NVRM: `, `mce: `, `AMD-Vi: `), DRM's `[drm`, the report headers of
+lib/bug.c, kernel/panic.c, kernel/watchdog.c, kernel/hung_task.c, kernel/rcu/tree_stall.h.
+`OPENINGS` lists them per catalogue subsystem (tests/logparse/test_origin.py checks that
+every subsystem the catalogue blames on kernel lines has its openings here).
+
+Only formats without a facility ask this: where the facility is carried, it decides, and a
+program writing the same words stays a program's line.
+"""
+
+from __future__ import annotations
+
+import re
+
+_BUS_ID = (
+    r"(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"  # PCI
+    r"|nvme\d+|\d+-\d+(?:\.\d+)*(?::\d+\.\d+)?|\d+:\d+:\d+:\d+"  # nvme, usb, scsi
+    r"|card\d+|hwmon\d+|thermal_zone\d+|ata\d+(?:\.\d+)?|port\d+|kfd)"
+)
+
+# catalogue subsystem → message openings (regex, anchored at the message start)
+OPENINGS: dict[str, tuple[str, ...]] = {
+    # dev_printk: "amdgpu 0000:03:00.0: ", "nvme nvme0: ", "usb 1-1: ", "sd 0:0:0:0: "
+    "device": (rf"[\w.-]+ {_BUS_ID}: ",),
+    "gpu.amdgpu": (r"amdgpu: ", r"\[powerplay\]", r"\[drm", r"drm:", r"kfd kfd: ", r"drmn\d"),
+    "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
+    "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
+    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
+    "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
+    "gpu.nvgpu": (r"nvgpu: ",),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
+    "gpu": (r"\[drm", r"GPU has fallen off the bus"),
+    "kernel": (
+        r"BUG: ",
+        r"WARNING: (?:CPU: \d|at )",
+        r"Kernel panic - not syncing",
+        r"Oops: ",
+        r"general protection fault",
+        r"INFO: task \S+ blocked",
+        r"Call Trace:",
+        r"Modules linked in:",
+        r"sysrq: ",
+        r"workqueue: ",
+        r"------------\[ cut here \]",
+    ),
+    "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
+    "memory": (r"Out of memory", r"oom-kill:", r"oom_reaper: ", r"Memory cgroup out of memory"),
+    "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
+    "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
+    "net": (r"NETDEV WATCHDOG: ", r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: "),
+    "pcie": (r"AER: ", r"pcieport ", r"pci "),
+    "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
+    "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
+    "power": (r"Under-?voltage detected",),
+    "storage": (r"nvme ", r"blk_update_request: ", r"I/O error, dev ", r"Buffer I/O error"),
+    "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
+    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
+}
+_OPENING = re.compile("|".join(f"(?:{o})" for group in OPENINGS.values() for o in group))
+
+
+def kernel_opening(message: str) -> bool:
+    """Whether `message` opens the way only kernel messages do."""
+    return _OPENING.match(message) is not None

@@ -1,0 +1,200 @@
+"""The "may cause" relations of chains.py, one small test each: the cause leads whether the
+effect is printed after it or (where the relation says so) before it, and the data names
+each cause/effect pair the way the culprit order reads it."""
+
+from __future__ import annotations
+
+import pytest
+
+from kmsgd.judge import chains
+from kmsgd.judge.classify import classify
+from kmsgd.judge.timeline import TagStats, Timeline
+from kmsgd.ring.records import KernelRecord
+
+AMD = "amdgpu 0000:c5:00.0: amdgpu: "
+NV = "NVRM: Xid (PCI:0000:48:00): "
+HUNG = "INFO: task kworker/u64:2:1234 blocked for more than 122 seconds."
+
+# relation (cause, effect) → (a line of the cause, a line of the effect)
+EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
+    ("family:gpu", "family:gpu"): (
+        AMD + "ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3",
+        AMD + "MES failed to respond to msg=REMOVE_QUEUE",
+    ),
+    ("amdgpu_ring_timeout", "amdgpu_gpu_reset"): (
+        "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, signaled seq=1, emitted seq=3",
+        AMD + "GPU reset begin!",
+    ),
+    ("gpu_fell_off_bus", "family:gpu"): (
+        AMD + "device lost from bus!",
+        AMD + "Failed to export SMU metrics table!",
+    ),
+    ("nvidia_xid_79", "family:gpu"): (
+        NV + "79, pid=1, name=python3, GPU has fallen off the bus.",
+        "NVRM: GPU0 Timeout after 45s of waiting for RPC response from GPU0 GSP!",
+    ),
+    ("nvidia_xid_*", "nvidia_xid_45"): (
+        NV + "13, pid=1, name=python3, Graphics Exception: ESR 0x404490=0x80000001",
+        NV + "45, pid=1, name=python3, Ch 00000010 caused by previous Xid 13",
+    ),
+    ("nvidia_xid_*", "nvidia_xid_154"): (
+        NV + "74, pid=1, name=python3, NVLink: fatal error detected on link 8",
+        NV + "154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
+    ),
+    ("nvidia_init_failure", "nvidia_no_memory"): (
+        "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x51:1941)",
+        "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
+        "returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1353",
+    ),
+    ("edac", "mce_notice"): (
+        "EDAC MC0: 4 CE error on CPU#0Channel#2_DIMM#0 (channel:2 slot:0 page:0x0)",
+        "mce: [Hardware Error]: Machine check events logged",
+    ),
+    ("thermal_throttle", "mce_notice"): (
+        "CPU3: Core temperature above threshold, cpu clock throttled (total events = 5)",
+        "mce: [Hardware Error]: Machine check events logged",
+    ),
+    ("mce_logged_at_boot", "mce_at_boot"): (
+        "mce: [Hardware Error]: Machine check events logged",
+        "mce: [Hardware Error]: CPU 0: Machine Check: 0 Bank 4: a600000000020408",
+    ),
+    ("family:gpu", "hung_task"): (AMD + "ring sdma0 timeout, signaled seq=1, emitted seq=3", HUNG),
+    ("family:storage", "hung_task"): ("nvme nvme0: I/O 12 QID 3 timeout, aborting", HUNG),
+    ("family:fs", "hung_task"): (
+        "EXT4-fs error (device nvme0n1p2): ext4_find_entry:1455: inode #2: comm ls",
+        HUNG,
+    ),
+    ("nvme_timeout", "nvme_reset"): (
+        "nvme nvme0: I/O 12 QID 3 timeout, aborting",
+        "nvme nvme0: resetting controller",
+    ),
+    ("oops", "kernel_panic"): (
+        "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+        "Kernel panic - not syncing: Fatal exception",
+    ),
+    ("kernel_bug", "kernel_panic"): (
+        "kernel BUG at mm/slub.c:4024!",
+        "Kernel panic - not syncing: Fatal exception",
+    ),
+    ("general_protection_fault", "kernel_panic"): (
+        "general protection fault, probably for non-canonical address 0xdead000000000100",
+        "Kernel panic - not syncing: Fatal exception",
+    ),
+    ("kernel_warning", "kernel_panic"): (
+        "WARNING: CPU: 3 PID: 1 at drivers/gpu/drm/drm_atomic.c:10 f+0x1/0x2",
+        "Kernel panic - not syncing: panic_on_warn set ...",
+    ),
+    ("hard_lockup", "kernel_panic"): (
+        "Watchdog detected hard LOCKUP on cpu 3",
+        "Kernel panic - not syncing: Hard LOCKUP",
+    ),
+    ("soft_lockup", "kernel_panic"): (
+        "watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [python3:1234]",
+        "Kernel panic - not syncing: softlockup: hung tasks",
+    ),
+    ("rcu_stall", "kernel_panic"): (
+        "rcu: INFO: rcu_sched self-detected stall on CPU",
+        "Kernel panic - not syncing: RCU Stall",
+    ),
+    ("hung_task", "kernel_panic"): (HUNG, "Kernel panic - not syncing: hung_task: blocked tasks"),
+}
+
+
+STALLS = {
+    "soft_lockup": "watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [kworker/1:2:77]",
+    "rcu_stall": "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
+    "workqueue_lockup": "BUG: workqueue lockup - pool cpus=0-1 flags=0x4 nice=0 stuck for 2530s!",
+    "hung_task": HUNG,
+}
+EXAMPLES.update({(c, e): (STALLS[c], STALLS[e]) for c in STALLS for e in STALLS if c != e})
+AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
+
+
+def _timeline(*messages: str, start_s: int = 9000) -> Timeline:
+    # at an uptime of hours: an mcelog notice at boot is next-boot evidence, not an event
+    recs = [KernelRecord(m, 3, 0, n, (start_s + n) * 10**6, "-") for n, m in enumerate(messages)]
+    return Timeline.from_records(recs)
+
+
+def _event(tl: Timeline, line: str, selector: str) -> TagStats:
+    # a watchdog's panic line also names the watchdog ("not syncing: Hard LOCKUP")
+    (t,) = [t for t in tl.tags if t.first.line.message == line and chains.selects(selector, t)]
+    return t
+
+
+def test_every_relation_has_an_example() -> None:
+    assert {(r.cause, r.effect) for r in chains.MAY_CAUSE} == set(EXAMPLES)
+
+
+@pytest.mark.parametrize("relation", chains.MAY_CAUSE, ids=lambda r: f"{r.cause}->{r.effect}")
+def test_relation(relation: chains.Relation) -> None:
+    cause_line, effect_line = EXAMPLES[relation.cause, relation.effect]
+    start_s = 1 if (relation.cause, relation.effect) in AT_BOOT else 9000
+    orders = [(cause_line, effect_line)]
+    if relation.any_order:
+        orders.append((effect_line, cause_line))
+    for lines in orders:
+        tl = _timeline(*lines, start_s=start_s)
+        cause = _event(tl, cause_line, relation.cause)
+        effect = _event(tl, effect_line, relation.effect)
+        assert chains.caused_by(effect, tl.tags) is cause
+        assert chains.caused_by(cause, tl.tags) is None
+        primary = classify(tl).primary
+        assert primary is not None and primary.tag == cause.tag
+    alone = _timeline(effect_line, start_s=start_s)
+    if not relation.any_order and not any(chains.selects(relation.cause, t) for t in alone.tags):
+        # printed before its "cause", the effect is not explained (unless its own line
+        # names the cause: "Kernel panic - not syncing: Hard LOCKUP")
+        tl = _timeline(effect_line, cause_line, start_s=start_s)
+        assert chains.caused_by(_event(tl, effect_line, relation.effect), tl.tags) is None
+
+
+def test_a_routine_warning_causes_nothing_its_tag_is_not_named_for() -> None:
+    tl = _timeline(
+        "workqueue: amdgpu_dm_irq_work_func [amdgpu] hogged CPU for >10000us 4 times",
+        AMD + "ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3",
+    )
+    primary = classify(tl).primary
+    assert primary is not None and primary.tag == "amdgpu_ring_timeout"
+
+
+def test_a_recovered_reset_closes_the_chain_before_it() -> None:
+    """amdgpu's "GPU reset(N) succeeded!": what failed before it was recovered from, so the
+    next failure's chain starts after it, and its own first line leads."""
+    tl = _timeline(
+        AMD + "GPU reset begin!",
+        AMD + "GPU reset(3) succeeded!",
+        "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring vce0 timeout, signaled seq=5, emitted seq=7",
+        AMD + "GPU reset begin!",
+    )
+    primary = classify(tl).primary
+    assert primary is not None and primary.tag == "amdgpu_ring_timeout"
+
+
+def test_a_recovery_with_nothing_after_it_closes_no_chain() -> None:
+    tl = _timeline(
+        AMD + "SMU: No response msg_reg: 12 resp_reg: 0",
+        AMD + "GPU reset begin!",
+        AMD + "GPU reset(1) succeeded!",
+    )
+    primary = classify(tl).primary
+    assert primary is not None and primary.tag == "amdgpu_smu_timeout"
+
+
+def test_a_panic_that_names_its_watchdog_is_that_watchdog_s_end() -> None:
+    """kernel/watchdog_perf.c panics with "Watchdog detected hard LOCKUP on cpu N": one line
+    shows both, and the panic's reason is the lockup."""
+    v = classify(_timeline("Kernel panic - not syncing: Watchdog detected hard LOCKUP on cpu 74"))
+    assert (v.outcome.value, v.reason) == ("kernel_panic", "hard_lockup")
+    assert v.primary is not None and v.primary.tag == "hard_lockup"
+
+
+def test_on_one_line_the_xid_names_the_event_before_the_words_it_reads() -> None:
+    """'NVRM: Xid (…): 119, … Timeout after 45s of waiting for RPC response from GPU4 GSP!'
+    shows Xid 119 and the GSP timeout's words: NVIDIA's numbered report leads."""
+    tl = _timeline(
+        NV + "119, pid=1, name=python, Timeout after 45s of waiting for RPC response from GPU4 GSP!"
+    )
+    assert {t.tag for t in tl.tags} == {"nvidia_xid_119", "nvidia_gsp_timeout"}
+    primary = classify(tl).primary
+    assert primary is not None and primary.tag == "nvidia_xid_119"
