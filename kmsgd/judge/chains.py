@@ -62,6 +62,13 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu_job.c amdgpu_job_timedout calls amdgpu_device_gpu_recover: a ring timeout is
     # what starts the reset, wherever a cut or a retelling puts the reset's lines
     Relation("amdgpu_ring_timeout", "amdgpu_gpu_reset", "a ring timeout starts a reset", True),
+    # gfx_vN_0.c priv_reg_irq/priv_inst_irq: the command processor stops on the faulting
+    # command buffer, so the job never completes and its ring times out (4.x-5.x schedule
+    # the reset from the interrupt as well)
+    Relation(
+        "amdgpu_illegal_register_access", "amdgpu_ring_timeout", "a killed job hangs its ring"
+    ),
+    Relation("amdgpu_illegal_register_access", "amdgpu_gpu_reset", "the fault resets the GPU"),
     # NVIDIA's Xid catalog: 45 "Preemptive cleanup, due to previous errors" (kernel_rc.c
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
@@ -91,6 +98,14 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
     Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
     Relation("family:fs", "hung_task", "tasks wait on a stuck file system"),
+    # a storage transport (an iSCSI connection, a Fibre Channel link, an NFS server) failing
+    # fails the devices and mounts behind it: scsi_transport_iscsi.c and qla2xxx take the
+    # SCSI devices offline, and their reads and writes, and the file system's, fail
+    *(
+        Relation(cause, effect, "a transport failure fails the storage behind it")
+        for cause in ("iscsi_connection_error", "fc_link_down", "nfs_server_not_responding")
+        for effect in ("disk_io_error", "fs_error", "hung_task")
+    ),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation("nvme_timeout", "nvme_reset", "a command timeout resets the controller"),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
@@ -109,6 +124,9 @@ RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
     # amdgpu_device.c amdgpu_device_gpu_recover: "GPU reset(%d) succeeded!" (4.x-5.x),
     # "GPU reset end with ret = %d" (6.x)
     ("gpu.amdgpu", re.compile(r"GPU reset\(\d+\) succeeded|GPU reset end with ret = 0\b")),
+    # net/sunrpc/clnt.c call_decode/rpc_decode_header: "%s: server %s OK" once a server that
+    # was "not responding" answers again
+    ("storage.net", re.compile(r"^\w+: server \S+ OK$")),
 )
 
 
