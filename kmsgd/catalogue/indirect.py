@@ -30,9 +30,10 @@ _OOM_NEXT = (
 # its "INFO: task %s:%d blocked for more than %ld seconds." header). Only state D (waiting
 # uninterruptibly) is a hung task's. SysRq w (drivers/tty/sysrq.c "Show Blocked State", which
 # the recorder itself sends during an incident) prints the same line for every D task at that
-# moment, blocked for a second or for hours: the timeline drops this entry's hits once a boot
-# has shown that dump (kmsgd/judge/timeline.py), so it counts only in a cut of the detector's
-# report that lost the header. The older "%-15.15s %c" form (before 5.10) is too plain to read.
+# moment, blocked for a second or for hours, and SysRq t ("Show State") for every task: the
+# timeline drops this entry's hits once a boot has shown such a dump (kmsgd/judge/timeline.py),
+# so it counts only in a cut of the detector's report that lost the header. The older
+# "%-15.15s %c" form (before 5.10) is too plain to read.
 HUNG_TASK_BODY = sig(
     "hung_task",
     r"^\s*task:.{1,15}? +state:D +stack: *\d+ +pid: *\d+",
