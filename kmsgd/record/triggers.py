@@ -63,12 +63,15 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "amdgpu_smu_timeout",
         "gpu_hang",
-        ("SMU", "failed", "SMC", "powerplay"),
+        ("SMU", "failed", "SMC", "powerplay", "smu", "yet"),
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command"
         r"|response:0x)|Failed to export SMU metrics table|SMU (?:is )?(?:not responding"
         r"|hang)|SMU is in hanged state|smu_cmn_send_smc_msg\S* failed"
         r"|\[powerplay\].*(?:failed to send message|last message was failed|No response)"
-        r"|SMC failed to respond",
+        r"|SMC failed to respond"
+        # kmsgd/catalogue/gpu_more.py: the SMC start that fails on resume
+        r"|SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
+        r"|resume of IP block <smu> failed",
     ),
     _t(
         "amdgpu_mes_timeout",
