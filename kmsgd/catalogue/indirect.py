@@ -175,6 +175,28 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         "also explains the panic.",
         80,
         context=True,
+        formats=(
+            # show_fault_oops: printk(KERN_ALERT "IP:") then printk_address's " [<%p>] %s%pB"
+            Format(
+                "IP: [<%p>] %s%pB",
+                "arch/x86/mm/fault.c",
+                "4.4",
+                args=("ffffffffa01e76c2", "", "ext4_da_write_begin+0x1c2/0x3a0 [ext4]"),
+            ),
+            # the die path in the oops's own trace: dump_stack's frame line, a guess ("? ")
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "? ", "page_fault_oops+0x132/0x170"),
+            ),
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "? ", "__die_body.cold+0x8/0xd"),
+            ),
+        ),
     ),
     # firmware-first PCIe errors: drivers/acpi/apei/ghes.c __ghes_print_estatus prints the
     # event, drivers/firmware/efi/cper.c cper_estatus_print_section each section: "%sError
