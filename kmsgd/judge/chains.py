@@ -12,9 +12,10 @@ Three refinements, each a fact about how the kernel logs:
   machine check before the GPU, the GPU before storage, storage before the kernel's own
   reports): the rank is the coarse relation "an upstream stage may cause a downstream one".
   Every GPU driver signature shares one stage, so inside it the relations and time decide.
-- The last chain: a recovery line (RECOVERED: a GPU reset that completed) closes the chain
-  before it. When a failure follows it, what came before the recovery is history, and each
-  tag's place is its first line after the recovery.
+- The last chain: a recovery line (RECOVERED: a GPU reset that completed, an NFS server
+  that answers again) closes the chain of its subsystem before it. When a failure follows
+  it, what that subsystem logged before the recovery is history, and each of its tags'
+  place is its first line after the recovery.
 
 Family selectors (`family:gpu`) stand for the non-routine signatures of a subsystem and its
 children (gpu.amdgpu, gpu.nvidia); a routine warning causes nothing unless a relation names
@@ -210,19 +211,29 @@ def stage(t: TagStats) -> int:
     return sig.rank
 
 
-def last_chain(tail: Sequence[Item], events: Sequence[TagStats]) -> dict[str, int] | None:
+def last_chain(
+    tail: Sequence[Item], events: Sequence[TagStats]
+) -> tuple[dict[str, int], str] | None:
     """Where the last chain starts: tag → its first position after the last recovery line
-    that a failure follows, or None when no recovery closes an earlier chain."""
+    that a failure follows, with the subsystem that recovered (a recovery closes its own
+    chain: an NFS server answering again says nothing of a GPU), or None when no recovery
+    closes an earlier chain."""
     serious = {t.tag for t in events if not t.hit.signature.routine}
     after: dict[str, int] = {}
     for item in reversed(tail):
-        if any(rx.search(item.line.message) for _, rx in RECOVERED):
+        sub = next((s for s, rx in RECOVERED if rx.search(item.line.message)), None)
+        if sub is not None:
             if after.keys() & serious:
-                return after
+                return after, sub
             continue
         for tag in item.tags:
             after[tag] = item.pos
     return None
+
+
+def _of(t: TagStats, subsystem: str) -> bool:
+    s = t.hit.signature.subsystem
+    return s == subsystem or s.startswith(subsystem + ".")
 
 
 def primary(events: Sequence[TagStats], tail: Sequence[Item]) -> TagStats | None:
@@ -231,10 +242,11 @@ def primary(events: Sequence[TagStats], tail: Sequence[Item]) -> TagStats | None
     if not events:
         return None
     pos = {(t.tag, t.device): t.first.pos for t in events}
-    start = last_chain(tail, events)
-    if start is not None and any(t.tag in start for t in events):
-        events = [t for t in events if t.tag in start]
-        pos = {(t.tag, t.device): start[t.tag] for t in events}
+    chain = last_chain(tail, events)
+    if chain is not None and any(t.tag in chain[0] for t in events):
+        start, sub = chain
+        events = [t for t in events if t.tag in start or not _of(t, sub)]
+        pos = {(t.tag, t.device): start.get(t.tag, pos[t.tag, t.device]) for t in events}
     roots = [t for t in events if caused_by(t, events, pos) is None] or list(events)
     roots.sort(key=lambda t: (stage(t), pos[t.tag, t.device]))
     return next((t for t in roots if not t.hit.signature.routine), roots[0])

@@ -175,3 +175,9 @@ def test_an_nfs_outage_leads_the_tasks_it_blocks_until_the_server_answers_again(
     assert _primary(NFS, HUNG) == "nfs_server_not_responding"
     # the server answered ("server X OK"): a task blocked after that is a failure of its own
     assert _primary(NFS, "nfs: server ease OK", HUNG) == "hung_task"
+
+
+def test_an_nfs_recovery_closes_only_the_nfs_chain() -> None:
+    # a GPU that fell off the bus before the NFS server came back still leads what follows
+    xid = "NVRM: Xid (PCI:0000:41:00): 79, pid=1, GPU has fallen off the bus."
+    assert _primary(xid, NFS, "nfs: server ease OK", HUNG) == "nvidia_xid_79"
