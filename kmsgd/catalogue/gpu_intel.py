@@ -1,4 +1,5 @@
-"""Intel's GPU driver (i915): a hang of the GPU and the engine or chip reset that follows.
+"""Intel's GPU drivers (i915, and xe from 6.8): a hang of the GPU and the engine or chip reset
+that follows.
 
 i915 notices a hang through its hangcheck (4.x) or the GuC's engine reset (5.x+), captures
 an error state ("GPU HANG: ecode …") and resets the engine, or the whole chip when that
@@ -19,7 +20,7 @@ _DEV = "i915 0000:00:02.0: "  # dev_printk; drm_err/drm_notice add "[drm] " (and
 
 def _i915_line(m: re.Match[str], i: MatchInput) -> bool:
     # "GPU HANG: ecode" is i915's alone; a reset line must name the driver
-    return m.group(0).startswith("GPU HANG") or "i915" in i.text
+    return m.group(0).startswith("GPU HANG") or "i915" in i.text or i.text.startswith("xe ")
 
 
 I915_SIGNATURES: tuple[Signature, ...] = (
@@ -32,13 +33,19 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # RESET_CTL: %08x}" (DRM_ERROR 5.x, drm_err 5.10+, gt_err 6.x); gt/uc/
     # intel_guc_submission.c guc_handle_engine_reset: "GuC engine reset request failed on
     # %d:%d (%s) because 0x%08X" (5.15-6.1), guc_err "Engine reset failed on %d:%d (%s)
-    # because 0x%08X" (6.2-6.18, "GT%u: GUC: " prefix)
+    # because 0x%08X" (6.2-6.18, "GT%u: GUC: " prefix); drivers/gpu/drm/xe/xe_guc_submit.c
+    # guc_exec_queue_timedout_job: "Timedout job: seqno=%u, guc_id=%d, flags=0x%lx" (6.8,
+    # drm_notice), "… seqno=%u, lrc_seqno=%u, guc_id=%d, flags=0x%lx" (xe_gt_notice, 6.12;
+    # " in %s [%d]" later), xe_guc_exec_queue_reset_handler: xe_gt_info "Engine reset:
+    # engine_class=%s, logical_mask: 0x%x, guc_id=%d" (6.8-6.18)
     sig(
         "i915_gpu_hang",
         r"GPU HANG: ecode \d+:|Resetting (?:chip after|\w+ for) "
         r"|\w+:? reset request time(?:d out|out)"
-        r"|(?:GuC engine reset request|Engine reset) failed on \d+:\d+ \(",
-        ("HANG", "Resetting", "reset"),
+        r"|(?:GuC engine reset request|Engine reset) failed on \d+:\d+ \("
+        r"|Timedout job: seqno=\d+, (?:lrc_seqno=\d+, )?guc_id=\d+"
+        r"|Engine reset: engine_class=\w+, logical_mask: 0x",
+        ("HANG", "Resetting", "reset", "Timedout"),
         Severity.ERROR,
         I915,
         "Intel's GPU hung: a command buffer stopped making progress, and i915 captured an "
@@ -96,6 +103,20 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "6.2-6.18",
                 _DEV + "[drm] *ERROR* GT0: GUC: ",
                 args=(0, 0, "rcs0", 0x1),
+            ),
+            Format(
+                "Timedout job: seqno=%u, lrc_seqno=%u, guc_id=%d, flags=0x%lx",
+                "drivers/gpu/drm/xe/xe_guc_submit.c",
+                "6.12",
+                "xe 0000:00:02.0: [drm] GT0: ",
+                args=(4242, 4242, 3, 0),
+            ),
+            Format(
+                "Engine reset: engine_class=%s, logical_mask: 0x%x, guc_id=%d",
+                "drivers/gpu/drm/xe/xe_guc_submit.c",
+                "6.8-6.18",
+                "xe 0000:00:02.0: [drm] GT0: ",
+                args=("rcs", 1, 3),
             ),
             Format(
                 "GuC engine reset request failed on %d:%d (%s) because 0x%08X",

@@ -44,9 +44,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
     "gpu.nvgpu": (r"nvgpu: ",),
-    # drivers/gpu/drm/i915: dev_printk "i915 <bus id>: " (device), 4.x DRM_INFO "[drm] " (gpu)
-    # and pr_notice "drm/i915: "
-    "gpu.i915": (r"i915 \S+: ", r"drm/i915: "),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
+    # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
+    # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
+    "gpu.i915": (
+        r"i915 \S+: ",
+        r"drm/i915: ",
+        r"xe \S+: ",
+    ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
     "kernel": (
         r"BUG: ",

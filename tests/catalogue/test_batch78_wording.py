@@ -68,6 +68,11 @@ BATCH78_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "RESET_CTL: 00000001}",
             "i915 0000:00:02.0: [drm] *ERROR* GT0: GUC: Engine reset failed on 0:0 (rcs0) "
             "because 0x00000001",
+            "xe 0000:00:02.0: [drm] GT0: Timedout job: seqno=4242, lrc_seqno=4242, guc_id=3, "
+            "flags=0x0 in glmark2 [1234]",
+            "xe 0000:03:00.0: [drm] Timedout job: seqno=100, guc_id=2, flags=0x8",
+            "xe 0000:00:02.0: [drm] GT0: Engine reset: engine_class=rcs, logical_mask: 0x1, "
+            "guc_id=3",
         ],
         [
             "[drm] GPU hangs can indicate a bug anywhere in the entire gfx stack, including "
