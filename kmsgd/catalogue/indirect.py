@@ -158,6 +158,25 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # The oops report below its header line, as x86 prints it: arch/x86/mm/fault.c
+    # show_fault_oops "IP: %pS" ("IP: [<%p>] %pS" before 4.10; the line went in 4.15), and
+    # the die path in the oops's own Call Trace, page_fault_oops (arch/x86/mm/fault.c, 5.13+)
+    # and __die_body (arch/x86/kernel/dumpstack.c, 5.x+; ".cold" when the compiler split it):
+    # those run only while the kernel dies, and the unwinder lists them as guesses ("? ")
+    # because they lie below the frame that trapped, so a guessed one counts here.
+    sig(
+        "oops",
+        r"^IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+"
+        r"|^\s*(?:\? )?(?:page_fault_oops|__die_body)(?:\.\w+)?\+0x[0-9a-f]+/0x[0-9a-f]+",
+        ("IP", "page_fault_oops", "__die_body"),
+        Severity.CRITICAL,
+        "kernel",
+        "The kernel faulted (Oops); the task was killed and the kernel may be unstable.",
+        "Report the Oops with its 'Modules linked in' and RIP lines; with panic_on_oops it "
+        "also explains the panic.",
+        80,
+        context=True,
+    ),
     # firmware-first PCIe errors: drivers/acpi/apei/ghes.c __ghes_print_estatus prints the
     # event, drivers/firmware/efi/cper.c cper_estatus_print_section each section: "%sError
     # %d, type: %s", then "%ssection_type: PCIe error" (3.x-today) and the port and device
