@@ -176,6 +176,21 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         "also explains the panic.",
         80,
         context=True,
+        formats=(
+            # 4.4: printk("IP:") then printk_address's " [<%p>] %s%pB"
+            Format(
+                "IP: [<%p>] %s%pB",
+                "arch/x86/mm/fault.c",
+                "4.4",
+                args=("ffffffffa01b2c3d", "", "amdgpu_fence_process+0x1c/0x80 [amdgpu]"),
+            ),
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "? ", "page_fault_oops+0x156/0x4f0"),
+            ),
+        ),
     ),
     # firmware-first PCIe errors: drivers/acpi/apei/ghes.c __ghes_print_estatus prints the
     # event, drivers/firmware/efi/cper.c cper_estatus_print_section each section: "%sError
