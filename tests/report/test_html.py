@@ -3,16 +3,14 @@ text (tests/report/test_html_browser.py opens them in Chromium)."""
 
 from __future__ import annotations
 
-import builtins
 import html
 import re
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import make_proc
 from daemon import kmsgd
+from nompl import hide_matplotlib
 from seeds import judge, play_003, play_004
 
 from kmsgd.analyze import analyze_paths
@@ -27,20 +25,6 @@ from kmsgd.ring.records import Kind
 needs_matplotlib = pytest.mark.skipif(
     not plot.available(), reason="the pictures need matplotlib (pip install .[plot])"
 )
-
-
-def hide_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As on an install without the plot extra: importing matplotlib fails."""
-    real = builtins.__import__
-
-    def imp(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "matplotlib" or name.startswith("matplotlib."):
-            raise ImportError(f"No module named {name!r}")
-        return real(name, *args, **kwargs)
-
-    for mod in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
-        monkeypatch.delitem(sys.modules, mod)
-    monkeypatch.setattr(builtins, "__import__", imp)
 
 
 @needs_matplotlib
