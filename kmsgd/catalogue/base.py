@@ -1,4 +1,4 @@
-"""The shape of a catalogue entry; the entries live in gpu, xid, kernel, hardware and lifecycle.
+"""The shape of a catalogue entry; the entries live in the family modules (kmsgd/catalogue/).
 
 An entry names the kernel evidence it keys on (regex + optional check), how bad it is,
 where it points (subsystem, device) and what an operator should do next. `rank` orders

@@ -12,7 +12,7 @@ SMU has stopped answering, as it does in the timeouts gpu.py names.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, MatchInput, Severity, Signature, sig
 from kmsgd.catalogue.gpu import AMDGPU
 
 
@@ -43,6 +43,22 @@ FIRMWARE_SIGNATURES: tuple[Signature, ...] = (
         42,
         device_kind=DeviceKind.PCI,
         check=_amdgpu_line,
+        formats=(
+            Format(
+                "failed to load ucode %s(0x%X) ",
+                "drivers/gpu/drm/amd/amdgpu/amdgpu_psp.c",
+                "5.15-6.18",
+                "amdgpu 0000:03:00.0: amdgpu: ",
+                args=("DMCUB_DCN31", 0x24),
+            ),
+            Format(
+                "Wait for DMUB auto-load failed: %d",
+                "drivers/gpu/drm/amd/display/amdgpu_dm/amdgpu_dm.c",
+                "5.15-6.18",
+                "[drm] ",
+                args=(6,),
+            ),
+        ),
     ),
     # amdgpu_smu.c smu_smc_hw_cleanup: dev_err "Fail to disable dpm features!" (5.10+),
     # smu_cmn.c / smu_v11_0.c smu_cmn_disable_all_features_with_exception's caller: "Failed to
@@ -61,5 +77,26 @@ FIRMWARE_SIGNATURES: tuple[Signature, ...] = (
         30,
         device_kind=DeviceKind.PCI,
         check=_amdgpu_line,
+        formats=(
+            Format(
+                "Fail to disable dpm features!",
+                "drivers/gpu/drm/amd/pm/swsmu/amdgpu_smu.c",
+                "5.15-6.18",
+                "amdgpu 0000:03:00.0: amdgpu: ",
+            ),
+            Format(
+                "Failed to disable smu features.",
+                "drivers/gpu/drm/amd/pm/swsmu/amdgpu_smu.c",
+                "5.15-6.18",
+                "amdgpu 0000:03:00.0: amdgpu: ",
+            ),
+            Format(
+                "suspend of IP block <%s> failed %d",
+                "drivers/gpu/drm/amd/amdgpu/amdgpu_device.c",
+                "4.19-6.18",
+                "[drm:amdgpu_device_ip_suspend_phase2 [amdgpu]] *ERROR* ",
+                args=("smu", -62),
+            ),
+        ),
     ),
 )

@@ -16,7 +16,15 @@ incident trigger; table.py registers this module last so that it stays so.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Format, MatchInput, Severity, Signature, sig
+from kmsgd.catalogue.base import (
+    DeviceKind,
+    Format,
+    MatchInput,
+    Severity,
+    Signature,
+    Trigger,
+    sig,
+)
 
 _PCI = DeviceKind.PCI
 AMDGPU = "gpu.amdgpu"
@@ -440,6 +448,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         30,
         device_kind=_PCI,
         check=_amdgpu_line,
+        trigger=Trigger("gpu_hang"),  # kmsgd/record/triggers.py carries this wording too
         formats=(
             Format(
                 "SMC is not ready", "drivers/gpu/drm/amd/pm/swsmu/amdgpu_smu.c", "5.15-6.18", _DEV

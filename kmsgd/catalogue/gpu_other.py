@@ -147,15 +147,24 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         "fabric manager's log.",
         24,
         device_kind=_PCI,
+        formats=(
+            Format(
+                "nvidia-%s: SXid (PCI:%04x:%02x:%02x.%x): %05d, %s",
+                "nvidia:src/common/nvswitch/kernel/inc/common_nvswitch.h",
+                "r515-r595",
+                args=("nvswitch0", 0, 0x6, 0, 0, 12028, "NVLink fatal error"),
+            ),
+        ),
     ),
     # drivers/acpi/apei/ghes.c __ghes_print_estatus: "%s{%u}[Hardware Error]: Hardware error
     # from APEI Generic Hardware Error Source: %d" (3.x-mainline), then
     # drivers/firmware/efi/cper.c cper_estatus_print: "%sevent severity: %s" with
     # "recoverable", "fatal", "corrected", "info"; only the first two are failures (the
-    # firmware corrected the others); ghes_proc panics "Fatal hardware error!" on a fatal one.
+    # firmware corrected the others); ghes_proc panics "Fatal hardware error!" on a fatal
+    # one (6.12+: "GHES: Fatal hardware error", without the "!").
     sig(
         "ghes_hardware_error",
-        r"\[Hardware Error\]: event severity: (?:recoverable|fatal)\b|Fatal hardware error!",
+        r"\[Hardware Error\]: event severity: (?:recoverable|fatal)\b|Fatal hardware error\b",
         ("severity", "Fatal"),
         Severity.CRITICAL,
         "hardware",
@@ -164,5 +173,26 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         "Read the section_type and the FRU/DIMM lines after it; replace or reseat what they "
         "name and read the BMC's event log for the same moment.",
         11,
+        formats=(
+            # cper_estatus_print's "%s""event severity: %s" behind the GHES prefix
+            Format(
+                "%sevent severity: %s",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{1}[Hardware Error]: ", "fatal"),
+            ),
+            Format(
+                "Fatal hardware error!",
+                "drivers/acpi/apei/ghes.c",
+                "4.4-6.8",
+                "Kernel panic - not syncing: ",
+            ),
+            Format(
+                "Fatal hardware error",
+                "drivers/acpi/apei/ghes.c",
+                "6.12-6.18",
+                "Kernel panic - not syncing: GHES: ",
+            ),
+        ),
     ),
 )

@@ -11,7 +11,7 @@ incident's own captures.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 # a stack frame as dump_stack prints it (arch/x86/kernel/dumpstack.c printk_stack_address:
 # " %s%pBb" with "? " for a frame the unwinder only guessed; 4.x and older put the address
@@ -43,6 +43,21 @@ HUNG_TASK_BODY = sig(
     "The blocked task's stack names the wait: storage, NFS, a GPU ioctl; fix that.",
     76,
     context=True,
+    formats=(
+        # sched_show_task: pr_info("task:%-15.15s state:%c") and the pr_cont that completes it
+        Format(
+            "task:%-15.15s state:%c stack:%-5lu pid:%-5d tgid:%-5d ppid:%-6d flags:0x%08lx",
+            "kernel/sched/core.c",
+            "6.8-6.18",
+            args=("kworker/u64:3", "D", 0, 4242, 4242, 2, 0x00004000),
+        ),
+        Format(
+            "task:%-15.15s state:%c stack:%5lu pid:%5d ppid:%6d flags:0x%08lx",
+            "kernel/sched/core.c",
+            "5.15",
+            args=("python3", "D", 0, 4242, 1, 0x00000000),
+        ),
+    ),
 )
 
 INDIRECT_SIGNATURES: tuple[Signature, ...] = (
@@ -63,13 +78,34 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         _OOM_NEXT,
         60,
         context=True,
+        formats=(
+            Format(
+                "oom-kill:constraint=%s,nodemask=%*pbl",
+                "mm/oom_kill.c",
+                "4.19-6.18",
+                args=("CONSTRAINT_NONE", 8, "(null)"),
+            ),
+            Format(
+                "Task in %s killed as a result of limit of %s",
+                "mm/memcontrol.c",
+                "4.4-4.19",
+                args=("/user.slice/app.scope", "/user.slice"),
+            ),
+            # the report's stack: dump_stack's frame line (arch/x86/kernel/dumpstack.c)
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "", "oom_kill_process+0x116/0x150"),
+            ),
+        ),
     ),
     # systemd src/core/unit.c unit_check_oomd_kill (248+): PID 1 (or the user's manager)
     # logs "<unit>: systemd-oomd killed %" PRIu64 " process(es) in this unit." when oomd's
     # kill of the unit's cgroup took effect (after oomd's own "Killed"/"Marked" line)
     sig(
         "oomd_kill",
-        r"^\S+: systemd-oomd killed \d+ process\(es\) in this unit",
+        r"^\S+: systemd-oomd killed (?:\d+|some) process\(es\) in this unit",
         ("systemd",),
         Severity.ERROR,
         "memory",
@@ -78,6 +114,16 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         64,
         idents=("systemd",),
         context=True,
+        formats=(
+            Format(
+                "systemd-oomd killed %lu process(es) in this unit.",
+                "systemd:src/core/unit.c",
+                "systemd 248+ (the wording of the entry's comment; its source not read here)",
+                "app-gnome-code.scope: ",
+                program="systemd",
+                args=(27,),
+            ),
+        ),
     ),
     # On x86 BUG() is the ud2 instruction (arch/x86/include/asm/bug.h), so the die header
     # after "kernel BUG at" is the invalid-opcode trap's: arch/x86/kernel/traps.c
@@ -94,6 +140,39 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         "The kernel hit an internal consistency check (BUG).",
         "A kernel or driver bug: report with the backtrace; check for a newer kernel.",
         79,
+        context=True,
+        formats=(
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.19-6.8",
+                args=("invalid opcode", 0, 1, " PREEMPT", " SMP", " NOPTI", "", ""),
+            ),
+            Format(
+                "Oops: %s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "6.12-6.18",
+                args=("invalid opcode", 0, 1, " PREEMPT", " SMP", " NOPTI", "", ""),
+            ),
+        ),
+    ),
+    # The oops report below its header line, as x86 prints it: arch/x86/mm/fault.c
+    # show_fault_oops "IP: %pS" ("IP: [<%p>] %pS" before 4.10; the line went in 4.15), and
+    # the die path in the oops's own Call Trace, page_fault_oops (arch/x86/mm/fault.c, 5.13+)
+    # and __die_body (arch/x86/kernel/dumpstack.c, 5.x+; ".cold" when the compiler split it):
+    # those run only while the kernel dies, and the unwinder lists them as guesses ("? ")
+    # because they lie below the frame that trapped, so a guessed one counts here.
+    sig(
+        "oops",
+        r"^IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+"
+        r"|^\s*(?:\? )?(?:page_fault_oops|__die_body)(?:\.\w+)?\+0x[0-9a-f]+/0x[0-9a-f]+",
+        ("IP", "page_fault_oops", "__die_body"),
+        Severity.CRITICAL,
+        "kernel",
+        "The kernel faulted (Oops); the task was killed and the kernel may be unstable.",
+        "Report the Oops with its 'Modules linked in' and RIP lines; with panic_on_oops it "
+        "also explains the panic.",
+        80,
         context=True,
     ),
     # firmware-first PCIe errors: drivers/acpi/apei/ghes.c __ghes_print_estatus prints the
@@ -117,6 +196,14 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         17,
         device_kind=DeviceKind.PCI,
         routine=True,
+        formats=(
+            Format(
+                "%ssection_type: PCIe error",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{1}[Hardware Error]:  ",),
+            ),
+        ),
     ),
     # NVIDIA open-gpu-kernel-modules kernel_gsp.c: _kgspRpcRecvPoll dumps the stack
     # (os_dump_stack) when an RPC to GSP times out, after its "Timeout waiting for RPC"
@@ -134,5 +221,13 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         30,
         device_kind=DeviceKind.PCI,
         context=True,
+        formats=(
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "", "_kgspRpcRecvPoll+0x1e3/0x3f0 [nvidia]"),
+            ),
+        ),
     ),
 )

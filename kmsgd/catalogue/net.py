@@ -8,7 +8,7 @@ timing out is a NIC, firmware, cable or driver failure, and the box drops off th
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 NET = "net"
 
@@ -32,5 +32,20 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         "(try disabling the NIC's power saving: ethtool --set-eee, pcie_aspm=off).",
         48,
         device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "NETDEV WATCHDOG: %s (%s): transmit queue %u timed out",
+                "net/sched/sch_generic.c",
+                "4.4-6.1",
+                args=("enp5s0", "r8169", 0),
+            ),
+            Format(
+                "NETDEV WATCHDOG: CPU: %d: transmit queue %u timed out %u ms",
+                "net/sched/sch_generic.c",
+                "6.8-6.18",
+                "r8169 0000:05:00.0 enp5s0: ",
+                args=(3, 0, 5120),
+            ),
+        ),
     ),
 )

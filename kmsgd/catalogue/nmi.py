@@ -10,7 +10,7 @@ continuing").
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 _MEANING = (
     "The CPU got a non-maskable interrupt that no driver claimed: platform hardware "
@@ -35,6 +35,14 @@ NMI_SIGNATURES: tuple[Signature, ...] = (
         _NEXT,
         15,
         device_kind=DeviceKind.NONE,
+        formats=(
+            Format(
+                "Uhhuh. NMI received for unknown reason %02x on CPU %d.",
+                "arch/x86/kernel/nmi.c",
+                "4.4-6.18",
+                args=(0x2D, 0),
+            ),
+        ),
     ),
     # the same report's next lines: "Do you have a strange power saving mode enabled?"
     # (2.6-6.x), "Dazed and confused, but trying to continue" (2.6-today)
@@ -50,5 +58,15 @@ NMI_SIGNATURES: tuple[Signature, ...] = (
         15,
         device_kind=DeviceKind.NONE,
         context=True,
+        formats=(
+            Format(
+                "Dazed and confused, but trying to continue", "arch/x86/kernel/nmi.c", "4.4-6.18"
+            ),
+            Format(
+                "Do you have a strange power saving mode enabled?",
+                "arch/x86/kernel/nmi.c",
+                "4.4-5.15",
+            ),
+        ),
     ),
 )

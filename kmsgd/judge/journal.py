@@ -20,6 +20,7 @@ from typing import Any
 
 from kmsgd.errors import BadInput, SourceUnavailable
 from kmsgd.ring.records import KernelRecord
+from kmsgd.types import MONO_US_MAX, WALL_US_MAX, bounded_int
 
 JOURNALCTL_TIMEOUT_S = 120
 _HEX32 = re.compile(r"[0-9a-f]{32}")
@@ -69,20 +70,17 @@ def _text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _int(value: object) -> int | None:
+def _int(value: object, high: int = MONO_US_MAX) -> int | None:
+    """A number field within [0, high]; None otherwise (a journal file from elsewhere may
+    carry any value: a 400-digit or out-of-clock one is no value, never an overflow later)."""
     if isinstance(value, tuple):  # the binding's __MONOTONIC_TIMESTAMP: (usec, boot id)
         value = value[0] if value else None
-    if isinstance(value, int):
-        return value
-    try:
-        return int(_text(value))
-    except ValueError:
-        return None
+    return bounded_int(value if isinstance(value, int) else _text(value), 0, high)
 
 
 def entry_from_fields(fields: Mapping[str, object]) -> JournalEntry | None:
     """A journal entry as a field mapping (JSON line or the binding's raw dict) → entry."""
-    realtime = _int(fields.get("__REALTIME_TIMESTAMP"))
+    realtime = _int(fields.get("__REALTIME_TIMESTAMP"), WALL_US_MAX)
     if realtime is None or "MESSAGE" not in fields:
         return None
     transport = _text(fields.get("_TRANSPORT"))
@@ -93,7 +91,7 @@ def entry_from_fields(fields: Mapping[str, object]) -> JournalEntry | None:
     return JournalEntry(
         realtime_us=realtime,
         monotonic_us=_int(fields.get("__MONOTONIC_TIMESTAMP")),
-        priority=_int(fields.get("PRIORITY")),
+        priority=_int(fields.get("PRIORITY"), 7),
         identifier=_text(fields.get("SYSLOG_IDENTIFIER")) or comm,
         comm=comm,
         pid=pid,
@@ -206,9 +204,9 @@ def list_boots(directory: str | None = None) -> list[JournalBoot]:
             r.flush_matches()
             r.add_match(_BOOT_ID=bid)
             r.seek_head()
-            first = _int(r.get_next().get("__REALTIME_TIMESTAMP"))
+            first = _int(r.get_next().get("__REALTIME_TIMESTAMP"), WALL_US_MAX)
             r.seek_tail()
-            last = _int(r.get_previous().get("__REALTIME_TIMESTAMP"))
+            last = _int(r.get_previous().get("__REALTIME_TIMESTAMP"), WALL_US_MAX)
             if first is not None and last is not None:
                 boots.append(JournalBoot(bid, first, last))
     return sorted(boots, key=lambda b: (b.first_realtime_us, b.boot_id))

@@ -8,7 +8,8 @@ driver's dev_printk prefix `<driver> <bus id>: ` (drivers/base/core.c __dev_prin
 subsystem's pr_fmt (`NVRM: `, `mce: `, `AMD-Vi: `), DRM's `[drm`, the report headers of
 lib/bug.c, kernel/panic.c, kernel/watchdog.c, kernel/hung_task.c, kernel/rcu/tree_stall.h.
 `OPENINGS` lists them per catalogue subsystem (tests/logparse/test_origin.py checks that
-every subsystem the catalogue blames on kernel lines has its openings here).
+every subsystem the catalogue blames on kernel lines has its openings here, and that every
+kernel format string of the catalogue, rendered as printk would, opens so).
 
 Only formats without a facility ask this: where the facility is carried, it decides, and a
 program writing the same words stays a program's line.
@@ -37,6 +38,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
     "kernel": (
         r"BUG: ",
+        r"kernel BUG at ",
+        r"Internal error: Oops",
+        r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
         r"Oops: ",
@@ -49,7 +53,17 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"------------\[ cut here \]",
     ),
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
-    "memory": (r"Out of memory", r"oom-kill:", r"oom_reaper: ", r"Memory cgroup out of memory"),
+    # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
+    # the report
+    "memory": (
+        r"Out of memory",
+        r"oom-kill:",
+        r"oom_reaper: ",
+        r"Memory cgroup out of memory",
+        r"Killed process \d+ \(",
+        r".{1,15} invoked oom-killer: ",
+        r".{1,15}: page allocation failure: ",
+    ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
     "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),

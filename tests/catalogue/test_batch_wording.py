@@ -266,6 +266,20 @@ BATCH_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "python3         D    0  4321      1 0x00000000",
         ],
     ),
+    "oops": (
+        [
+            "IP: amdgpu_amdkfd_gpuvm_restore_process_bos+0x70/0x4b0 [amdgpu]",  # 4.10-4.14
+            "IP: [<ffffffffa01e76c2>] ext4_da_write_begin+0x1c2/0x3a0 [ext4]",  # before 4.10
+            " ? page_fault_oops+0x132/0x170",
+            " ? __die_body.cold+0x8/0xd",
+            " __die_body+0x1a/0x60",
+        ],
+        [
+            "IP: routing cache hash table of 16384 buckets, 128Kbytes",
+            " ? exc_page_fault+0x61/0x150",  # every user page fault passes there
+            " ? asm_exc_page_fault+0x22/0x30",
+        ],
+    ),
 }
 
 

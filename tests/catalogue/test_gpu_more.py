@@ -152,7 +152,7 @@ ADDED_WORDING: dict[str, tuple[list[str], list[str]]] = {
             _AMD + "SMU is resuming...",
             "[drm:amdgpu_device_ip_resume_phase2 [amdgpu]] *ERROR* resume of IP block "
             "<sdma_v4_0> failed -110",
-            "radeon 0000:01:00.0: SMC is not ready",  # not amdgpu's
+            _AMD + "SMU is resumed successfully!",
         ],
     ),
     "iommu_fault": (
