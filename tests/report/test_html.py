@@ -39,8 +39,10 @@ def test_seed_004_page_has_the_verdict_first_then_the_power_step(tmp_path: Path)
     assert not re.findall(r'(?:src|href)="(?!#)', out)
     titles = re.findall(r"<title>([^<]*)</title>", out)
     # hover: the 10 Hz reads of the step, with value and time; the cap; the time of death
-    assert any(t.startswith("ppt: 298.2 W at -0.200 s") for t in titles), titles[-20:]
-    assert any(t.startswith("ppt: 12 W at -0.300 s") for t in titles)
+    assert any(t.startswith("0000:03:00.0 ppt 10 Hz: 298.2 W at -0.200 s") for t in titles), titles[
+        -20:
+    ]
+    assert any(t.startswith("0000:43:00.0 ppt 10 Hz: 12 W at -0.300 s") for t in titles)
     assert "power cap 289 W: 0000:03:00.0, 0000:43:00.0" in titles
     assert any(t.startswith("time of death: after +0.000 s") for t in titles)
     assert "zoom: the final 2 s" in out

@@ -168,8 +168,8 @@ def test_seed_004_shows_the_power_step_in_the_zoom(chromium: str, tmp_path: Path
         assert f"{card} ppt" in f["texts"]  # the legend: one line a GPU
     assert "zoom: the final 2 s, every power read" in f["texts"]
     assert "GPU temperatures (°C)" in f["texts"]
-    assert any(t.startswith("ppt: 12 W at -0.300 s") for t in f["titles"])
-    assert any(t.startswith("ppt: 301.5 W at -0.100 s") for t in f["titles"])
+    assert any(t.startswith("0000:03:00.0 ppt 10 Hz: 12 W at -0.300 s") for t in f["titles"])
+    assert any(t.startswith("0000:43:00.0 ppt 10 Hz: 301.5 W at -0.100 s") for t in f["titles"])
     assert "power cap 289 W: 0000:03:00.0, 0000:43:00.0" in f["titles"]
 
 
