@@ -56,6 +56,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Task in \S+ killed as a result of limit",  # memcg OOM report (3.x-4.18)
         r" *(?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",  # a stack frame of a kernel report
         r"Do you have a strange power saving mode enabled\?",  # unknown NMI, second line
+        r"IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x",  # arch/x86/mm/fault.c show_fault_oops (to 4.14)
     ),
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
