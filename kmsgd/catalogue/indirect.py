@@ -107,7 +107,9 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "oomd_kill",
         r"^\S+: systemd-oomd killed (?:\d+|some) process\(es\) in this unit",
-        ("systemd",),
+        # "systemd-oomd" splits into "systemd" and "oomd": the rare half keeps every other
+        # line of PID 1 (in dmesg, "systemd[1]: …" is most of the ring) off this regex
+        ("oomd",),
         Severity.ERROR,
         "memory",
         "systemd-oomd killed a cgroup under memory pressure.",
