@@ -72,9 +72,11 @@ def _case(name: str, ring: str, proc: str, rounds: int) -> None:
         cpu = ", ".join(f"{w:.2f}" for w in cpus[fmt])
         print(f"    --format {fmt:4}  wall s {runs}  CPU s {cpu}  peak RSS {rss[fmt]:.1f} MiB")
     ok = "met" if html <= GOAL_RATIO * md and size <= GOAL_BYTES else "NOT met"
+    # the minimum is the run the other jobs on a shared machine disturbed least
+    best = min(cpus["html"]) / min(cpus["md"])
     print(
-        f"    html/md: wall {html / md:.2f}x, CPU {html_cpu / md_cpu:.2f}x (medians); "
-        f"page {size / 1024:.0f} KiB: goal {ok}"
+        f"    html/md: wall {html / md:.2f}x, CPU {html_cpu / md_cpu:.2f}x (medians), "
+        f"CPU {best:.2f}x (minimums); page {size / 1024:.0f} KiB: goal {ok}"
     )
 
 
@@ -82,7 +84,7 @@ def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="bench.html_bench")
     ap.add_argument("--size-mib", type=int, default=256)
     ap.add_argument("--boots", type=int, default=12)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as d:
         for incident in (False, True):

@@ -122,11 +122,12 @@ def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | 
     from kmsgd.report.bootcache import BootCache
 
     cfg = settings(config_file, ring=ring, proc_root=proc_root)
+    cache = BootCache(cfg.state_dir)
     with _open(cfg) as reader:
-        rows = reader.boots()
+        rows = reader.boots(known=cache.segments)
         torn = reader.torn_bytes
         current, rtc = _current_boot(cfg.proc_root), rtc_local(cfg.etc_root)
-        ends = outcomes(reader, rows, current, rtc, cache=BootCache(cfg.state_dir))
+        ends = outcomes(reader, rows, current, rtc, cache=cache)
     if fmt == "json":
         for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
             obj = dataclasses.asdict(row) | {

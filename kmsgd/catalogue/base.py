@@ -1,4 +1,4 @@
-"""The shape of a catalogue entry; the entries live in gpu, xid, kernel, hardware and lifecycle.
+"""The shape of a catalogue entry; the entries live in the family modules (kmsgd/catalogue/).
 
 An entry names the kernel evidence it keys on (regex + optional check), how bad it is,
 where it points (subsystem, device) and what an operator should do next. `rank` orders
@@ -110,6 +110,9 @@ class Signature:
     trigger: Trigger | None = None  # starts an incident in the recorder (kernel lines only)
     timed: bool = False  # its check reads the printk stamp (MatchInput.ts_usec)
     formats: tuple[Format, ...] = ()  # the source's format strings that print this evidence
+    # a line of the report of an event that another line counts (the OOM report's header, the
+    # hung task's task line): it shows the event where a cut lost that line, never counts it twice
+    context: bool = False
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""

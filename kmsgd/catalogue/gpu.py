@@ -542,12 +542,16 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # NVIDIA: "NVRM: GPU %04x:%02x:%02x.%x: GPU has fallen off the bus." (all eras); amdgpu
-    # (amdgpu_device.c amdgpu_device_rreg on a dead link, 6.x): "device lost from bus!"
+    # NVIDIA: "NVRM: GPU %04x:%02x:%02x.%x: GPU has fallen off the bus." (all eras), and the
+    # resource manager's status NV_ERR_GPU_IS_LOST (nvstatuscodes.h: "GPU lost from the bus",
+    # printed by nvassert.c's "Check failed: %s (0x%08X) returned from …" as "GPU lost from
+    # the bus [NV_ERR_GPU_IS_LOST]"); amdgpu (amdgpu_device.c amdgpu_device_rreg on a dead
+    # link, 6.x): "device lost from bus!"
     sig(
         "gpu_fell_off_bus",
-        r"GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus",
-        ("fallen", "lost"),
+        r"GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus"
+        r"|GPU lost from the bus \[NV_ERR_GPU_IS_LOST\]",
+        ("fallen", "lost", "NV_ERR_GPU_IS_LOST"),
         Severity.CRITICAL,
         "gpu",
         "The GPU stopped responding on PCIe: the system can no longer reach it.",
@@ -572,17 +576,37 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 "r515-r595",
             ),
             Format("device lost from bus!", _AMD + "amdgpu_device.c", "6.12-6.18", _DEV),
+            Format(
+                "Check failed: %s (0x%08X) returned from %s @ %s:%d",
+                _NVRM + "src/libraries/utils/nvassert.c",
+                "r515-r595",
+                "NVRM: nvCheckOkFailedNoLog: ",
+                args=(
+                    "GPU lost from the bus [NV_ERR_GPU_IS_LOST]",
+                    0xF,
+                    "kbusFlush",
+                    "kern_bus.c",
+                    1,
+                ),
+            ),
         ),
     ),
     # nvidia.ko nv.c / os-interface: "NVRM: RmInitAdapter failed! (0x%x:0x%x:%d)" (all eras),
     # "NVRM: rm_init_adapter failed, device minor number %d", and from the probe (nv-pci.c):
     # "NVRM: The NVIDIA probe routine failed for %d device(s)." / "None of the NVIDIA devices
-    # were initialized."
+    # were initialized."; the VBIOS's boot (GFW) that GSP waits for: kernel_gsp_tu102.c
+    # "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)" (early r535; r545 adds ", VBIOS
+    # version %s" in the parentheses), then kern_gpu_tu102.c gpuWaitForGfwBootComplete_TU102
+    # "failed to wait for GFW_BOOT: (progress 0x%x)" and kgspWaitForGfwBootOk_TU102 "failed
+    # to wait for GFW boot complete: 0x%x VBIOS version %s" (r550-r595, and late r535
+    # releases such as 535.288.01), "GSP failed to halt with GFW_BOOT: (progress
+    # 0x%x)" (r560-r595)
     sig(
         "nvidia_init_failure",
         r"RmInitAdapter failed|rm_init_adapter failed|The NVIDIA probe routine failed"
-        r"|None of the NVIDIA devices were initialized",
-        ("RmInitAdapter", "rm_init_adapter", "probe", "None"),
+        r"|None of the NVIDIA devices were initialized"
+        r"|failed to (?:wait for GFW_BOOT|halt with GFW_BOOT)|failed to wait for GFW boot complete",
+        ("RmInitAdapter", "rm_init_adapter", "probe", "None", "GFW_BOOT", "GFW"),
         Severity.ERROR,
         NVIDIA,
         "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
@@ -612,6 +636,41 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "NVRM: None of the NVIDIA devices were initialized.", _NVK + "nv.c", "r515-r595"
+            ),
+            Format(
+                "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)",
+                _NVRM + "src/kernel/gpu/gsp/arch/turing/kernel_gsp_tu102.c",
+                "r535.43.02-r535.43.02",
+                _nv("kgspWaitForGfwBootOk_TU102"),
+                args=(0x65, 0x3),
+            ),
+            Format(
+                "failed to wait for GFW_BOOT: 0x%x (progress 0x%x, VBIOS version %s)",
+                _NVRM + "src/kernel/gpu/gsp/arch/turing/kernel_gsp_tu102.c",
+                "r545-r545",
+                _nv("kgspWaitForGfwBootOk_TU102"),
+                args=(0x65, 0x3, "94.02.59.00.05"),
+            ),
+            Format(
+                "failed to wait for GFW_BOOT: (progress 0x%x)",
+                _NVRM + "src/kernel/gpu/arch/turing/kern_gpu_tu102.c",
+                "r550-r595",
+                _nv("gpuWaitForGfwBootComplete_TU102"),
+                args=(0x3,),
+            ),
+            Format(
+                "failed to wait for GFW boot complete: 0x%x VBIOS version %s",
+                _NVRM + "src/kernel/gpu/gsp/arch/turing/kernel_gsp_tu102.c",
+                "r550-r595",
+                _nv("kgspWaitForGfwBootOk_TU102"),
+                args=(0x65, "94.02.59.00.05"),
+            ),
+            Format(
+                "GSP failed to halt with GFW_BOOT: (progress 0x%x)",
+                _NVRM + "src/kernel/gpu/arch/turing/kern_gpu_tu102.c",
+                "r560-r595",
+                _nv("gpuWaitForGfwBootComplete_TU102"),
+                args=(0x0,),
             ),
         ),
     ),

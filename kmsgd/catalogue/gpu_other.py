@@ -9,24 +9,40 @@ servers (APEI GHES) are here too until hardware.py takes them with its format-st
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, Trigger, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, Trigger, sig
 
 _PCI = DeviceKind.PCI
 RADEON = "gpu.radeon"
 NOUVEAU = "gpu.nouveau"
 NVSWITCH = "gpu.nvswitch"
+_RADEON = "drivers/gpu/drm/radeon/"
+
+
+def _drm_radeon(func: str) -> str:
+    # DRM_ERROR's prefix (include/drm/drm_print.h)
+    return f"[drm:{func} [radeon]] *ERROR* "
+
 
 OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # radeon_ring.c radeon_ring_test_lockup: dev_err "ring %d stalled for more than %llumsec"
     # (3.x-mainline; the FreeBSD port names the device "drmn0:"), then radeon_fence.c
     # radeon_fence_check_lockup: dev_warn "GPU lockup (current fence id 0x%016llx last fence
     # id 0x%016llx on ring %d)"; amdgpu carried the same stall text in 4.2-4.x only on its
-    # own device, so the driver's name (or FreeBSD's device) must be on the line.
+    # own device, so the driver's name (or FreeBSD's device) must be on the line. The same
+    # lockup found by the tests the driver runs at init and resume (a command the ring must
+    # execute; radeon follows a failure with the same GPU soft reset): radeon_ring.c /
+    # r600.c, cik.c, si.c ring tests DRM_ERROR "radeon: ring %d test failed
+    # (scratch(0x%04X)=0x%08X)", their IB tests "radeon: ib test failed (scratch(0x%04X)=
+    # 0x%08X)", "radeon: fence wait timed out.", "radeon: fence wait failed (%ld).", and
+    # radeon_ib.c radeon_ib_ring_tests "radeon: failed testing IB on GFX ring (%d)." /
+    # "radeon: failed testing IB on ring %d (%d)." (3.x-mainline)
     sig(
         "radeon_gpu_lockup",
         r"(?:radeon \S+: |drmn\d+: )(?:ring \d+ stalled for more than \d+msec"
-        r"|GPU lockup \(current fence id)",
-        ("stalled", "lockup"),
+        r"|GPU lockup \(current fence id)"
+        r"|radeon: (?:(?:ring \d+|ib) test failed \(scratch|fence wait (?:timed out|failed)"
+        r"|failed testing IB on (?:GFX ring|ring \d+) \(-?\d+\))",
+        ("stalled", "lockup", "failed", "timed"),
         Severity.CRITICAL,
         RADEON,
         "The radeon driver found a GPU ring that stopped advancing (a GPU lockup).",
@@ -35,6 +51,51 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         35,
         device_kind=_PCI,
         trigger=Trigger("gpu_hang"),
+        # listed: the init and resume tests' wording (the stall and fence-lockup formats are
+        # not among them)
+        formats=(
+            Format(
+                "radeon: failed testing IB on GFX ring (%d).",
+                _RADEON + "radeon_ib.c",
+                "4.4-6.18",
+                _drm_radeon("radeon_ib_ring_tests"),
+                args=(-110,),
+            ),
+            Format(
+                "radeon: failed testing IB on ring %d (%d).",
+                _RADEON + "radeon_ib.c",
+                "4.4-6.18",
+                _drm_radeon("radeon_ib_ring_tests"),
+                args=(5, -110),
+            ),
+            Format(
+                "radeon: ring %d test failed (scratch(0x%04X)=0x%08X)",
+                _RADEON + "r600.c",
+                "4.4-6.18",
+                _drm_radeon("r600_ring_test"),
+                args=(0, 0x8504, 0xCAFEDEAD),
+            ),
+            Format(
+                "radeon: ib test failed (scratch(0x%04X)=0x%08X)",
+                _RADEON + "r600.c",
+                "4.4-6.18",
+                _drm_radeon("r600_ib_test"),
+                args=(0x8504, 0xCAFEDEAD),
+            ),
+            Format(
+                "radeon: fence wait timed out.",
+                _RADEON + "r600.c",
+                "4.19-6.18",
+                _drm_radeon("r600_ib_test"),
+            ),
+            Format(
+                "radeon: fence wait failed (%d).",
+                _RADEON + "r600.c",
+                "4.4-6.18",
+                _drm_radeon("r600_ib_test"),
+                args=(-35,),
+            ),
+        ),
     ),
     # nouveau's nvkm_error (nvkm/core/subdev.h: dev_err with "<subdev>: "): fifo
     # "DMA_PUSHER - ch %d [%s] get %08x put %08x state %08x (err: %s) push %08x"
@@ -42,12 +103,15 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # (gf100.c/gk104.c, tu102.c drops the name in 6.x), "PBDMA%d: %08x [%s] ch %d [%010llx
     # %s] subc %d mthd %04x data %08x", "fault %02x [%s] at %016llx engine %02x [%s] client
     # %02x [%s%s] reason %02x [%s] on channel %d [%010llx %s]" (gk104 MMU fault); gr "TRAP ch
-    # %d [%010llx %s]", "DATA_ERROR %08x [%s]", "ILLEGAL_MTHD" (nvkm/engine/gr/nv50.c, gf100.c)
+    # %d [%010llx %s]", "DATA_ERROR %08x [%s]", "ILLEGAL_MTHD" (nvkm/engine/gr/nv50.c, gf100.c);
+    # and the probe's refusal of a chip it cannot read or does not know (nvkm/engine/device/
+    # base.c nvkm_device_ctor: nvdev_error "unknown chipset (%08x)", 4.x-mainline; ffffffff
+    # is a GPU that answers no register read)
     sig(
         "nouveau_error",
         r"nouveau \S+: (?:fifo: (?:DMA_PUSHER|SCHED_ERROR|PBDMA\d+: |fault \w+ \[|"
         r"(?:read|write) fault at )|gr: (?:TRAP|DATA_ERROR|ILLEGAL_MTHD|ILLEGAL_CLASS)"
-        r"|mmu: (?:fault|Page fault)|gr: magic set \d+)",
+        r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\))",
         ("nouveau",),
         Severity.ERROR,
         NOUVEAU,
@@ -56,6 +120,16 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         "before a freeze name the engine: update the kernel and Mesa, or try NVIDIA's driver.",
         36,
         device_kind=_PCI,
+        # listed: the probe's refusal (the engine-fault formats are not among them)
+        formats=(
+            Format(
+                "unknown chipset (%08x)",
+                "drivers/gpu/drm/nouveau/nvkm/engine/device/base.c",
+                "4.4-6.18",
+                "nouveau 0000:01:00.0: ",
+                args=(0xFFFFFFFF,),
+            ),
+        ),
     ),
     # src/common/nvswitch/kernel/inc/error_nvswitch.h NVSWITCH_PRINT_SXID: "nvidia-%s: SXid
     # (PCI:%04x:%02x:%02x.%x): %05d, " then "Fatal, ..." / "Non-fatal, ..." (the device name is
@@ -73,15 +147,24 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         "fabric manager's log.",
         24,
         device_kind=_PCI,
+        formats=(
+            Format(
+                "nvidia-%s: SXid (PCI:%04x:%02x:%02x.%x): %05d, %s",
+                "nvidia:src/common/nvswitch/kernel/inc/common_nvswitch.h",
+                "r515-r595",
+                args=("nvswitch0", 0, 0x6, 0, 0, 12028, "NVLink fatal error"),
+            ),
+        ),
     ),
     # drivers/acpi/apei/ghes.c __ghes_print_estatus: "%s{%u}[Hardware Error]: Hardware error
     # from APEI Generic Hardware Error Source: %d" (3.x-mainline), then
     # drivers/firmware/efi/cper.c cper_estatus_print: "%sevent severity: %s" with
     # "recoverable", "fatal", "corrected", "info"; only the first two are failures (the
-    # firmware corrected the others); ghes_proc panics "Fatal hardware error!" on a fatal one.
+    # firmware corrected the others); ghes_proc panics "Fatal hardware error!" on a fatal
+    # one (6.12+: "GHES: Fatal hardware error", without the "!").
     sig(
         "ghes_hardware_error",
-        r"\[Hardware Error\]: event severity: (?:recoverable|fatal)\b|Fatal hardware error!",
+        r"\[Hardware Error\]: event severity: (?:recoverable|fatal)\b|Fatal hardware error\b",
         ("severity", "Fatal"),
         Severity.CRITICAL,
         "hardware",
@@ -90,5 +173,26 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         "Read the section_type and the FRU/DIMM lines after it; replace or reseat what they "
         "name and read the BMC's event log for the same moment.",
         11,
+        formats=(
+            # cper_estatus_print's "%s""event severity: %s" behind the GHES prefix
+            Format(
+                "%sevent severity: %s",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{1}[Hardware Error]: ", "fatal"),
+            ),
+            Format(
+                "Fatal hardware error!",
+                "drivers/acpi/apei/ghes.c",
+                "4.4-6.8",
+                "Kernel panic - not syncing: ",
+            ),
+            Format(
+                "Fatal hardware error",
+                "drivers/acpi/apei/ghes.c",
+                "6.12-6.18",
+                "Kernel panic - not syncing: GHES: ",
+            ),
+        ),
     ),
 )

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import re
 
-from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature, Trigger, sig
+from kmsgd.catalogue.base import DeviceKind, Format, MatchInput, Severity, Signature, Trigger, sig
 
 S = Severity
 _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, DeviceKind.FS
 EARLY_US = 300_000_000  # "at boot": within the first five minutes of printk time
+_MCE = "mce: [Hardware Error]: "  # mce/core.c pr_fmt "mce: " and HW_ERR (4.x+)
+_AER = "pcieport 0000:00:01.1: AER: "  # aer.c dev_fmt/pr_fmt "AER: " (4.19+), the root port
+_NVME = "nvme nvme0: "  # dev_warn(ctrl->device) of the controller
+_MCE_FILE = "arch/x86/kernel/cpu/mce/core.c"
 
 
 # mce_notify_irq (arch/x86/kernel/cpu/mce/core.c): "Machine check events logged" says only
@@ -33,12 +37,15 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     # check events logged" (2.6.3x–today); 2.6.2x: "CPU %d: Machine Check Exception: %16Lx
     # Bank %d" and "HARDWARE ERROR"; AMD's decoder (drivers/edac/mce_amd.c): "[Hardware
     # Error]: Corrected error, no action required." / "Uncorrected, software restartable
-    # error."
+    # error."; powerpc's die() of an unrecovered machine check (arch/powerpc/kernel/traps.c
+    # machine_check_exception → die("Machine check", regs, SIGBUS)): "Oops: Machine check,
+    # sig: 7 [#1]"
     sig(
         "mce",
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
         r"RIP|TSC|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
-        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
+        r"|^Oops: Machine check, sig: \d+",
         ("Hardware", "Machine", "machine"),
         S.CRITICAL,
         "hardware",
@@ -47,6 +54,26 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         10,
         check=lambda m, i: not ("events logged" in i.text and _early(m, i)),
         timed=True,
+        formats=(
+            Format(
+                "CPU %d: Machine Check%s: %Lx Bank %d: %016Lx",
+                _MCE_FILE,
+                "5.4-6.18",
+                _MCE,
+                args=(3, " Exception", 5, 4, 0xB200000000070F0F),
+            ),
+            Format(
+                "Machine check: %s",
+                _MCE_FILE,
+                "5.4-6.18",
+                _MCE,
+                args=("Processor context corrupt",),
+            ),
+            Format("Machine check events logged", _MCE_FILE, "5.4-6.18", _MCE),
+            Format(
+                "Machine check events logged", "arch/x86/kernel/cpu/mcheck/mce.c", "4.4-4.19", _MCE
+            ),
+        ),
         trigger=Trigger(
             "mce", narrow=r"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"
         ),
@@ -62,6 +89,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         100,
         check=_early,
         timed=True,
+        formats=(Format("Machine check events logged", _MCE_FILE, "5.4-6.18", _MCE),),
     ),
     # drivers/edac/edac_mc.c edac_mc_handle_error: "EDAC MC%d: %d %s error%s ..." as
     # "EDAC MC0: 1 CE memory read error on …" (3.5+); 2.6–3.4: "EDAC MC%d: CE page 0x%lx,
@@ -80,6 +108,40 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Find the DIMM in the message (or ras-mc-ctl --errors); replace it if errors are "
         "uncorrected or growing.",
         12,
+        formats=(
+            # edac_mc_printk adds "EDAC MC%d: "; the label and location fill the middle
+            Format(
+                "%d CE %s%son %s (%s page:0x%lx offset:0x%lx grain:%ld syndrome:0x%lx%s%s)",
+                "drivers/edac/edac_mc.c",
+                "5.15-6.18",
+                "EDAC MC0: ",
+                args=(
+                    1,
+                    "memory read error",
+                    " ",
+                    "DIMM_A1",
+                    "channel:0 slot:0",
+                    0x12345,
+                    0x40,
+                    8,
+                    0,
+                ),
+            ),
+            Format(
+                "%d UE %s%son %s (%s page:0x%lx offset:0x%lx grain:%ld%s%s)",
+                "drivers/edac/edac_mc.c",
+                "5.15-6.18",
+                "EDAC MC0: ",
+                args=(1, "memory read error", " ", "DIMM_A1", "channel:0 slot:0", 0x12345, 0x40, 8),
+            ),
+            Format(
+                "%d CE %s%son %s (%s %s - %s)",
+                "drivers/edac/edac_mc.c",
+                "4.4-5.4",
+                "EDAC MC0: ",
+                args=(1, "", "", "DIMM_A1", "channel:0 slot:0", "page:0x1", ""),
+            ),
+        ),
     ),
     # drivers/pci/pcie/aer.c: "AER: %s error message received from %s" and
     # "PCIe Bus Error: severity=%s, type=%s, (%s)"
@@ -95,6 +157,29 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         16,
         device_kind=_PCI,
         trigger=Trigger("pcie"),
+        formats=(
+            Format(
+                "PCIe Bus Error: severity=%s, type=%s, (%s)",
+                "drivers/pci/pcie/aer.c",
+                "4.19-6.18",
+                _AER,
+                args=("Uncorrected (Fatal)", "Transaction Layer", "Receiver ID"),
+            ),
+            Format(
+                "%s%s error message received from %04x:%02x:%02x.%d%s",
+                "drivers/pci/pcie/aer.c",
+                "6.8-6.18",
+                _AER,
+                args=("", "Uncorrected (Fatal)", 0, 1, 0, 0, ""),
+            ),
+            Format(
+                "PCIe Bus Error: severity=%s, type=%s, id=%04x(%s)",
+                "drivers/pci/pcie/aer/aerdrv_errprint.c",
+                "4.4",
+                "pcieport 0000:00:01.1: ",
+                args=("Uncorrected (Fatal)", "Transaction Layer", 0x100, "Receiver ID"),
+            ),
+        ),
     ),
     sig(
         "aer_nonfatal",
@@ -106,6 +191,15 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Check the device and slot; repeated errors precede link failures.",
         18,
         device_kind=_PCI,
+        formats=(
+            Format(
+                "PCIe Bus Error: severity=%s, type=%s, (%s)",
+                "drivers/pci/pcie/aer.c",
+                "4.19-6.18",
+                _AER,
+                args=("Uncorrected (Non-Fatal)", "Transaction Layer", "Requester ID"),
+            ),
+        ),
     ),
     # drivers/pci/pcie/aer.c: 3.x–4.x "PCIe Bus Error: severity=Corrected, type=%s,
     # id=%04x(%s)" and "AER: Corrected error received: id=%04x"; 4.x+ "AER: Corrected error
@@ -124,6 +218,29 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         17,
         device_kind=_PCI,
         routine=True,
+        formats=(
+            Format(
+                "PCIe Bus Error: severity=%s, type=%s, (%s)",
+                "drivers/pci/pcie/aer.c",
+                "4.19-6.18",
+                _AER,
+                args=("Corrected", "Physical Layer", "Receiver ID"),
+            ),
+            Format(
+                "%s%s error message received from %04x:%02x:%02x.%d%s",
+                "drivers/pci/pcie/aer.c",
+                "6.8-6.18",
+                _AER,
+                args=("Multiple ", "Corrected", 0, 1, 0, 0, ""),
+            ),
+            Format(
+                "AER: %s%s error received: id=%04x",
+                "drivers/pci/pcie/aer/aerdrv_errprint.c",
+                "4.4",
+                "pcieport 0000:00:01.1: ",
+                args=("", "Corrected", 0x100),
+            ),
+        ),
     ),
     # drivers/pci/hotplug/pciehp_ctrl.c "Slot(%s): Link Down"; pcie/dpc.c "DPC: containment event"
     sig(
@@ -137,20 +254,72 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Check power, riser and seating of the device behind that port.",
         20,
         device_kind=_PCI,
-        check=lambda m, i: not re.search(r"\beth\d|\ben\w+: |\bwl", i.text),
+        # pciehp_hpc.c "Slot(%s): Link Down/Up ignored" is the DPC recovery passing by
+        check=lambda m, i: (
+            not re.search(r"\beth\d|\ben\w+: |\bwl", i.text)
+            and "Link Down/Up ignored" not in i.text
+        ),
         trigger=Trigger("pcie"),
+        formats=(
+            Format(
+                "Slot(%s): Link Down",
+                "drivers/pci/hotplug/pciehp_ctrl.c",
+                "4.19-6.18",
+                "pcieport 0000:00:1c.0: pciehp: ",
+                args=("1",),
+            ),
+            Format(
+                "containment event, status:%#06x, %s received from %04x:%02x:%02x.%d",
+                "drivers/pci/pcie/dpc.c",
+                "6.18",
+                "pcieport 0000:00:1c.0: DPC: ",
+                args=(0x1F01, "ERR_FATAL", 0, 1, 0, 0),
+            ),
+        ),
     ),
     sig(
         "iommu_fault",
-        r"IO_PAGE_FAULT|DMAR: \[DMA (?:Read|Write)|DMAR: DRHD: handling fault"
+        r"IO_PAGE_FAULT|DMAR: ?\[DMA (?:Read|Write)|DMAR: DRHD: handling fault"
+        r"|DMAR: \[INTR-REMAP\] Request device"
         r"|arm-smmu\S* \S+: (?:event 0x|Unhandled context fault)|iommu fault",
-        ("IO_PAGE_FAULT", "DMAR", "smmu", "fault"),
+        ("IO_PAGE_FAULT", "DMAR", "smmu", "fault", "REMAP"),
         S.ERROR,
         "iommu",
         "A device did DMA to an address the IOMMU did not map.",
         "Driver/firmware bug or IOMMU mode trouble; try iommu=pt to confirm, update firmware.",
         22,
         device_kind=_PCI,
+        formats=(
+            Format(
+                "Event logged [IO_PAGE_FAULT domain=0x%04x address=0x%llx flags=0x%04x]",
+                "drivers/iommu/amd/iommu.c",
+                "4.19-6.18",
+                "amdgpu 0000:03:00.0: AMD-Vi: ",
+                args=(0x000C, 0xFFFFC000, 0x0020),
+            ),
+            Format(
+                "[%s NO_PASID] Request device [%02x:%02x.%d] fault addr 0x%llx [fault reason "
+                "0x%02x] %s",
+                "drivers/iommu/intel/dmar.c",
+                "5.15-6.18",
+                "DMAR: ",
+                args=("DMA Read", 0x41, 0, 0, 0xFFFFF000, 6, "PTE Read access is not set"),
+            ),
+            Format(
+                "DRHD: handling fault status reg %x",
+                "drivers/iommu/intel/dmar.c",
+                "4.4-6.18",
+                "DMAR: ",
+                args=(3,),
+            ),
+            Format(
+                "Unhandled context fault: fsr=0x%x, iova=0x%08lx, fsynr=0x%x, cbfrsynra=0x%x, "
+                "cb=%d",
+                "drivers/iommu/arm/arm-smmu/arm-smmu.c",
+                "5.4-6.18",
+                "arm-smmu 15000000.iommu: ",
+            ),
+        ),
     ),
     # arch/x86/kernel/cpu/mce/therm_throt.c:
     # "CPU%d: %s temperature above threshold, cpu clock throttled"
@@ -166,6 +335,15 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         13,
         device_kind=_CPU,
         routine=True,
+        formats=(
+            # from 5.5 therm_throt.c counts throttling in sysfs and logs nothing
+            Format(
+                "CPU%d: %s temperature above threshold, cpu clock throttled (total events = %lu)",
+                "arch/x86/kernel/cpu/mce/therm_throt.c",
+                "4.4-5.4",
+                args=(3, "Core", 17),
+            ),
+        ),
     ),
     # Raspberry Pi supply voltage below the firmware's threshold (4.63 V): the VC4 firmware's
     # get_throttled bit 0, polled by the kernel. Downstream kernels 4.14-5.x
@@ -183,6 +361,14 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "Use the board's rated power supply and a short, thick cable; resets and "
         "storage corruption follow brown-outs.",
         8,
+        formats=(
+            Format(
+                "Undervoltage detected!",
+                "drivers/hwmon/raspberrypi-hwmon.c",
+                "4.19-6.18",
+                "raspberrypi-hwmon raspberrypi-hwmon: ",
+            ),
+        ),
     ),
     sig(
         "thermal_critical",
@@ -196,18 +382,36 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         14,
         device_kind=_PCI,
         trigger=Trigger("thermal"),
+        formats=(
+            Format(
+                "%s: critical temperature reached",
+                "drivers/thermal/thermal_core.c",
+                "5.15-6.18",
+                "thermal thermal_zone0: ",
+                args=("acpitz",),
+            ),
+            Format(
+                "critical temperature reached(%d C),shutting down",
+                "drivers/thermal/thermal_core.c",
+                "4.4",
+                "thermal thermal_zone0: ",
+                args=(105,),
+            ),
+        ),
     ),
 )
 
 STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # drivers/nvme/host/pci.c nvme_timeout: "I/O %d QID %d timeout, aborting" / "…, reset
-    # controller" (4.x+; 6.x adds the opcode: "I/O tag 5 (0005) opcode 0x2 (Read) QID 3
-    # timeout"); fabrics (tcp.c/rdma.c): "queue %d: timeout request %#x type %d" (5.x+) and
-    # keep-alive failures "failed nvme_keep_alive_end_io error=%d" (5.x+)
+    # controller" (4.x+), "I/O %d (%s) QID %d timeout, aborting" (6.x, the opcode's name, which
+    # may hold spaces: "I/O Cmd", "Write Zeroes"), "I/O tag %d (%04x) opcode %#x (%s) QID %d
+    # timeout, aborting" / "…, reset controller" (6.x); fabrics (tcp.c/rdma.c): "queue %d:
+    # timeout request %#x type %d" (5.x+) and keep-alive failures "failed
+    # nvme_keep_alive_end_io error=%d" (5.x+)
     sig(
         "nvme_timeout",
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
-        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
+        r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
         ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
@@ -219,23 +423,73 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         50,
         device_kind=_DISK,
         trigger=Trigger("storage"),
+        formats=(
+            Format(
+                "I/O %d QID %d timeout, aborting",
+                "drivers/nvme/host/pci.c",
+                "4.19-5.15",
+                _NVME,
+                args=(417, 7),
+            ),
+            Format(
+                "I/O %d QID %d timeout, reset controller",
+                "drivers/nvme/host/pci.c",
+                "4.4-6.1",
+                _NVME,
+                args=(417, 7),
+            ),
+            Format(
+                "I/O tag %d (%04x) opcode %#x (%s) QID %d timeout, aborting req_op:%s(%u) size:%u",
+                "drivers/nvme/host/pci.c",
+                "6.8-6.18",
+                _NVME,
+                args=(5, 0x0005, 2, "Read", 3, "READ", 0, 4096),
+            ),
+            Format(
+                "failed nvme_keep_alive_end_io error=%d",
+                "drivers/nvme/host/core.c",
+                "4.19-6.18",
+                _NVME,
+                args=(-4,),
+            ),
+        ),
     ),
     # drivers/nvme/host/pci.c: "controller is down; will reset: CSTS=0x%x, PCI_STATUS=0x%hx"
-    # (4.x+), "Removing after probe failure status: %d", "Device not ready; aborting reset";
+    # (4.x+), nvme_timeout's "… QID %d timeout, reset controller" (it disables and resets the
+    # controller on that line; also rdma.c/tcp.c), "Removing after probe failure status: %d",
+    # "Device not ready; aborting reset";
     # core.c "resetting controller"; fabrics "starting error recovery" / "Reconnecting in %d
     # seconds..." (5.x+)
     sig(
         "nvme_reset",
         r"nvme\d*: (?:resetting controller|Removing after probe failure|Device "
         r"not ready; aborting reset|starting error recovery|Reconnecting in \d+ seconds)"
-        r"|controller is down; will reset",
-        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting"),
+        r"|controller is down; will reset|QID \d+ timeout, reset controller",
+        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting", "controller"),
         S.ERROR,
         "storage",
         "An NVMe controller was reset or removed.",
         "As for NVMe timeouts; removal means the drive is gone for this boot.",
         52,
         device_kind=_DISK,
+        formats=(
+            Format("resetting controller", "drivers/nvme/host/core.c", "4.4-6.18", _NVME),
+            Format(
+                "Removing after probe failure status: %d",
+                "drivers/nvme/host/pci.c",
+                "4.19-6.1",
+                _NVME,
+                args=(-19,),
+            ),
+            Format(
+                "controller is down; will reset: CSTS=0x%x, PCI_STATUS=0x%hx",
+                "drivers/nvme/host/pci.c",
+                "4.19-6.18",
+                _NVME,
+                args=(0xFFFFFFFF, 0xFFFF),
+            ),
+            Format("starting error recovery", "drivers/nvme/host/tcp.c", "5.4-6.18", _NVME),
+        ),
     ),
     # block/blk-core.c: "I/O error, dev %s, sector %llu op 0x%x:(%s)"
     sig(
@@ -249,25 +503,136 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "Check SMART, cables and the filesystem on that device.",
         54,
         device_kind=_DISK,
+        formats=(
+            Format(
+                "%s error, dev %s, sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u",
+                "block/blk-mq.c",
+                "6.1-6.18",
+                args=("I/O", "nvme0n1", 123456, 0, "READ"),
+            ),
+            Format(
+                "%s: %s error, dev %s, sector %llu",
+                "block/blk-core.c",
+                "4.4-5.15",
+                args=("blk_update_request", "I/O", "sda", 2048),
+            ),
+            Format(
+                "Buffer I/O error on dev %pg, logical block %llu, lost async page write",
+                "fs/buffer.c",
+                "4.4-6.18",
+                args=("sda1", 0),
+            ),
+        ),
     ),
     # fs/ext4/super.c __ext4_error: "EXT4-fs error (device %s): %s:%d: …" (2.6.2x–today;
     # EXT2-fs/EXT3-fs the same in fs/ext2, fs/ext3 until 4.3), ext4_load_journal "error
-    # loading journal", "Remounting filesystem read-only"; fs/xfs/xfs_message.c & friends:
+    # loading journal", "Remounting filesystem read-only"; print_daily_error_info (at mount
+    # and daily while the superblock holds errors): "error count since last fsck: %u",
+    # "initial error at time %u: %.*s:%d", "last error at time …" (2.6.3x-today);
+    # fs/ext4/namei.c __ext4_read_dirblock's __ext4_warning "error reading directory block
+    # (ino %lu, block %lu)" (3.x-4.x), "error %ld reading directory block (ino …)" (4.x-5.x),
+    # "inode #%lu: lblock %lu: comm %s: error %ld reading directory block" (5.x+);
+    # fs/jbd2/recovery.c do_one_pass: "JBD2: Invalid checksum recovering block %lu in log",
+    # "… recovering data block %llu in log" (4.x+; "… in journal block %lu" 6.x), "JBD2: IO
+    # error %d recovering block %lu in log", "JBD2: recovery failed";
+    # fs/xfs/xfs_message.c & friends:
     # "XFS (%s): Corruption detected", "Metadata corruption detected at", "Metadata CRC
     # error detected at" (3.10+), "log I/O error", "Filesystem has been shut down"
-    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; fs/btrfs "BTRFS error (device %s)"
+    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; xfs_error.c xfs_error_report: "Internal
+    # error %s at line %d of file %s.  Caller %pS" (xfs_alert, "XFS (dev): " or "XFS: " when
+    # no mount; 2.6's xfs_cmn_err the same words); xfs_do_force_shutdown: "xfs_do_force_shutdown
+    # (0x%x) called from line %d of file %s. Return address = %pS" (2.6-today; flag 0x4 alone
+    # is a forced unmount that an administrator asked for, not an error);
+    # fs/btrfs "BTRFS error (device %s)", and data checksum failures at warning level
+    # (btrfs_print_data_csum_error, btrfs_warn_rl): "csum failed root %llu ino %llu off %llu
+    # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
+    # expected csum %u" 3.x, as "btrfs csum failed …" before 3.14), disk-io.c "checksum
+    # verify failed on %llu wanted %x found %x level %d" (4.x+, "on logical %llu mirror %u" 6.x);
+    # bcachefs (fs/bcachefs/error.c, super.c, recovery.c; 6.7-6.17 in the kernel): "emergency
+    # read only at seq %llu" / "… at journal seq %llu", "error in recovery: %s",
+    # "bch2_fs_start(): error starting filesystem %s", the fsck error's tail "error not marked
+    # as autofix and not in fsck"
     sig(
         "fs_error",
         r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
-        r"|EXT[34]-fs \(\S+\): error loading journal",
-        ("error", "critical", "Corruption", "corruption", "Remounting", "shut"),
+        r"|EXT[34]-fs \(\S+\): error loading journal"
+        r"|EXT[234]-fs \(\S+\): (?:error count since last fsck: \d+|(?:initial|last) error at "
+        r"time \d+)|EXT[34]-fs warning \(device \S+\): .*\berror (?:-?\d+ )?reading directory "
+        r"block|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
+        r"|XFS(?: \(\S+\))?: [Ii]nternal error \S+ at line \d+ of file "
+        r"|xfs_do_force_shutdown\(0x(?!4\))[0-9a-f]+\) called from line \d+"
+        r"|(?:btrfs|BTRFS \w+ \(device \S+\):) csum failed (?:root -?\d+ )?ino \d+ off \d+ csum"
+        r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
+        r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
+        r"|bch2_fs_start\(\): error starting filesystem)|error not marked as autofix"
+        r"|XFS \(\S+\): .*Shutting down filesystem",
+        (
+            "error",
+            "critical",
+            "Corruption",
+            "corruption",
+            "Remounting",
+            "shut",
+            "Invalid",
+            "failed",
+            "xfs_do_force_shutdown",
+            "emergency",
+            "Shutting",
+        ),
         S.ERROR,
         "fs",
         "A filesystem found corruption or an I/O failure.",
         "Run fsck/scrub from a rescue system; check the disk below it.",
         56,
         device_kind=_FS,
+        formats=(
+            Format(
+                "EXT4-fs error (device %s): %s:%d: comm %s: %pV",
+                "fs/ext4/super.c",
+                "4.4-6.18",
+                args=(
+                    "nvme0n1p2",
+                    "ext4_lookup",
+                    1855,
+                    "python3",
+                    ("deleted inode referenced: %u", (1234,)),
+                ),
+            ),
+            Format(
+                "Corruption detected. Unmount and run xfs_repair",
+                "fs/xfs/xfs_error.c",
+                "4.4-6.18",
+                "XFS (sda1): ",
+            ),
+            Format(
+                "Metadata %s detected at %pS, %s block 0x%llx %s",
+                "fs/xfs/xfs_error.c",
+                "4.4-6.18",
+                "XFS (sda1): ",
+                args=("CRC error", "xfs_agf_read_verify+0x1c/0x80 [xfs]", "xfs_agf", 0x1, ""),
+            ),
+            Format("log I/O error %d", "fs/xfs/xfs_log.c", "4.4-6.18", "XFS (sda1): ", args=(-5,)),
+            Format(
+                "%s (0x%x) detected at %pS (%s:%d).  Shutting down filesystem.",
+                "fs/xfs/xfs_fsops.c",
+                "5.15-6.18",
+                "XFS (sda1): ",
+                args=(
+                    "Log I/O Error",
+                    2,
+                    "xlog_ioend_work+0x5c/0x70 [xfs]",
+                    "fs/xfs/xfs_log.c",
+                    1259,
+                ),
+            ),
+            Format(
+                "BTRFS %s (device %s%s): %pV",
+                "fs/btrfs/messages.c",
+                "6.8-6.18",
+                args=("error", "nvme0n1p3", ""),
+            ),
+        ),
     ),
 )

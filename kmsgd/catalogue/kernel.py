@@ -266,7 +266,8 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # via BUG()); mm/, kernel/sched: "BUG: scheduling while atomic", "BUG: Bad page state",
     # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
     # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
-    # dereference") is an oops, below, not a BUG() assertion.
+    # dereference") is an oops, below, not a BUG() assertion. x86's die header of a BUG()
+    # ("invalid opcode: 0000 [#1]") is in indirect.py.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
@@ -487,13 +488,18 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # child" then "Killed process %d (%s) total-vm:…" (2.6.3x–4.x), "Memory cgroup out of
     # memory: Kill process …" (3.x–4.18), "Out of memory: Killed process %d (%s)" and
     # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
-    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+)
+    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
+    # With nothing left to kill, out_of_memory panics "Out of memory and no killable
+    # processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is enabled": the
+    # memory ran out, the panic is its end. The report's other lines (its header, the
+    # memory cgroup's, the stack) are in indirect.py.
     sig(
         "oom_kill",
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
-        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
-        ("Killed", "Kill", "kill"),
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -544,7 +550,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # ran because memory ran out), the action is the same (find who held the memory), and
     # a paste cut before or after either line must name the same culprit; the comm it
     # names is the allocator, not the victim, so it carries no comm group. No trigger: the
-    # recorder starts its oom incident on the kill line (kmsgd/record/triggers.py).
+    # recorder starts its oom incident on the kill line (kmsgd/record/triggers.py). A line
+    # of the kill's report (`context`): the kill line counts the event, this one does not.
     sig(
         "oom_kill",
         r"\binvoked oom-killer: gfp_mask=0x[0-9a-fA-F]+",
@@ -555,6 +562,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         "Find who held memory (GPU-pinned memory is invisible in RSS on unified-memory "
         "machines); limit services (MemoryMax=) or model sizes.",
         60,
+        context=True,
         formats=(
             Format(
                 "%s invoked oom-killer: gfp_mask=%#x(%pGg), order=%d, oom_score_adj=%hd",
@@ -581,13 +589,14 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # > %lu.%02lu%% for > %s with reclaim activity" (247+), "… due to memory used (%s) / total
     # (%s) and swap used (%s) / total (%s) being more than %lu.%02lu%%" (swap kills)
     # (the reason may be cut off by a pager or an elision: "Killed /…/app.scope" alone is
-    # still the kill, as systemd-oomd logs "Killed" for nothing else); systemd's newer oomd
-    # (the sd-varlink one) marks the cgroup and logs "Marked %s for killing due to memory
-    # pressure for %s being …"
+    # still the kill, as systemd-oomd logs "Killed" for nothing else); src/oom/oomd-manager.c
+    # (252+) marks the cgroup first and kills it after: "Marked %s for killing due to memory
+    # pressure for %s being %lu.%02lu%% > %lu.%02lu%% for > %s with reclaim activity", "Marked
+    # %s for killing due to memory used (%s) / total (%s) and swap used (%s) / total (%s) …"
     sig(
         "oomd_kill",
         r"Killed (?P<cg>/\S*)(?: due to memory (?:pressure|used))?"
-        r"|Killed (?P<cg2>\S+) due to memory|Marked (?P<cg3>\S+) for killing due to memory",
+        r"|Killed (?P<cg2>\S+) due to memory|^Marked \S+ for killing due to memory",
         ("Killed", "Marked"),
         S.ERROR,
         "memory",

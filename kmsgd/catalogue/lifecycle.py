@@ -4,23 +4,47 @@ boot, how the previous one did (reset reason, unclean journal, filesystem recove
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 S = Severity
 _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, DeviceKind.FS
+# systemd's formats are from its current source (the search index's copies); the release
+# ranges are not checked here
+_SD = "systemd (current source)"
+_SHUTDOWN = "systemd:src/shutdown/shutdown.c"
 
 
 LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
-    # kernel/reboot.c: "reboot: Restarting system", "reboot: Power down", "reboot: System halted"
+    # kernel/reboot.c (pr_fmt "reboot: "): "Restarting system" (and "… with command '%s'"),
+    # "Power down", "System halted", and "Power off not available: System halted instead"
     sig(
         "clean_shutdown_marker",
-        r"^reboot: (?:Restarting system|Power down|System halted)",
+        r"^reboot: (?:Restarting system|Power down|System halted|Power off not available: "
+        r"System halted instead)",
         ("reboot",),
         S.INFO,
         "lifecycle",
         "The kernel began an orderly reboot or power-off.",
         "None: the boot ended on purpose.",
         100,
+        formats=(
+            Format("Restarting system", "kernel/reboot.c", "4.4-6.18", "reboot: "),
+            Format(
+                "Restarting system with command '%s'",
+                "kernel/reboot.c",
+                "4.4-6.18",
+                "reboot: ",
+                args=("bootloader",),
+            ),
+            Format("Power down", "kernel/reboot.c", "4.4-6.18", "reboot: "),
+            Format("System halted", "kernel/reboot.c", "4.4-6.18", "reboot: "),
+            Format(
+                "Power off not available: System halted instead",
+                "kernel/reboot.c",
+                "6.8-6.18",
+                "reboot: ",
+            ),
+        ),
     ),
     sig(
         "clean_shutdown_marker",
@@ -28,7 +52,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         r"^(?:Reached target (?:\S+\.target - )?(?:System )?(?:Power-?Off|Power Off|Poweroff|"
         r"Reboot|Halt|Shutdown|Final Step|Kexec|Late Shutdown Services)|Journal stopped$|"
         r"Syncing filesystems and block devices|Sending SIGTERM to remaining processes|"
-        r"All filesystems unmounted|(?:Powering off|Rebooting|Halting)\.$|"
+        r"All filesystems unmounted|(?:Powering off|Rebooting|Halting|Halting system)\.$|"
         r"System is (?:rebooting|powering down|halting))",
         (
             "Reached",
@@ -47,6 +71,30 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         "None: the boot ended on purpose.",
         100,
         idents=("systemd", "systemd-shutdown", "systemd-journald", "systemd-logind"),
+        formats=(
+            # a target's status message (src/core/target.c); newer releases print the unit
+            # name and its description: "Reached target poweroff.target - System Power Off."
+            Format(
+                "Reached target %s.",
+                "systemd:src/core/target.c",
+                _SD,
+                program="systemd",
+                args=("Power-Off",),
+            ),
+            Format(
+                "Reached target %s.",
+                "systemd:src/core/target.c",
+                _SD,
+                program="systemd",
+                args=("poweroff.target - System Power Off",),
+            ),
+            Format(
+                "Syncing filesystems and block devices.", _SHUTDOWN, _SD, program="systemd-shutdown"
+            ),
+            Format("Powering off.", _SHUTDOWN, _SD, program="systemd-shutdown"),
+            Format("Rebooting.", _SHUTDOWN, _SD, program="systemd-shutdown"),
+            Format("Halting system.", _SHUTDOWN, _SD, program="systemd-shutdown"),
+        ),
     ),
     # systemd-shutdown opens the hardware watchdog only when PID 1 handed it a timeout, and
     # PID 1 does that for reboot and kexec alone (src/core/main.c: RebootWatchdogSec=,
@@ -63,6 +111,15 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         "None: the boot ended on purpose.",
         100,
         idents=("systemd-shutdown",),
+        formats=(
+            Format(
+                "Using hardware watchdog '%s', version %x, device %s",
+                "systemd:src/shared/watchdog.c",
+                _SD,
+                program="systemd-shutdown",
+                args=("iTCO_wdt", 0, "/dev/watchdog0"),
+            ),
+        ),
     ),
     # arch/x86/kernel/cpu/amd.c (6.16+): "x86/amd: Previous system reset reason [0x%08x]: %s"
     sig(
@@ -74,6 +131,14 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         "The CPU's reset status register says how the previous boot ended.",
         "Read the decoded reason in the verdict.",
         100,
+        formats=(
+            Format(
+                "x86/amd: Previous system reset reason [0x%08x]: %s",
+                "arch/x86/kernel/cpu/amd.c",
+                "6.18",
+                args=(0x08000800, "an uncorrected error caused a data fabric sync flood event"),
+            ),
+        ),
     ),
     # systemd journal-file.c: "File %s corrupted or uncleanly shut down, renaming and replacing."
     sig(
@@ -86,13 +151,30 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         "Look at the previous boot's last lines for the cause.",
         100,
         idents=("systemd-journald",),
+        formats=(
+            Format(
+                "File %s corrupted or uncleanly shut down, renaming and replacing.",
+                "systemd:src/journal/journald-file.c",
+                _SD,
+                program="systemd-journald",
+                args=("/var/log/journal/0123456789abcdef0123456789abcdef/system.journal",),
+            ),
+        ),
     ),
+    # fs/ext4/super.c "recovery complete", "INFO: recovery required on readonly filesystem",
+    # orphan cleanup; fs/xfs/xfs_log_recover.c "Starting recovery (logdev: %s)", "Ending
+    # recovery"; e2fsck "recovering journal"; btrfs "start tree-log replay"; fs/jbd2/
+    # recovery.c replaying a journal that fails a checksum ("JBD2: Invalid checksum recovering
+    # …", fs_error too); bcachefs recovery.c (6.7+) "recovering from unclean shutdown",
+    # "journal read done, replaying entries %llu-%llu"
     sig(
         "fs_recovery",
         r"EXT4-fs \(\S+\): (?:recovery complete|orphan cleanup|INFO: recovery "
         r"required)|XFS \(\S+\): (?:Starting|Ending) recovery|recovering journal"
-        r"|BTRFS info \(device \S+\): .*log replay|clean-up .*orphan",
-        ("recovery", "orphan", "recovering", "replay"),
+        r"|BTRFS info \(device \S+\): .*log replay|clean-up .*orphan"
+        r"|JBD2: Invalid checksum recovering|bcachefs \(\S+\): (?:recovering from unclean "
+        r"shutdown|journal read done, replaying entries)",
+        ("recovery", "orphan", "recovering", "replay", "replaying"),
         S.INFO,
         "lifecycle",
         "A filesystem replayed its journal at mount: the previous boot ended without unmounting.",
@@ -100,5 +182,43 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         100,
         device_kind=_FS,
         idents=("kernel", "systemd-fsck"),
+        formats=(
+            # ext4_msg prints "EXT4-fs (%s): %pV"
+            Format("recovery complete", "fs/ext4/super.c", "4.4-6.18", "EXT4-fs (nvme0n1p2): "),
+            Format(
+                "orphan cleanup on readonly fs",
+                "fs/ext4/orphan.c",
+                "4.4-6.18 (super.c to 5.4)",
+                "EXT4-fs (nvme0n1p2): ",
+            ),
+            Format(
+                "Starting recovery (logdev: %s)",
+                "fs/xfs/xfs_log_recover.c",
+                "4.4-6.18",
+                "XFS (sda1): ",
+                args=("internal",),
+            ),
+            Format(
+                "Ending recovery (logdev: %s)",
+                "fs/xfs/xfs_log.c",
+                "4.4-6.18 (xfs_log_recover.c to 5.4)",
+                "XFS (sda1): ",
+                args=("internal",),
+            ),
+            Format(
+                "start tree-log replay",
+                "fs/btrfs/disk-io.c",
+                "5.4-6.18",
+                "BTRFS info (device nvme0n1p3): ",
+            ),
+            # fsck's own output, which systemd-fsck logs as its own
+            Format(
+                "%s: recovering journal",
+                "e2fsprogs:e2fsck/journal.c",
+                "e2fsprogs (current source)",
+                program="systemd-fsck",
+                args=("/dev/nvme0n1p2",),
+            ),
+        ),
     ),
 )

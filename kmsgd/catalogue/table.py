@@ -1,9 +1,11 @@
 """The signature catalogue: every known kernel-log signature, and the scanner over records.
 
-`CATALOGUE` is the ordered tuple of entries (GPU first, then system); `match_record` tells
-which entries one record shows; `find_signatures` scans a sequence of records. Userspace
-lines (journal "ident[pid]: text") only match entries that name their program, so a
-`grep systemd-shutdown` that sudo or systemd logged is never taken for a shutdown.
+`CATALOGUE` is the ordered tuple of entries (GPU first, then system, then gpu_more.py's
+wording added to tags of both, last so that each tag's first entry stays its own);
+`match_record` tells which entries one record shows; `find_signatures` scans a sequence of
+records. Userspace lines (journal "ident[pid]: text") only match entries that name their
+program, so a `grep systemd-shutdown` that sudo or systemd logged is never taken for a
+shutdown.
 """
 
 from __future__ import annotations
@@ -15,10 +17,15 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
+from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
+from kmsgd.catalogue.gpu_more import MORE_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
+from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
+from kmsgd.catalogue.net import NET_SIGNATURES
+from kmsgd.catalogue.nmi import NMI_SIGNATURES
 from kmsgd.ring.records import KernelRecord
 
 CATALOGUE: tuple[Signature, ...] = (
@@ -29,6 +36,11 @@ CATALOGUE: tuple[Signature, ...] = (
     + HARDWARE_SIGNATURES
     + STORAGE_SIGNATURES
     + LIFECYCLE_SIGNATURES
+    + NET_SIGNATURES
+    + NMI_SIGNATURES
+    + INDIRECT_SIGNATURES
+    + FIRMWARE_SIGNATURES
+    + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

@@ -9,7 +9,8 @@ Data flows one way, left to right:
       -> cluster (boxes, clusters) -> shared (what a cluster's boxes share, ranked)
       -> render (text, Markdown, JSON `kmsgd.fleet/1`)
 
-May import: the standard library, `systemd.journal` (in `source` only), `kmsgd.types` and
-`kmsgd.errors`; never the recorder, the ring or the classifier. The report side imports
-`kmsgd.fleet.entry` (standard library only) to write entries in this format.
+May import: the standard library, `systemd.journal` (in `source` only), `kmsgd.types`,
+`kmsgd.errors` and `kmsgd.text` (the output sanitizer); never the recorder, the ring or the
+classifier. The report side imports `kmsgd.fleet.entry` (standard library only) to write
+entries in this format.
 """

@@ -18,6 +18,7 @@ from kmsgd.judge.clocks import EARLY_STEP_S, ClockStep
 from kmsgd.judge.liveness import Liveness, LivenessBuilder
 from kmsgd.judge.stacks import KernelStack, StackCollector
 from kmsgd.judge.telemetry import FINAL_WINDOW_US, MEMORY_WINDOW_US
+from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET, Thinner
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.ring import frame as fr
@@ -54,6 +55,9 @@ class BootView:
     recent_us: int = 0
     recent: tuple[Skimmed, ...] = ()
     kernel_walls: tuple[int, ...] = ()
+    # … and the whole boot's, thinned (judge/thinning.py): for a picture that starts earlier
+    thinned: tuple[Skimmed, ...] = ()
+    kernel_counts: tuple[tuple[int, int], ...] = ()
 
     def with_records(self, records: Sequence[KernelRecord]) -> BootView:
         """This view with kernel records appended after the ring's last line (a panic's end
@@ -84,6 +88,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
     samples: deque[Skimmed] = deque()
     memory: deque[Skimmed] = deque()
     kernel_walls: deque[int] = deque()
+    thin = Thinner(THIN_BUCKETS, THIN_PER_BUCKET) if recent_us else None
     device_span = max(FINAL_WINDOW_US, recent_us)
     memory_span = max(MEMORY_WINDOW_US, recent_us)
     kept: list[Entry] = []
@@ -93,6 +98,8 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
             is_mem = _MEMORY in reader.payload_head(h, 24)
             window, span = (memory, memory_span) if is_mem else (samples, device_span)
             window.append(h)
+            if thin is not None:
+                thin.add(h)
             while window[0].wall_us < h.wall_us - span:
                 window.popleft()
             lb.add_sign_of_life(h.wall_us)
@@ -103,7 +110,8 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
         e = fr.to_entry(f)
         lb.add(e)
         if isinstance(e.data, KernelRecord):
-            if recent_us:
+            if thin is not None:
+                thin.count_kernel(h.wall_us)
                 kernel_walls.append(h.wall_us)
                 while kernel_walls[0] < h.wall_us - recent_us:
                     kernel_walls.popleft()
@@ -143,6 +151,8 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
         recent_us,
         recent,
         tuple(w for w in kernel_walls if w >= end - recent_us),
+        thin.samples() if thin is not None else (),
+        thin.kernel_counts() if thin is not None else (),
     )
 
 

@@ -66,6 +66,10 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
     Relation("nvidia_xid_*", "nvidia_xid_154", "Xid 154 is the recovery an Xid needs", True),
+    # NVRM prints the status checks of the step that failed an RmInitAdapter as it unwinds,
+    # before "RmInitAdapter failed! (0x62:0x51:…)", whose middle code is that status (0x51,
+    # NV_ERR_NO_MEMORY): the allocation failures are how the init failed, one event
+    Relation("nvidia_init_failure", "nvidia_no_memory", "the step that failed the init", True),
     # mcelog's notice says records were logged; EDAC, or (kernels before 4.x, whose thermal
     # interrupt logged through the MCE log) a throttling notice, says what they were
     Relation("edac", "mce_notice", "the EDAC decode of what mcelog logged", any_order=True),

@@ -27,7 +27,7 @@ from kmsgd.judge.rules import (
     previous_boot_decision,
     previous_end,
 )
-from kmsgd.judge.timeline import TagStats, Timeline
+from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import CLEAN, Confidence, Outcome, Subject
 
@@ -57,14 +57,18 @@ class Verdict:
 
 
 # -- window, noise, culprit --------------------------------------------------------------
-def _final_window(tl: Timeline) -> list[TagStats]:
+def _final_window(tl: Timeline, at: Item | None = None) -> list[TagStats]:
     """Tags whose last occurrence is near the end: within FINAL_SECONDS of the last stamp
-    when the log has clocks, else within the last FINAL_LINES kernel/userspace lines."""
+    when the log has clocks, else within the last FINAL_LINES kernel/userspace lines.
+    `at`: the window of the boot's last failure instead, ending at that line."""
     ev = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
     start = ev[-FINAL_LINES].pos if len(ev) >= FINAL_LINES else (ev[0].pos if ev else 0)
     if len(ev) < FINAL_LINES and tl.total <= len(tl.head) + len(tl.tail):
         start = 0
     end_ts, end_wall = tl.last_ts_usec, tl.last_wall_us
+    if at is not None:
+        end_ts, end_wall = at.line.ts_usec, at.line.wall_us
+        start = max(0, at.pos - FINAL_LINES)
     window = FINAL_SECONDS * 1_000_000
 
     def final(t: TagStats) -> bool:
@@ -77,7 +81,27 @@ def _final_window(tl: Timeline) -> list[TagStats]:
             return rec.wall_us >= end_wall - window
         return t.last.pos >= start
 
-    return [t for t in tl.tags if final(t)]
+    return [t for t in tl.tags if final(t) and (at is None or t.last.pos <= at.pos)]
+
+
+def _failure(t: TagStats, noise: set[str]) -> bool:
+    sig = t.hit.signature
+    return sig.rank < 100 and not sig.routine and t.tag not in noise
+
+
+def _window(ctx: Context) -> list[TagStats]:
+    """The final window; where the log does not show the boot's end and that window holds
+    no failure, the window of the last failure before it (a paste cut minutes after the
+    incident, a second report's untagged header at the end): it is the last chain the log
+    shows."""
+    final = _final_window(ctx.tl)
+    if ctx.ended or any(_failure(t, ctx.noise) for t in final):
+        return final
+    failures = [t for t in ctx.tl.tags if _failure(t, ctx.noise)]
+    if not failures:
+        return final
+    last = max(failures, key=lambda t: t.last.pos).last
+    return [*_final_window(ctx.tl, at=last), *(t for t in final if t.last.pos > last.pos)]
 
 
 def _noise(ctx: Context) -> None:
@@ -129,8 +153,8 @@ def classify(
         nxt = Timeline.from_records(nxt)
     ctx = Context(timeline, nxt, baseline or {}, ended if ended is not None else nxt is not None)
     try:
-        ctx.final = _final_window(timeline)
         _noise(ctx)
+        ctx.final = _window(ctx)
         ctx.primary = _culprit(ctx)
     except Exception as err:
         ctx.errors.append(RuleError("culprit", f"{type(err).__name__}: {err}"))

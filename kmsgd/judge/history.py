@@ -59,9 +59,13 @@ def _boot_tags(reader: RingReader, boot_id: str) -> tuple[dict[str, int], float,
                 elif e is not None and isinstance(e.data, Stop):
                     clean[0] = e.data.shutting_down
 
-    tags: dict[str, int] = {}
+    # counted as the timeline counts them: a report's context lines (Signature.context) show
+    # its event and never count it again, so a healthy boot's rate compares with this one's
+    counted: dict[str, int] = {}
     for hit in find_signatures(records()):
-        tags[hit.tag] = tags.get(hit.tag, 0) + 1
+        n = counted.get(hit.tag, 0)
+        counted[hit.tag] = n if hit.signature.context else n + 1
+    tags = {tag: max(1, n) for tag, n in counted.items()}
     span_s = (last[0] - first[0]) / 1e6 if first else 0.0
     return tags, span_s, clean[0]
 

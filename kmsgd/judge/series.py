@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 
 from kmsgd.judge.bootview import BootView
 from kmsgd.judge.telemetry import GPU_DRIVERS
+from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
 from kmsgd.judge.timeline import Item, Timeline
 from kmsgd.ring import frame as fr
-from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Entry, Kind
 from kmsgd.ring.samples import DeviceSample, MemorySample, sample_from_payload
@@ -31,8 +31,8 @@ WINDOW_S = 600.0  # the default window, kept whole
 WINDOW_US = int(WINDOW_S * 1e6)
 RAW_S = 60.0  # the 10 Hz power reads are kept for the final minute
 ZOOM_S = 2.0  # the zoom of the final seconds (a PSU trip's power step lives there)
-OLD_BUCKETS = 600  # before the final WINDOW_S: at most this many buckets …
-OLD_PER_BUCKET = 12  # … of at most this many decoded samples each
+OLD_BUCKETS = THIN_BUCKETS  # before the final WINDOW_S: at most this many buckets …
+OLD_PER_BUCKET = THIN_PER_BUCKET  # … of at most this many samples each (judge/thinning.py)
 DENSITY_BINS = 120
 MAX_MARKS = 400
 OFFSET_S = 10.0  # samples this near the end map their CLOCK_MONOTONIC to the wall clock
@@ -175,7 +175,7 @@ def kernel_series(
         end_wall_us=end_wall,
         clock=clock,
         marks=tuple(marks),
-        density=_density([t for t in times if t >= start], start, 0.0),
+        density=_density(((t, 1) for t in times), start, 0.0),
         last_kernel_s=None if last is None else round(last, 6),
     )
 
@@ -187,14 +187,16 @@ def window_start(first_trigger_s: float | None, earliest_s: float | None) -> flo
     return start if earliest_s is None else max(start, min(earliest_s, 0.0))
 
 
-def _density(times: Iterable[float], start: float, end: float) -> Trace | None:
+def _density(times: Iterable[tuple[float, int]], start: float, end: float) -> Trace | None:
+    """Lines per second in DENSITY_BINS bins; `times`: (seconds from the end, how many)."""
     width = max((end - start) / DENSITY_BINS, 1e-3)
     counts = [0] * DENSITY_BINS
     n = 0
-    for t in times:
-        k = min(DENSITY_BINS - 1, max(0, int((t - start) / width)))
-        counts[k] += 1
-        n += 1
+    for t, k in times:
+        if t < start:
+            continue
+        counts[min(DENSITY_BINS - 1, max(0, int((t - start) / width)))] += k
+        n += k
     if not n:
         return None
     mids = tuple(round(start + (k + 0.5) * width, 3) for k in range(DENSITY_BINS))
@@ -280,27 +282,17 @@ def ring_series(
     start_s = window_start(first_trigger, first)
     start_us = end + int(start_s * 1e6)
     detail_us = end - WINDOW_US
-    bucket_us = max(1, (detail_us - start_us) // OLD_BUCKETS) if start_us < detail_us else 1
-    headers: Iterable[Skimmed] = view.recent
-    kernel_times = [(w - end) / 1e6 for w in view.kernel_walls if w >= start_us]
-    if start_us < end - view.recent_us:
-        headers, kernel_times = reader.skim_of(view.boot_id), []
+    # the last WINDOW_S whole, what lies before from the boot's thinned headers (one pass)
+    older = [h for h in view.thinned if start_us <= h.wall_us < detail_us]
+    kernel = [((w - end) / 1e6, 1) for w in view.kernel_walls if w >= max(start_us, detail_us)]
+    kernel += [((w - end) / 1e6, n) for w, n in view.kernel_counts if start_us <= w < detail_us]
     rows: list[tuple[int, DeviceSample | MemorySample]] = []
     skipped = 0
-    per_bucket: dict[int, int] = {}
-    for h in headers:
+    for h in (*older, *view.recent):
         if h.wall_us < start_us or h.wall_us > end:
-            continue
-        if h.code == _KERNEL:
-            kernel_times.append((h.wall_us - end) / 1e6)
             continue
         if h.code != _SAMPLE or _PROCS in reader.payload_head(h, 24):
             continue
-        if h.wall_us < detail_us:
-            k = (h.wall_us - start_us) // bucket_us
-            if per_bucket.get(k, 0) >= OLD_PER_BUCKET:
-                continue
-            per_bucket[k] = per_bucket.get(k, 0) + 1
         f = reader.check(h)
         data = fr.to_entry(f).data if f is not None else None
         try:
@@ -325,7 +317,7 @@ def ring_series(
     return replace(
         base,
         start_s=round(start_s, 3),
-        density=_density(kernel_times, start_s, 0.0) or base.density,
+        density=_density(kernel, start_s, 0.0) or base.density,
         gpus=gpus,
         psi=mem[2],
         mem_available=mem[0],
@@ -346,6 +338,7 @@ def _sensors(
     caps: dict[str, float],
 ) -> tuple[tuple[GpuTraces, ...], tuple[Trace | None, float | None, tuple[Trace, ...]]]:
     devs: dict[str, _Acc] = {}
+    keys: dict[str, tuple[str, str]] = {}  # "junction.temp_c" -> ("junction", "temp_c")
     avail: list[tuple[float, float]] = []
     psi: dict[str, list[tuple[float, float]]] = {}
     total = None
@@ -364,9 +357,14 @@ def _sensors(
             continue
         if s.driver not in GPU_DRIVERS or not s.device:
             continue
-        acc = devs.setdefault(s.device, _Acc(s.driver))
+        acc = devs.get(s.device)
+        if acc is None:
+            acc = devs[s.device] = _Acc(s.driver)
         for key, v in s.values.items():
-            name, _, quantity = key.rpartition(".")
+            split = keys.get(key)
+            if split is None:
+                split = keys[key] = key.rpartition(".")[::2]
+            name, quantity = split
             if quantity == "temp_c":
                 acc.temps.setdefault(name, []).append((t, v))
             elif quantity == "power_w":
@@ -400,19 +398,12 @@ def _sensors(
 
 
 def _trace(label: str, unit: str, pts: Sequence[tuple[float, float]]) -> Trace:
-    pts = sorted(pts)
-    return Trace(
-        label, unit, tuple(round(t, 4) for t, _ in pts), tuple(round(v, 3) for _, v in pts)
-    )
+    t, v = zip(*sorted(pts), strict=True) if pts else ((), ())
+    return Trace(label, unit, tuple(t), tuple(v))
 
 
 def _band(label: str, unit: str, pts: Sequence[tuple[float, float, float, float]]) -> Trace:
-    pts = sorted(pts)
-    return Trace(
-        label,
-        unit,
-        tuple(round(p[0], 4) for p in pts),
-        tuple(round(p[1], 3) for p in pts),
-        tuple(round(p[2], 3) for p in pts),
-        tuple(round(p[3], 3) for p in pts),
-    )
+    if not pts:
+        return Trace(label, unit, (), ())
+    t, v, lo, hi = zip(*sorted(pts), strict=True)
+    return Trace(label, unit, tuple(t), tuple(v), tuple(lo), tuple(hi))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kmsgd.catalogue.base import DeviceKind, Signature
+from kmsgd.catalogue.indirect import HUNG_TASK_BODY
 from kmsgd.catalogue.table import TRIGGERS, WORD_SPLIT, SignatureHit, match_text
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.ring.records import Entry, KernelRecord
@@ -23,6 +24,11 @@ from kmsgd.ring.records import Entry, KernelRecord
 HEAD_LINES = 200
 TAIL_LINES = 400
 MAX_GROUPS = 512  # distinct (tag, device) pairs kept; more are counted in `overflow`
+# drivers/tty/sysrq.c sysrq_handle_showstate_blocked: "Show Blocked State" (after "sysrq: " or
+# "SysRq : ") heads SysRq w's dump of every D-state task, which also prints the task lines the
+# hung-task report does (kmsgd/catalogue/indirect.py HUNG_TASK_BODY)
+_SYSRQ_WORDS = frozenset({"sysrq", "SysRq"})
+_SHOW_BLOCKED = "Show Blocked State"
 
 
 class Item(NamedTuple):
@@ -124,6 +130,7 @@ class _Group:
     first: Item
     last: Item
     hit: SignatureHit
+    counted: bool = True  # False while only context lines (Signature.context) showed it
 
 
 class TimelineBuilder:
@@ -142,6 +149,7 @@ class TimelineBuilder:
         self._wall: list[int | None] = [None, None]
         self._formats: dict[LogFormat, int] = {}
         self._devices: dict[str, set[str]] = {}
+        self._sysrq_w = False  # a SysRq w dump was printed: bare task lines are its
 
     def __len__(self) -> int:
         return self._total
@@ -175,6 +183,10 @@ class TimelineBuilder:
         elif origin is Origin.TEXT and words:
             # an unparsed line may be a kernel line in a format we do not know
             found = match_text(msg, None, None, words)
+        if words and not self._sysrq_w and _SHOW_BLOCKED in msg and words & _SYSRQ_WORDS:
+            self._sysrq_w = True
+        if found and self._sysrq_w:
+            found = [f for f in found if f[1] is not HUNG_TASK_BODY]
         if not found:
             item = _new_item((pos, line, ()))
         else:
@@ -225,10 +237,15 @@ class TimelineBuilder:
             if len(self._groups) >= MAX_GROUPS:
                 self._overflow += 1
                 return
-            self._groups[key] = _Group(1, item, item, hit)
+            self._groups[key] = _Group(1, item, item, hit, not hit.signature.context)
             return
-        group.count += 1
         group.last = item
+        if hit.signature.context:
+            return  # part of a report already counted, or to be counted by its own line
+        if group.counted:
+            group.count += 1
+        else:
+            group.counted = True  # the event line of the report its context lines opened
 
     def build(self, *, entries: Sequence[Entry] = ()) -> Timeline:
         tags = [

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-_DECORATION = re.compile(r"(?:\s*>\s?|\s*\d{1,7}(?:\t|: ?|\s*\|\s?|\s+(?=[\[<])))+")
+# a gutter's number is not the hours of a time ("12:09:20 amdgpu …")
+_DECORATION = re.compile(r"(?:\s*>\s?|\s*\d{1,7}(?!:\d\d:\d\d)(?:\t|: ?|\s*\|\s?|\s+(?=[\[<])))+")
 _BOOT_SEP = re.compile(r"-- Boot ([0-9a-f]{32}) --")
 _REBOOT_SEP = re.compile(r"-- Reboot --|={3,}\s*boot\b.*={3,}\s*", re.IGNORECASE)
 _JOURNAL_NOTE = re.compile(r"-- (?:Logs begin at|Journal begins at|No entries|Logs end at)\b.*--")

@@ -123,7 +123,7 @@ _DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d
 _DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})\.(\d+)\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 _DMESG_CTIME = re.compile(
-    r"(?:<(\d{1,3})>)?\[(?:[A-Z][a-z]{2} )?([A-Z][a-z]{2})\s+(\d{1,2}) "
+    r"(?:<(\d{1,3})>)?\[(?:[^\W\d_]{2,4}\.? )?([A-Z][a-z]{2})\s+(\d{1,2}) "
     r"(\d{2}:\d{2}:\d{2}) (\d{4})\]\s?(.*)"
 )
 _DMESG_ISO = re.compile(
@@ -272,6 +272,9 @@ def _journal_fields(
         ident, pid = who.group(1, 2)
         text = m.string[m.start(first + 1) :]
         host = ""
+    if not pid and ident[:1].isdigit() and (rec := parse_kmsg(f"{ident}: {text}")) is not None:
+        # a forwarder that wrote /dev/kmsg records verbatim: "0,16627,40311380557,-;BUG: …"
+        return rec._replace(fmt=fmt, wall_us=wall_us, host=host, month_day=month_day)
     if ident != "kernel" and not pid and kernel_opening(f"{ident}: {text}"):
         # "NVRM: Xid …" read as program NVRM: a program's journal line has a pid, and
         # this one opens the way only kernel messages do (origin.py)

@@ -8,7 +8,8 @@ driver's dev_printk prefix `<driver> <bus id>: ` (drivers/base/core.c __dev_prin
 subsystem's pr_fmt (`NVRM: `, `mce: `, `AMD-Vi: `), DRM's `[drm`, the report headers of
 lib/bug.c, kernel/panic.c, kernel/watchdog.c, kernel/hung_task.c, kernel/rcu/tree_stall.h.
 `OPENINGS` lists them per catalogue subsystem (tests/logparse/test_origin.py checks that
-every subsystem the catalogue blames on kernel lines has its openings here).
+every subsystem the catalogue blames on kernel lines has its openings here, and that every
+kernel format string of the catalogue, rendered as printk would, opens so).
 
 Only formats without a facility ask this: where the facility is carried, it decides, and a
 program writing the same words stays a program's line.
@@ -33,9 +34,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
+    "gpu.nvgpu": (r"nvgpu: ",),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
     "kernel": (
         r"BUG: ",
+        r"kernel BUG at ",
+        r"Internal error: Oops",
+        r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
         r"Oops: ",
@@ -48,15 +53,28 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"------------\[ cut here \]",
     ),
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
-    "memory": (r"Out of memory", r"oom-kill:", r"oom_reaper: ", r"Memory cgroup out of memory"),
+    # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
+    # the report
+    "memory": (
+        r"Out of memory",
+        r"oom-kill:",
+        r"oom_reaper: ",
+        r"Memory cgroup out of memory",
+        r"Killed process \d+ \(",
+        r".{1,15} invoked oom-killer: ",
+        r".{1,15}: page allocation failure: ",
+    ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
+    "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
+    "net": (r"NETDEV WATCHDOG: ", r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: "),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (r"Under-?voltage detected",),
     "storage": (r"nvme ", r"blk_update_request: ", r"I/O error, dev ", r"Buffer I/O error"),
     "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
-    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"Linux version \d", r"Command line: "),
+    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
 }
 _OPENING = re.compile("|".join(f"(?:{o})" for group in OPENINGS.values() for o in group))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import re
 
-from kmsgd.logparse.formats import MONTHS, Fields, iso_us, usec, wall_from_parts
+from kmsgd.logparse.formats import MONTHS, Fields, iso_us, parse_kmsg, usec, wall_from_parts
 from kmsgd.logparse.model import LogFormat
 from kmsgd.logparse.origin import kernel_opening
 
@@ -24,9 +24,11 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[
 _TAG = r"</?(?:details|summary|code|pre|p|br|div|span|b|i|tt|kbd|samp|blockquote|sub|sup)\b[^>]*>"
 _HTML_HEAD = re.compile(rf"(?:\s*{_TAG})+\s*", re.IGNORECASE)
 _HTML_TAIL = re.compile(rf"\s*(?:{_TAG}\s*)+$", re.IGNORECASE)
-# quote marks (also after a diff's +/-), table pipes, list bullets, line-number gutters
+# quote marks (also after a diff's +/-), table pipes, list bullets, line-number gutters (not
+# the hours of a time: "12:09:20 amdgpu …")
 _LEAD = re.compile(
-    r"(?:[+\-](?=\s*>)|\s*>+\s?|\s*\|\s?|\s*[*•]\s+(?=\S)|\s*\d{1,7}(?:[:|\t]\s?|\.\s|\s+(?=[\[<])))+"
+    r"(?:[+\-](?=\s*>)|\s*>+\s?|\s*\|\s?|\s*[*•]\s+(?=\S)"
+    r"|\s*\d{1,7}(?!:\d\d:\d\d)(?:[:|\t]\s?|\.\s|\s+(?=[\[<])))+"
 )
 # a fence's info string ("```text") only where nothing follows it: "```watchdog: BUG: …```"
 # is a message in inline triple backticks
@@ -161,7 +163,7 @@ def salvage(text: str) -> Fields | None:
     if p is not None:
         level = int(p.group(1))
         return Fields(LogFormat.LOOSE, text[p.end() :], level=level)
-    if kernelish(text):
+    if kernelish(text) or kernel_opening(text):
         return Fields(LogFormat.LOOSE, text)
     q = _QUOTED.search(head)
     if q is not None and kernel_opening(text[q.end() :]):
@@ -207,6 +209,9 @@ def _after_stamp(rest: str, wall: int | None, md: tuple[int, int] | None) -> Fie
             # "host NVRM: Xid …", "host amdgpu 0000:03:00.0: …": a syslog line that lost
             # its "kernel:", told by the message's opening (origin.py)
             return Fields(LogFormat.LOOSE, body, None, wall, facility=0, host=h[1], month_day=md)
+        if body[:1].isdigit() and (rec := parse_kmsg(body)) is not None:
+            # a forwarder that wrote /dev/kmsg records verbatim: "host 6,16628,403…,-;text"
+            return rec._replace(fmt=LogFormat.LOOSE, wall_us=wall, host=h[1], month_day=md)
     if k is not None:
         msg = rest[k.end() :]
         e = _STAMP.match(msg)

@@ -57,18 +57,24 @@ XID_CLASSES: dict[int, str] = {
     120: "gpu_hang",
     154: "gpu_hang",
 }
-_XID = re.compile(rb"NVRM: Xid \((?:PCI:)?[0-9a-fA-F:.]+\): (\d+)\b")
+# MIG instances add " GPU-I:%d" and " GPU-CI:%d" after the bus id (H100/H200 datacenter boxes)
+_XID = re.compile(rb"NVRM: Xid \((?:PCI:)?[0-9a-fA-F:.]+(?: GPU-I:\d+)?(?: GPU-CI:\d+)?\): (\d+)\b")
 
 TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "amdgpu_smu_timeout",
         "gpu_hang",
-        ("SMU", "failed", "SMC", "powerplay"),
+        ("SMU", "failed", "SMC", "powerplay", "smu", "yet", "Failed"),
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command"
         r"|response:0x)|Failed to export SMU metrics table|SMU (?:is )?(?:not responding"
         r"|hang)|SMU is in hanged state|smu_cmn_send_smc_msg\S* failed"
         r"|\[powerplay\].*(?:failed to send message|last message was failed|No response)"
-        r"|SMC failed to respond",
+        r"|SMC failed to respond|failed to send message [0-9a-fA-F]+ ret is -?\d+"
+        r"|last message was failed ret is -?\d+|failed send message: "
+        r"|Failed to send message:? 0x[0-9a-fA-F]+, (?:ret value: |response )0x"
+        # kmsgd/catalogue/gpu_more.py: the SMC start that fails on resume
+        r"|SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
+        r"|resume of IP block <smu> failed",
     ),
     _t(
         "amdgpu_mes_timeout",
@@ -105,9 +111,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "radeon_gpu_lockup",
         "gpu_hang",
-        ("stalled", "lockup"),
+        ("stalled", "lockup", "failed", "timed"),
         r"(?:radeon \S+: |drmn\d+: )(?:ring \d+ stalled for more than \d+msec"
-        r"|GPU lockup \(current fence id)",
+        r"|GPU lockup \(current fence id)"
+        r"|radeon: (?:(?:ring \d+|ib) test failed \(scratch|fence wait (?:timed out|failed)"
+        r"|failed testing IB on (?:GFX ring|ring \d+) \(-?\d+\))",
     ),
     _t(
         "amdgpu_ring_timeout",
@@ -129,15 +137,18 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "nvidia_gsp_timeout",
         "gpu_hang",
-        ("GSP", "_kgspLogXid119"),
-        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119"
-        r"|GSP task watchdog timeout",
+        ("GSP", "_kgspLogXid119", "heartbeat", "Heartbeat"),
+        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from (?:GPU\d* )?GSP|_kgspLogXid119"
+        r"|GSP task watchdog timeout|(?:GSP RM|LibOS) heartbeat timed out"
+        r"|Heartbeat timed out, currentTimeMs \d+|GSP core unresponsive|GSP-RM unresponsive"
+        r"|GSP-RM is slow",
     ),
     _t(
         "gpu_fell_off_bus",
         "gpu_lost",
-        ("fallen", "lost"),
-        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus",
+        ("fallen", "lost", "NV_ERR_GPU_IS_LOST"),
+        "GPU has fallen off the bus|fallen off the bus|amdgpu: device lost from bus"
+        r"|GPU lost from the bus \[NV_ERR_GPU_IS_LOST\]",
         unless=re.compile(rb"Xid"),
     ),
     _t(
@@ -157,7 +168,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         "rcu_stall",
         "cpu_lockup",
         ("stall", "stalls", "starved"),
-        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU)"
+        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
+        r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall",
     ),
@@ -172,11 +184,12 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
-        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:",
+        r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
     ),
     _t(
         "mce",
@@ -184,7 +197,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         ("Hardware", "Machine", "machine"),
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|RIP|TSC"
         r"|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
-        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$",
+        r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
+        r"|^Oops: Machine check, sig: \d+",
         narrow=re.compile(rb"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"),
     ),
     _t(
@@ -212,8 +226,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         "nvme_timeout",
         "storage",
         ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
-        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \(\S+\) )?QID \d+ timeout"
-        r"|I/O \d+ QID \d+ timeout|nvme\d+: queue \d+: timeout request"
+        r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
+        r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|controller is down; will reset",
     ),

@@ -6,14 +6,17 @@ of the boot before it (its last inventory). The key names each of those by boot 
 serial and record count, with the ring's id, kmsgd's version and the RTC setting: a boot whose
 start a lap overwrote, a next boot still young enough to grow into its early records, the
 running boot, a new kmsgd all miss and are judged again. Only outcome and confidence are kept.
+It also keeps the listing of the ring's segments between two `boot` frames
+(`RingReader.boots(known=...)`), so an ended boot is not walked again either.
 A cache that cannot be read or written costs the time, never the answer.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from pathlib import Path
 
 from kmsgd import __version__, outputs
@@ -24,7 +27,7 @@ from kmsgd.types import Confidence, Outcome
 
 CACHE_NAME = "boots-cache.json"
 FILE_MODE = 0o600  # verdicts of the machine's boots: root's, as the ring's directory
-FORMAT = 1
+FORMAT = 2
 MAX_ENTRIES = 1024  # a few rings' worth of boots; the oldest entries go first
 
 
@@ -52,21 +55,53 @@ def key(
     return json.dumps(parts, separators=(",", ":"))
 
 
+class Segments(MutableMapping[str, list[BootSummary]]):
+    """The listings of ring segments, noting which ones this run used or added."""
+
+    def __init__(self, old: dict[str, list[BootSummary]]) -> None:
+        self.old = old
+        self.used: dict[str, list[BootSummary]] = {}
+        self.added = False
+
+    def __getitem__(self, k: str) -> list[BootSummary]:
+        got = self.used[k] if k in self.used else self.old[k]
+        self.used[k] = got
+        return got
+
+    def __setitem__(self, k: str, v: list[BootSummary]) -> None:
+        self.used[k] = v
+        self.added = True
+
+    def __delitem__(self, k: str) -> None:
+        self.used.pop(k, None)
+        self.old.pop(k, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self.old, **self.used})
+
+    def __len__(self) -> int:
+        return len({**self.old, **self.used})
+
+
 class BootCache:
-    """Verdicts by key, loaded from and saved to `state_dir`."""
+    """Verdicts and segment listings by key, loaded from and saved to `state_dir`."""
 
     def __init__(self, state_dir: str) -> None:
         self.path = Path(state_dir) / CACHE_NAME
         self._old: dict[str, tuple[Outcome, Confidence]] = {}
         self._new: dict[str, tuple[Outcome, Confidence]] = {}
+        segments: dict[str, list[BootSummary]] = {}
         try:
             with open(self.path, "rb") as f:
                 data = json.loads(f.read(8 << 20))
             if isinstance(data, dict) and data.get("format") == FORMAT:
                 for k, v in data.get("verdicts", {}).items():
                     self._old[k] = (Outcome(v[0]), Confidence(v[1]))
+                for k, rows in data.get("segments", {}).items():
+                    segments[k] = [BootSummary(**row) for row in rows]
         except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
-            self._old = {}  # missing, unreadable or not ours: judge everything again
+            self._old, segments = {}, {}  # missing, unreadable or not ours: start afresh
+        self.segments = Segments(segments)
 
     def get(self, k: str | None) -> tuple[Outcome, Confidence] | None:
         if k is None:
@@ -82,14 +117,21 @@ class BootCache:
 
     def save(self) -> None:
         """Write the cache when a verdict was added: this run's entries, then older ones."""
-        if all(k in self._old for k in self._new):
+        if all(k in self._old for k in self._new) and not self.segments.added:
             return
         merged = dict(self._new)
         for k, v in self._old.items():  # most recent first, as saved
             if len(merged) >= MAX_ENTRIES:
                 break
             merged.setdefault(k, v)
-        text = json.dumps({"format": FORMAT, "verdicts": merged}, separators=(",", ":"))
+        segments = dict(self.segments.used)
+        for k, rows in self.segments.old.items():
+            if len(segments) >= MAX_ENTRIES:
+                break
+            segments.setdefault(k, rows)
+        listed = {k: [dataclasses.asdict(r) for r in rows] for k, rows in segments.items()}
+        data = {"format": FORMAT, "verdicts": merged, "segments": listed}
+        text = json.dumps(data, separators=(",", ":"))
         # a read-only or missing state dir: the next run judges again
         with contextlib.suppress(OSError):
             outputs.atomic_write(self.path, text, mode=FILE_MODE)

@@ -3,14 +3,14 @@
 The only importer of matplotlib (the optional extra `kmsgd[plot]`, Debian's
 python3-matplotlib): its Agg and SVG backends draw without a display, and `pyplot` is never
 imported (it would pick an interactive backend and costs start-up time). Panels, top to
-bottom, share one x axis, seconds before the end: per GPU its power (the per-second mean with
-the min/max of the 10 Hz reads as a band, the raw reads of the final minute, the power cap as a
-line), the GPUs' temperatures, memory (MemAvailable, GPU memory used), memory pressure (PSI),
-and the kernel (every signature as a mark with its tag, the lines' density, incidents, the
-last heartbeat, the silence, the time of death as a band); then a zoom of the final 2 s when
-the ring holds sub-second reads. Hovering a mark or a point shows its value and time: the SVG
-gets a `<title>` per mark and per hover point (matplotlib writes an artist's gid as its
-group's id; the titles are put into those groups afterwards).
+bottom, share one x axis, seconds before the end: the GPUs' power, a colour a GPU (the
+per-second mean with the min/max of the 10 Hz reads as a band, the raw reads of the final
+minute, the power cap as a line), the GPUs' temperatures, memory (MemAvailable, GPU memory
+used), memory pressure (PSI), and the kernel (every signature as a mark with its tag, the
+lines' density, incidents, the last heartbeat, the silence, the time of death as a band);
+then a zoom of the final 2 s when the ring holds sub-second reads. Hovering a mark or a point
+shows its value and time: the SVG gets a `<title>` per mark and per hover point (matplotlib
+writes an artist's gid as its group's id; the titles are put into those groups afterwards).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import re
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kmsgd.judge.series import ZOOM_S, BootSeries, Trace
@@ -35,7 +35,9 @@ INSTALL_HINT = (
     "pictures need matplotlib: pip install 'kmsgd[plot]' or apt install python3-matplotlib"
 )
 _ZOOM_RIGHT = 0.4  # the zoom shows this much after the last sign of life
-HOVER_POINTS = 900  # hover points in the whole figure (each one is an SVG element)
+HOVER_POINTS = 600  # hover points in the whole figure (each one is an SVG element)
+BAND_BINS = 400  # the min-max band before the final minute: at most this many bins (≈ px/3)
+BAND_KEEP_S = 60.0  # the band of the final minute is drawn point by point
 _RC: Any = {  # Any: matplotlib types the keys as a Literal of every rcParam
     "svg.fonttype": "none",  # text stays text: smaller, searchable, selectable
     "svg.hashsalt": "kmsgd",  # the same picture gives the same file
@@ -66,6 +68,10 @@ class _Titles:
 
     one: dict[str, str]
     each: dict[str, list[str]]
+    # hover points waiting to be drawn, per panel: (axes, x, y, colours, titles)
+    pending: dict[int, tuple[Any, list[float], list[float], list[str], list[str]]] = field(
+        default_factory=dict
+    )
 
     def gid(self, text: str) -> str:
         gid = f"kmsgd-{len(self.one) + len(self.each)}"
@@ -105,7 +111,19 @@ def _hover(ax: Axes, s: BootSeries, tr: Trace, color: str, share: int, titles: _
     for i in idx:
         band = f" (min {tr.lo[i]:g}, max {tr.hi[i]:g})" if tr.lo else ""
         texts.append(f"{tr.label}: {tr.v[i]:g} {tr.unit}{band} at {_at(s, tr.t_s[i])}")
-    ax.scatter(xs, ys, s=6, color=color, alpha=0.5, linewidths=0, gid=titles.points(texts))
+    got = titles.pending.setdefault(id(ax), (ax, [], [], [], []))
+    got[1].extend(xs)
+    got[2].extend(ys)
+    got[3].extend([color] * len(xs))
+    got[4].extend(texts)
+
+
+def _flush_hover(titles: _Titles) -> None:
+    """One scatter a panel for all its hover points (a collection each cost a tenth of a
+    second on a box of 8 GPUs)."""
+    for ax, xs, ys, colors, texts in titles.pending.values():
+        ax.scatter(xs, ys, s=6, c=colors, alpha=0.5, linewidths=0, gid=titles.points(texts))
+    titles.pending.clear()
 
 
 def _spans(
@@ -179,19 +197,31 @@ def _kernel(ax: Axes, s: BootSeries, titles: _Titles, clean: Clean, lo: float) -
     ax.set_title("kernel: signatures, lines per second, incidents, silence, time of death")
     if s.density is not None:
         d = s.density
-        width = (d.t_s[1] - d.t_s[0]) if len(d.t_s) > 1 else 1.0
-        ax.bar(d.t_s, d.v, width=width, color="#9ecae1", lw=0, label="lines/s")
+        half = (d.t_s[1] - d.t_s[0]) / 2 if len(d.t_s) > 1 else 0.5
+        edges = [t - half for t in d.t_s] + [d.t_s[-1] + half]
+        # one patch for all the bins (a bar chart draws one rectangle a bin)
+        ax.stairs(d.v, edges, fill=True, color="#9ecae1", lw=0, label="lines/s")
     top = max((d.v for d in (s.density,) if d is not None), default=(1.0,))
     ymax = max(max(top, default=1.0), 1.0) * 1.25
     ax.set_ylim(0, ymax * 2.5)
     ax.set_ylabel("lines/s")
     labelled: dict[str, float] = {}
-    for m in s.marks:
-        if m.t_s < lo:
-            continue
-        color = _SEVERITY.get(m.severity, "#4d4d4d")
-        text = clean(f"{m.tag} {_at(s, m.t_s)} {m.when}: {m.text}")
-        ax.axvline(m.t_s, color=color, lw=1.5, alpha=0.8, gid=titles.gid(text))
+    marks = [m for m in s.marks if m.t_s >= lo]
+    if marks:
+        # one collection, a title per line: a line artist each cost more than the rest of
+        # the panel when a storm filled the window with marks
+        texts = [clean(f"{m.tag} {_at(s, m.t_s)} {m.when}: {m.text}") for m in marks]
+        ax.vlines(
+            [m.t_s for m in marks],
+            0,
+            1,
+            transform=ax.get_xaxis_transform(),
+            colors=[_SEVERITY.get(m.severity, "#4d4d4d") for m in marks],
+            lw=1.5,
+            alpha=0.8,
+            gid=titles.points(texts),
+        )
+    for m in marks:
         labelled[m.tag] = m.t_s
     # one label per tag (its last line in the window), staggered so neighbours do not collide
     for k, (tag, t) in enumerate(sorted(labelled.items(), key=lambda kv: kv[1])):
@@ -217,13 +247,13 @@ def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
         color = f"C{k % 10}"
         for tr in g.power:
             if tr.lo:
-                ax.fill_between(tr.t_s, tr.lo, tr.hi, color=color, alpha=0.2, lw=0, step="pre")
+                t, lo, hi = _envelope(tr, s.start_s)
+                ax.fill_between(t, lo, hi, color=color, alpha=0.2, lw=0)
             ax.plot(
                 tr.t_s,
                 tr.v,
                 color=color,
                 lw=1,
-                drawstyle="steps-pre",
                 label=f"{g.device} {tr.label}",
             )
             _hover(ax, s, tr, color, share, titles)
@@ -251,6 +281,32 @@ def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
     _legend(ax)
 
 
+def _envelope(tr: Trace, start_s: float) -> tuple[list[float], list[float], list[float]]:
+    """The band's outline, its part before the final minute merged into at most BAND_BINS
+    bins (the lowest min and highest max of each): a polygon is not simplified by matplotlib,
+    and per-second vertices of hours would make the page megabytes for no visible detail."""
+    width = max((-BAND_KEEP_S - start_s) / BAND_BINS, 1e-9)
+    bins: dict[int, tuple[float, float, float]] = {}
+    t_out: list[float] = []
+    lo_out: list[float] = []
+    hi_out: list[float] = []
+    for t, lo, hi in zip(tr.t_s, tr.lo, tr.hi, strict=True):
+        if t >= -BAND_KEEP_S:
+            t_out.append(t)
+            lo_out.append(lo)
+            hi_out.append(hi)
+            continue
+        k = int((t - start_s) / width)
+        got = bins.get(k)
+        bins[k] = (t, lo, hi) if got is None else (got[0], min(got[1], lo), max(got[2], hi))
+    old = [bins[k] for k in sorted(bins)]
+    return (
+        [b[0] for b in old] + t_out,
+        [b[1] for b in old] + lo_out,
+        [b[2] for b in old] + hi_out,
+    )
+
+
 def _lines(
     ax: Axes,
     s: BootSeries,
@@ -269,9 +325,20 @@ def _lines(
     _legend(ax)
 
 
+LEGEND_MAX = 12  # entries shown; the hover titles name every line
+
+
 def _legend(ax: Axes) -> None:
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", fontsize=7, framealpha=0.7, ncols=4)
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(
+            handles[:LEGEND_MAX],
+            labels[:LEGEND_MAX],
+            loc="upper left",
+            fontsize=7,
+            framealpha=0.7,
+            ncols=6,
+        )
 
 
 def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figure, _Titles]:
@@ -358,6 +425,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     axes[-1].set_xlabel(f"seconds before the last sign of life ({end})")
     if zoom:
         _zoom(fig.add_subplot(grid[len(rows)]), s, titles)
+    _flush_hover(titles)
     if title:
         wrapped = textwrap.fill(clean(title), 150)
         fig.suptitle(
@@ -422,12 +490,13 @@ def _with_titles(svg: str, titles: _Titles) -> str:
             out.append(f"<title>{html.escape(titles.one[gid])}</title>")
             continue
         texts = iter(titles.each.get(gid, ()))
-        defs = svg.find("</defs>", pos, pos + 4000)
-        if defs >= 0:  # the marker's definition comes first: copy it as it is
+        if svg[pos : pos + 80].lstrip().startswith("<defs>"):
+            defs = svg.index("</defs>", pos)  # the marker's definition: copied as it is
             out.append(svg[pos : defs + 7])
             pos = defs + 7
+        limit = svg.find('<g id="', pos)  # the next artist: this group's points end before
         for text in texts:
-            p = _POINT.search(svg, pos)
+            p = _POINT.search(svg, pos, limit if limit >= 0 else len(svg))
             if p is None:
                 break
             out += [svg[pos : p.end() - 2], f"><title>{html.escape(text)}</title></{p.group(1)}>"]

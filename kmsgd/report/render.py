@@ -41,9 +41,9 @@ def render(report: Report, fmt: str, *, color: bool = False, plot: str = "") -> 
     if fmt == "md":
         return escape(render_md(escape_tree(report), plot=plot), keep="\n")
     if fmt == "html":
-        from kmsgd.report.render_html import page
+        from kmsgd.report.render_html import escaped, page
 
-        return page(escape_tree(report))
+        return page(escaped(report))
     if fmt == "text":
         out = render_text(escape_tree(report), color=color)
         return out if color else escape(out, keep="\n")
@@ -72,9 +72,9 @@ def render_clean(
         if report.series is not None:
             pictures.save(report.series, plot, title=report.headline, clean=clean)
     if fmt == "html":
-        from kmsgd.report.render_html import page
+        from kmsgd.report.render_html import escaped, page
 
-        return page(escape_tree(report), clean=clean)
+        return page(escaped(report), clean=clean)
     out = render(report, fmt, color=color and redactor is None, plot=plot)
     return redactor.output(out, fmt) if redactor is not None else out
 

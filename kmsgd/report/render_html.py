@@ -11,13 +11,16 @@ before it is escaped, so a placeholder such as `<host-1>` shows as text, never a
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections.abc import Callable, Iterable
 
 from kmsgd.judge.changes import MAJOR
+from kmsgd.judge.series import Trace
 from kmsgd.report.model import Report
 from kmsgd.report.render_incident import incident_lines
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
+from kmsgd.text.escape import escape, escape_tree
 from kmsgd.types import CLEAN, FAILURES
 
 Clean = Callable[[str], str]
@@ -181,8 +184,38 @@ def _details(r: Report) -> list[str]:
     return out
 
 
+def escaped(r: Report) -> Report:
+    """The report with every string escaped (kmsgd/text/escape.py) before it is laid out; the
+    time series' texts escaped one by one, their tens of thousands of numbers left as they are."""
+    s = r.series
+    out = escape_tree(dataclasses.replace(r, series=None))
+    if s is None:
+        return out
+
+    def trace(t: Trace) -> Trace:
+        return dataclasses.replace(t, label=escape(t.label), unit=escape(t.unit))
+
+    gpus = tuple(
+        dataclasses.replace(
+            g,
+            device=escape(g.device),
+            driver=escape(g.driver),
+            power=tuple(map(trace, g.power)),
+            raw_power=tuple(map(trace, g.raw_power)),
+            temps=tuple(map(trace, g.temps)),
+            vram_used=None if g.vram_used is None else trace(g.vram_used),
+        )
+        for g in s.gpus
+    )
+    series = dataclasses.replace(
+        s, marks=escape_tree(s.marks), incidents=escape_tree(s.incidents), gpus=gpus
+    )
+    return dataclasses.replace(out, series=series)
+
+
 def page(r: Report, *, clean: Clean = str) -> str:
-    """The page with its picture when matplotlib is there (the `plot` extra)."""
+    """The page with its picture when matplotlib is there (the `plot` extra); `r` escaped
+    already (`escaped`)."""
     from kmsgd.report import plot
 
     series = r.series

@@ -6,5 +6,6 @@ types a frame holds (`records`: kernel records, boot, heartbeat, loss and stop r
 `samples` and `events`: sensor payloads; `pstore`: an imported panic dump). The recorder writes
 these types, the judge reads them; neither needs the other.
 
-May import: kmsgd.errors, kmsgd.types. Nothing above the ring.
+May import: kmsgd.errors, kmsgd.types, kmsgd.text (the output sanitizer). Nothing above the
+ring.
 """

@@ -6,11 +6,12 @@ that moment fails its CRC and is skipped, exactly like a torn one.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import mmap
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 
 from kmsgd.errors import BadInput, NothingToJudge, RingCorrupt, SourceUnavailable
@@ -92,18 +93,56 @@ class RingReader:
                     self.release()
                 yield f
 
-    def boots(self) -> list[BootSummary]:
+    def boots(
+        self, known: MutableMapping[str, list[BootSummary]] | None = None
+    ) -> list[BootSummary]:
         """Every boot in the ring, oldest first. Skims the whole ring once: headers only,
-        except the frames that start a boot, stop one or count lost records (checked)."""
+        except the frames that start a boot, stop one or count lost records (checked).
+
+        With `known` (a cache kept by the caller, `kmsgd boots`), the ring is listed in
+        segments, from each boot's first `boot` frame to the next one's: a segment between
+        the same two frames holds the same frames, so one listed before is taken from `known`
+        instead of walked, and each one walked is added to it. The oldest segment (a lap
+        eats its start) and the newest (it grows) are always walked."""
         if self.head is None:
             return []
         first = ring.oldest_frame(self.map, self.head, self.size, self.header.align)
         if first is None:
             return []
         out: dict[bytes, BootSummary] = {}
+        if known is None:
+            self._skim_into(out, first, None)
+            return list(out.values())
+        starts = [first, *(f for f in self._boot_starts() if f.serial > first.serial)]
+        ring_id = self.header.ring_id.hex()
+        for j, start in enumerate(starts):
+            end = starts[j + 1] if j + 1 < len(starts) else None
+            key = None
+            if j > 0 and end is not None:
+                key = f"{ring_id}:{start.offset}:{start.serial}:{end.offset}:{end.serial}"
+                got = known.get(key)
+                if got is not None:
+                    for summary in got:
+                        _merge(out, dataclasses.replace(summary, kinds=dict(summary.kinds)))
+                    continue
+            part: dict[bytes, BootSummary] = {}
+            self._skim_into(part, start, end.serial if end is not None else None)
+            if key is not None:
+                known[key] = [dataclasses.replace(p, kinds=dict(p.kinds)) for p in part.values()]
+            for summary in part.values():
+                _merge(out, summary)
+        return list(out.values())
+
+    def _skim_into(
+        self, out: dict[bytes, BootSummary], first: fr.RawFrame, stop: int | None
+    ) -> None:
+        """Count the frames from `first` up to the head, or up to serial `stop` (excluded)."""
+        assert self.head is not None
         s: BootSummary | None = None
         current = b""
         for n, h in enumerate(ring.skim(self.map, first, self.size, self.head.serial), 1):
+            if stop is not None and h.serial >= stop:
+                return
             if n % DROP_EVERY == 0:
                 self.release()
             if h.boot_id != current or h.code in _CHECKED:
@@ -128,7 +167,6 @@ class RingReader:
                 s.kinds[kind] = s.kinds.get(kind, 0) + 1  # a StrEnum: equal to its name
             if kind is _KERNEL:
                 s.kernel_records += 1
-        return list(out.values())
 
     def boot_ids(self) -> list[str]:
         """The boots in the ring, oldest first, found from the frames themselves (no walk, no
@@ -263,6 +301,26 @@ class RingReader:
 
     def last_boot_id(self) -> str | None:
         return self.head.boot_id.hex() if self.head is not None else None
+
+
+def _merge(out: dict[bytes, BootSummary], part: BootSummary) -> None:
+    """A segment's summary of a boot into the listing: a boot's later segment (a restart's
+    `boot` frame starts none: a boot starts at its oldest one) continues its summary."""
+    key = bytes.fromhex(part.boot_id)
+    s = out.get(key)
+    if s is None:
+        out[key] = part
+        return
+    s.records += part.records
+    s.kernel_records += part.kernel_records
+    s.lost += part.lost
+    s.lost_before_start += part.lost_before_start
+    s.last_wall_us = part.last_wall_us
+    s.stopped = part.stopped
+    if part.kinds.get(Kind.STOP):  # the last `stop` record says it
+        s.shutting_down = part.shutting_down
+    for kind, count in part.kinds.items():
+        s.kinds[kind] = s.kinds.get(kind, 0) + count
 
 
 def _count_checked(s: BootSummary, f: fr.RawFrame) -> None:

@@ -16,7 +16,7 @@ from kmsgd.cli import main
 from kmsgd.report.bootcache import CACHE_NAME
 from kmsgd.ring import frame as fr
 from kmsgd.ring import layout
-from kmsgd.ring.reader import RingReader
+from kmsgd.ring.reader import BootSummary, RingReader
 from kmsgd.ring.records import Boot, Heartbeat, Kind, Stop
 from kmsgd.ring.writer import RingWriter
 
@@ -56,6 +56,8 @@ def test_boots_is_the_same_with_its_cache_after_the_ring_changed(tmp_path: Path)
         play(w, ids[n], 1_764_400_000_000_000 + n * 10**11, lines, stop=stopped)
     w.close()
 
+    known: dict[str, list[BootSummary]] = {}
+
     def boots(current: uuid.UUID) -> list[dict[str, object]]:
         proc = make_proc(tmp_path / f"proc-{current.hex}", str(current))
         out = CliRunner().invoke(
@@ -73,12 +75,18 @@ def test_boots_is_the_same_with_its_cache_after_the_ring_changed(tmp_path: Path)
             ],
         )
         assert out.exit_code == 0, out.output
+        # The listing in segments, from what earlier states of the ring left in `known`, is
+        # the listing of one walk.
+        with RingReader(str(ring)) as r:
+            walked = r.boots()
+            assert r.boots(known=known) == walked and r.boots(known=known) == walked
         return [json.loads(line) for line in out.output.splitlines()]
 
     first = boots(ids[2])  # judges all three, keeps the two ended ones, not the running one
     cache = state / CACHE_NAME
     assert stat.S_IMODE(cache.stat().st_mode) == 0o600
-    assert len(json.loads(cache.read_text())["verdicts"]) == 2
+    saved = json.loads(cache.read_text())
+    assert len(saved["verdicts"]) == 2 and len(saved["segments"]) == 1  # the middle boot
     elsewhere = uuid.uuid4()  # the ring read on another machine: the last boot has ended too
     before = boots(elsewhere)
     assert before[:2] == first[:2]

@@ -148,12 +148,37 @@ def misses(s: Score) -> str:
     return "\n".join(out)
 
 
+def by_batch() -> str:
+    """One Markdown row per batch and one for all: the figures docs/accuracy.md shows."""
+    batches = sorted({int(str(_label(c).get("batch", 0))) for c in cases()})
+    rows = [
+        "| batch | cases | primary | recall | outcome (decided) | refusals |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, s in [*((str(b), score(cases(b))) for b in batches), ("all", score())]:
+        ok = sum(c.primary_ok for c in s.cases)
+        dec = s.decided
+        right = sum(c.want_outcome == c.got_outcome for c in dec)
+        rows.append(
+            f"| {name} | {s.n} | {s.primary:.1%} ({ok}/{s.n}) | {s.recall:.1%} | "
+            f"{right}/{len(dec)} | {s.refusals} |"
+        )
+    return "\n".join(rows)
+
+
 def main(argv: list[str]) -> int:
-    """`python -m tests.corpus.score [--batch N | CASE...]`: the table and every miss."""
+    """`python -m tests.corpus.score [--batch N | --by-batch | CASE...]`: the table and every
+    miss, or one row per batch."""
+    if argv == ["--by-batch"]:
+        print(by_batch())
+        return 0
     if argv[:1] == ["--batch"] and len(argv) == 2 and argv[1].isdigit():
         paths: list[Path] | None = cases(int(argv[1]))
     elif argv and argv[0].startswith("-"):
-        print("usage: python -m tests.corpus.score [--batch N | CASE...]", file=sys.stderr)
+        print(
+            "usage: python -m tests.corpus.score [--batch N | --by-batch | CASE...]",
+            file=sys.stderr,
+        )
         return 2
     else:
         paths = [Path(a) for a in argv] or None

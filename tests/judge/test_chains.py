@@ -41,6 +41,11 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         NV + "74, pid=1, name=python3, NVLink: fatal error detected on link 8",
         NV + "154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
     ),
+    ("nvidia_init_failure", "nvidia_no_memory"): (
+        "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x51:1941)",
+        "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
+        "returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1353",
+    ),
     ("edac", "mce_notice"): (
         "EDAC MC0: 4 CE error on CPU#0Channel#2_DIMM#0 (channel:2 slot:0 page:0x0)",
         "mce: [Hardware Error]: Machine check events logged",

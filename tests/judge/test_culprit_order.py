@@ -232,3 +232,18 @@ def test_machine_checks_printed_at_boot_are_the_boot_befores() -> None:
     )
     assert v.subject is Subject.PREVIOUS_BOOT
     assert v.primary is not None and v.primary.tag == "mce_logged_at_boot"
+
+
+def test_a_paste_cut_minutes_after_its_last_failure_still_names_it() -> None:
+    """The final window holds no failure (the next report's header is untagged): the last
+    failure the paste shows leads, where the log does not show how the boot ended."""
+    kill = "Out of memory: Killed process 28438 (java) total-vm:20255636kB, anon-rss:466160kB"
+    later = "java cpuset=1e47 mems_allowed=0"
+    recs = [KernelRecord(kill, 3, 0, 1, 100 * 10**6, "-")] + [
+        KernelRecord(later, 4, 0, n, (100 + 60 * n) * 10**6, "-") for n in range(2, 12)
+    ]
+    v = classify(Timeline.from_records(recs))
+    assert v.primary is not None and v.primary.tag == "oom_kill"
+    assert v.reason == "log_ends_after:oom_kill"
+    # a boot known to have ended keeps its final window: ten quiet minutes are its end
+    assert classify(Timeline.from_records(recs), ended=True).primary is None

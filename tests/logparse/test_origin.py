@@ -15,6 +15,7 @@ from kmsgd.judge.timeline import Timeline
 from kmsgd.logparse import Line, Origin, parse_lines
 from kmsgd.logparse.origin import OPENINGS, kernel_opening
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.printk import render
 
 XID = "NVRM: Xid (PCI:0000:41:00): 79, pid=1, GPU has fallen off the bus."
 
@@ -122,3 +123,18 @@ def test_programs_do_not_open_so(message: str) -> None:
 def test_every_catalogue_subsystem_of_kernel_lines_has_its_openings() -> None:
     kernel_only = {s.subsystem for s in CATALOGUE if not s.idents or "kernel" in s.idents}
     assert kernel_only <= set(OPENINGS)
+
+
+KERNEL_FORMATS = [
+    (s.tag, f.prefix + render(f.fmt, f.args)) for s in CATALOGUE for f in s.formats if not f.program
+]
+
+
+@pytest.mark.parametrize(("tag", "text"), KERNEL_FORMATS, ids=[t for t, _ in KERNEL_FORMATS])
+def test_every_kernel_format_of_the_catalogue_opens_as_a_kernel_message(
+    tag: str, text: str
+) -> None:
+    """The openings checked against the source: each format string the catalogue's entries
+    key on (`Signature.formats`), rendered with the prefix its printk macro adds."""
+    first = next(line for line in text.split("\n") if line.strip())
+    assert kernel_opening(first), first

@@ -221,3 +221,49 @@ def test_a_driver_prefix_printed_alone_joins_its_message() -> None:
     assert primary("amdgpu: [powerplay] \nfailed to send message 309 ret is 254") == (
         "amdgpu_smu_timeout"
     )
+
+
+@pytest.mark.parametrize(
+    "msg",
+    [
+        "PM: suspend entry (deep)",
+        "JBD2: Invalid checksum recovering block 4194315 in log",
+        "Uhhuh. NMI received for unknown reason 1c on CPU 9.",
+    ],
+)
+def test_bare_messages_that_open_as_only_kernel_messages_do(msg: str) -> None:
+    """kernel/power/suspend.c's "PM: ", fs/jbd2's "JBD2: ", arch/x86/kernel/nmi.c."""
+    assert [ln.message for ln in kernel_lines(msg)] == [msg]
+
+
+def test_dmesg_ctime_with_a_two_letter_weekday() -> None:
+    """dmesg -T under a German locale: "[Mo Aug 17 14:44:27 2026]"."""
+    msg = "amdgpu 0000:08:00.0: [drm] Cannot find any crtc or sizes"
+    (line,) = kernel_lines(f"[Mo Aug 17 14:44:27 2026] {msg}")
+    assert line.message == msg and line.wall_us is not None
+
+
+def test_a_time_alone_is_not_a_line_number_gutter() -> None:
+    """'hh:mm:ss message', the date and host cut by the poster; a gutter still goes."""
+    msg = "amdgpu 0000:c3:00.0: [gfxhub] page fault (src_id:0 ring:24 vmid:5 pasid:48)"
+    got = kernel_lines(f"12:09:20 {msg}")
+    assert [ln.message for ln in got] == [msg]
+    assert [ln.message for ln in kernel_lines(f"12: [    1.000000] {msg}")] == [msg]
+
+
+def test_kmsg_records_forwarded_verbatim_into_syslog() -> None:
+    """A forwarder that wrote /dev/kmsg records as they are: each syslog message is
+    'level,seq,usec,flags,caller;text' (Documentation/ABI/testing/dev-kmsg)."""
+    text = (
+        "May 25 07:29:42 x 0,16627,40311380557,-,caller=C0;BUG: workqueue lockup - pool cpus=3"
+        " node=0 flags=0x1 nice=0 stuck for 23152s!\n"
+        "May 25 07:29:42 x 6,16628,40311381019,-,caller=C0;Showing busy workqueues and worker pools:"
+    )
+    got = kernel_lines(text)
+    assert [(ln.level, ln.seq, ln.ts_usec) for ln in got] == [
+        (0, 16627, 40311380557),
+        (6, 16628, 40311381019),
+    ]
+    assert got[0].message.startswith("BUG: workqueue lockup - pool cpus=3")
+    assert got[1].message == "Showing busy workqueues and worker pools:"
+    assert all(ln.wall_us is not None for ln in got)

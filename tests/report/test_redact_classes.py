@@ -262,3 +262,17 @@ def test_a_name_announced_outside_the_report_is_masked_inside_it() -> None:
     assert "gpu-box-21" in analyze(io.BytesIO(log), name="t", fmt="text")
     for fmt in FORMATS:
         assert "gpu-box-21" not in analyze(io.BytesIO(log), name="t", fmt=fmt, redact=True)
+
+
+@pytest.mark.parametrize(
+    ("line", "masked"),
+    [
+        ("a ::10.1.2.3 b", "a <ip-1> b"),
+        ("a 10.1.2.3:: b", "a <ip-1>:: b"),
+        ("[::ffff:10.1.2.3]:22", "[<ip-1>]:22"),
+        ("peer fe80::1c2a:3bff:fe4d:5e6f%enp11s0, closed", "peer <ip-1>, closed"),
+        ("from 10.1.2.3.", "from <ip-1>."),
+    ],
+)
+def test_no_part_of_an_ipv4_address_is_left_next_to_colons(line: str, masked: str) -> None:
+    assert Redactor().redact(line) == masked

@@ -1,0 +1,510 @@
+"""GPU failures beside the chains of gpu.py: refusals, display hangs, firmware and RAS reports.
+
+NVIDIA: the kernel module's refusal of a client of another version (a half-done driver
+update), nvidia-modeset's and nvidia-drm's display-engine timeouts, the resource manager's
+allocation failures (on unified-memory GB10/Grace boxes the GPU allocates from system RAM),
+and the Tegra nvgpu driver of Jetson/Orin boards (NVIDIA's L4T kernel, not NVRM). amdgpu: RAS
+reports of uncorrectable hardware errors, SDMA's refusal of a privileged command from a user
+queue, and the ring and IB tests the driver runs at init, resume and after a reset.
+
+Two entries here carry a tag of another module: `amdgpu_smu_timeout` (gpu.py) gains the
+SMC-start wording of the resume path, and `iommu_fault` (hardware.py) the AMD IOMMU's
+INVALID_DEVICE_REQUEST event, routine here because the root complex logs it at every GPU
+reset. The first entry of a tag (gpu.py, hardware.py) gives its meaning, next step and
+incident trigger; table.py registers this module last so that it stays so.
+"""
+
+from __future__ import annotations
+
+from kmsgd.catalogue.base import (
+    DeviceKind,
+    Format,
+    MatchInput,
+    Severity,
+    Signature,
+    Trigger,
+    sig,
+)
+
+_PCI = DeviceKind.PCI
+AMDGPU = "gpu.amdgpu"
+NVIDIA = "gpu.nvidia"
+NVGPU = "gpu.nvgpu"
+
+# the prefixes the printing macros add (representative device and function): dev_printk with
+# amdgpu's dev_fmt "amdgpu: " (5.x+), DRM_ERROR's "[drm:<function> [<module>]] *ERROR* ",
+# NV_PRINTF's "NVRM: <function>: ", nvgpu's LOG_FMT columns
+_DEV = "amdgpu 0000:03:00.0: amdgpu: "
+_DEV_NOFMT = "amdgpu 0000:03:00.0: "  # DRM_DEV_ERROR and dev_printk, which skip dev_fmt
+_RAS_EVENT = _DEV_NOFMT + "{1}"  # amdgpu_ras.c RAS_EVENT_LOG: dev_printk "{%llu}%pV" (6.12+)
+
+
+def _drm(func: str, module: str = "amdgpu") -> str:
+    return f"[drm:{func} [{module}]] *ERROR* "
+
+
+def _nvgpu(func: str, line: int) -> str:
+    return f"nvgpu: 17000000.gpu {func:>33}:{line:<4d} [ERR]  "
+
+
+_OSAPI = "nvidia:src/nvidia/arch/nvalloc/unix/src/osapi.c"
+_NVASSERT = "nvidia:src/nvidia/src/libraries/utils/nvassert.c"
+_NVGPU_SRC = "nvgpu:drivers/gpu/nvgpu/"  # NVIDIA's L4T nvgpu (linux-nvgpu, L4T r36 tree)
+_AMD = "drivers/gpu/drm/amd/amdgpu/"
+
+
+def _amdgpu_line(m: object, i: MatchInput) -> bool:
+    # the driver names itself: dev_printk's "amdgpu 0000:03:00.0:", DRM_ERROR's
+    # "[drm:… [amdgpu]]", or pr_fmt's "amdgpu: " inside the message (4.x DRM_ERROR texts)
+    return "amdgpu" in i.text or "drmn" in i.text
+
+
+def _nvrm_line(m: object, i: MatchInput) -> bool:
+    return "NVRM" in i.text
+
+
+MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
+    # src/nvidia/arch/nvalloc/unix/src/osapi.c RmPerformVersionCheck, nv_printf with embedded
+    # newlines (one record; rsyslog shows them as #012, dmesg as indented lines):
+    # r515-r570 "NVRM: API mismatch: the client has the version %s, but\nNVRM: this kernel
+    # module has the version %s.  Please\n…"; r575+ "NVRM: API mismatch: the client '%s'
+    # (pid %u)\nNVRM: has the version %s, but this kernel module has\nNVRM: the version %s.
+    # …". kernel-open/nvidia-modeset/nvidia-modeset-linux.c nvkms_alloc_rm:
+    # "nvidia-modeset: Version mismatch: nvidia.ko(%s) nvidia-modeset.ko(%s)"
+    sig(
+        "nvidia_api_mismatch",
+        r"NVRM: API mismatch: the client (?:has the version|'[^']*' \(pid \d+\))"
+        r"|nvidia-modeset: Version mismatch: nvidia\.ko\(",
+        ("mismatch",),
+        Severity.ERROR,
+        NVIDIA,
+        "The NVIDIA kernel module refused a user-space driver component of another version "
+        "(an API mismatch): the GPU is unusable to that program until the versions agree.",
+        "A driver update is half done: reboot so the new kernel module loads, or reinstall one "
+        "driver version for all parts (kernel module, DKMS build, user-space libraries, "
+        "initramfs); an init failure after it is its consequence.",
+        30,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "NVRM: API mismatch: the client has the version %s, but\nNVRM: this kernel module "
+                "has the version %s.  Please\nNVRM: make sure that this kernel module and all "
+                "NVIDIA driver\nNVRM: components have the same version.",
+                _OSAPI,
+                "r515-r570",
+                args=("535.54.03", "530.30.02"),
+            ),
+            Format(
+                "NVRM: API mismatch: the client '%s' (pid %u)\nNVRM: has the version %s, but "
+                "this kernel module has\nNVRM: the version %s.  Please make sure that this\n"
+                "NVRM: kernel module and all NVIDIA driver components\nNVRM: have the same "
+                "version.",
+                _OSAPI,
+                "r575-r595",
+                args=("kwin_wayland", 1005, "580.82.07", "575.64.05"),
+            ),
+            Format(
+                "Version mismatch: nvidia.ko(%s) nvidia-modeset.ko(%s)",
+                "nvidia:kernel-open/nvidia-modeset/nvidia-modeset-linux.c",
+                "r515-r595",
+                "nvidia-modeset: ",
+                args=("570.153.02", "575.64.05"),
+            ),
+        ),
+    ),
+    # src/nvidia-modeset/src/nvkms-rm.c SyncOneEvoChannel (r515-r595): nvEvoLogDev(…,
+    # EVO_LOG_ERROR, "Idling display engine timed out: 0x%08x:%d:%d:%d"), printed as
+    # "nvidia-modeset: ERROR: GPU:%d: …"
+    sig(
+        "nvidia_display_engine_timeout",
+        r"Idling display engine timed out: 0x[0-9a-fA-F]+",
+        ("Idling",),
+        Severity.ERROR,
+        NVIDIA,
+        "NVIDIA's display engine did not go idle when the driver asked it to (the screen "
+        "freezes or goes black while the rest of the box runs).",
+        "A display-side hang: note the modes and monitors in use (high refresh, 8K, MST, "
+        "VRR), update the driver, and try another cable or port; repeated lines before a freeze "
+        "name it as the cause.",
+        32,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "Idling display engine timed out: 0x%08x:%d:%d:%d",
+                "nvidia:src/nvidia-modeset/src/nvkms-rm.c",
+                "r515-r595",
+                "nvidia-modeset: ERROR: GPU:0: ",
+                args=(0xC67E, 0, 0, 1128),
+            ),
+        ),
+    ),
+    # kernel-open/nvidia-drm/nvidia-drm-modeset.c nv_drm_atomic_commit (r515-r595):
+    # NV_DRM_DEV_LOG_ERR(nv_dev, "Flip event timeout on head %u"), i.e. DRM_ERROR("[nvidia-drm]
+    # [GPU ID 0x%08x] Flip event timeout on head %u"); a pager may cut the line inside
+    # "timeout", so the pattern ends on the words the format fixes before it
+    sig(
+        "nvidia_flip_timeout",
+        r"\[nvidia-drm\] (?:\[GPU ID 0x[0-9a-fA-F]+\] )?Flip event timeo",
+        ("Flip",),
+        Severity.ERROR,
+        NVIDIA,
+        "A page flip on an NVIDIA display did not complete within 3 seconds: the display "
+        "engine stopped presenting frames (a frozen or black screen).",
+        "A display-side hang: note the compositor and monitors, update the driver; if the box "
+        "still answers over the network, the GPU's compute side may be fine.",
+        33,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "[nvidia-drm] [GPU ID 0x%08x] Flip event timeout on head %u",
+                "nvidia:kernel-open/nvidia-drm/nvidia-drm-modeset.c",
+                "r515-r595",
+                _drm("nv_drm_atomic_commit", "nvidia_drm"),
+                args=(0x100, 0),
+            ),
+        ),
+    ),
+    # src/nvidia/src/libraries/utils/nvassert.c nvCheckOkFailedNoLog / nvAssertOkFailedNoLog:
+    # "Check failed: %s (0x%08X) returned from %s @ %s:%d" and "Assertion failed: …", the %s
+    # being nvstatusToString's "<text> [<name>]" (nvstatus.c: string " [" #name "]"), here
+    # NV_ERR_NO_MEMORY (nvstatuscodes.h: 0x00000051, "Out of memory"); any NV_PRINTF of a
+    # status name carries the same "[NV_ERR_NO_MEMORY]"
+    sig(
+        "nvidia_no_memory",
+        r"\[NV_ERR_NO_MEMORY\]",
+        ("NV_ERR_NO_MEMORY",),
+        Severity.ERROR,
+        NVIDIA,
+        "NVIDIA's resource manager could not allocate memory for a GPU object "
+        "(NV_ERR_NO_MEMORY); on unified-memory machines (GB10, Grace) the GPU allocates "
+        "from system RAM, so the whole box runs out.",
+        "Find what holds the memory (the GPU workload's size, other processes, page cache); "
+        "on unified-memory boxes leave system RAM for the driver or lower the model size.",
+        34,
+        device_kind=_PCI,
+        check=_nvrm_line,
+        # NV_ASSERT_FAILED_PRINTF_FMT is "%s @ %s:%d"
+        formats=(
+            Format(
+                "Check failed: %s (0x%08X) returned from %s @ %s:%d",
+                _NVASSERT,
+                "r515-r595",
+                "NVRM: nvCheckOkFailedNoLog: ",
+                args=(
+                    "Out of memory [NV_ERR_NO_MEMORY]",
+                    0x51,
+                    "_memdescAllocInternal(pMemDesc)",
+                    "mem_desc.c",
+                    1359,
+                ),
+            ),
+            Format(
+                "Assertion failed: %s (0x%08X) returned from %s @ %s:%d",
+                _NVASSERT,
+                "r515-r595",
+                "NVRM: nvAssertOkFailedNoLog: ",
+                args=("Out of memory [NV_ERR_NO_MEMORY]", 0x51, "status", "kernel_gsp.c", 4615),
+            ),
+        ),
+    ),
+    # NVIDIA's L4T nvgpu (drivers/gpu/nvgpu/os/linux/log.c LOG_FMT "nvgpu: %s %33s:%-4d [%s]
+    # %s", [ERR] from nvgpu_err): the failures of the GPU's firmware processors, which leave
+    # the integrated GPU unusable: common/pmu/lsfm/lsfm.c "LSF Load failed",
+    # common/gr/gr_falcon.c "Unable to recover GR falcon", common/engine_queues/
+    # engine_fb_queue.c "falcon id-%d, queue id-%d, failed", common/acr "ACR bootstrap
+    # failed", common/pmu "PMU queue init failed", "failed to load fecs ucode!!"
+    sig(
+        "nvgpu_error",
+        r"nvgpu: \S+ +\S+:\d+ +\[ERR\] +(?:LSF Load failed|Unable to recover GR falcon"
+        r"|falcon id-\d+, queue id-\d+, failed|ACR bootstrap failed|ACR GR LSF bootstrap failed"
+        r"|falcon bootstrap failed|falcon reset failed|PMU queue init failed"
+        r"|failed to load fecs ucode|FECS context switch init error|failed to init gr falcon)",
+        ("ERR",),
+        Severity.ERROR,
+        NVGPU,
+        "The Tegra GPU driver (nvgpu, Jetson/Orin) could not load or start one of the GPU's "
+        "firmware processors (falcon: PMU, FECS, GR, ACR): the integrated GPU is unusable.",
+        "Check that the L4T release, its device tree (the board's memory size) and the "
+        "firmware in /lib/firmware match; a missing or too small CMA pool fails the same way.",
+        36,
+        formats=(
+            Format(
+                "LSF Load failed",
+                _NVGPU_SRC + "common/pmu/lsfm/lsfm.c",
+                "L4T r36",
+                _nvgpu("nvgpu_pmu_lsfm_bootstrap_ls_falcon", 128),
+            ),
+            Format(
+                "Unable to recover GR falcon",
+                _NVGPU_SRC + "common/gr/gr_falcon.c",
+                "L4T r36",
+                _nvgpu("nvgpu_gr_falcon_load_secure_ctxsw_ucode", 718),
+            ),
+            Format(
+                "falcon id-%d, queue id-%d, failed",
+                _NVGPU_SRC + "common/engine_queues/engine_fb_queue.c",
+                "L4T r36",
+                _nvgpu("nvgpu_engine_fb_queue_push", 401),
+                args=(0, 1),
+            ),
+            Format(
+                "ACR bootstrap failed",
+                _NVGPU_SRC + "common/acr/acr.c",
+                "L4T r36",
+                _nvgpu("nvgpu_acr_bootstrap_hs_acr", 201),
+            ),
+        ),
+    ),
+    # amdgpu_ras.c amdgpu_ras_global_ras_isr: DRM_WARN "RAS event of type
+    # ERREVENT_ATHUB_INTERRUPT detected!" (5.3-5.5), dev_info "uncorrectable hardware
+    # error(ERREVENT_ATHUB_INTERRUPT) detected!" (5.6+; RAS_EVENT_LOG prefixes "{%llu}" from
+    # 6.10; 6.18 also dev_err "uncorrectable hardware error (ERREVENT_ATHUB_INTERRUPT)
+    # detected!" for an event already marked), the RAS manager's
+    # amdgpu_ras_sys_detect_fatal_event "{%llu} Uncorrectable hardware
+    # error(ERREVENT_ATHUB_INTERRUPT) detected!"; the error counts: "%ld
+    # uncorrectable hardware errors detected in %s block" (amdgpu_ras.c, amdgpu_umc.c "… in
+    # UMC block"), "socket: %d, die: %d, %lld new uncorrectable hardware errors detected in
+    # %s block" (6.8+), "… detected in total in %s block"; printed only for a count above
+    # zero, the all-clear reads "no uncorrectable"; "Poison is created, no user action is
+    # needed." is a deferred error the driver handles, not one of these
+    sig(
+        "amdgpu_ras_uncorrectable",
+        r"[Uu]ncorrectable hardware error ?\(ERREVENT_ATHUB_INTERRUPT\) detected"
+        r"|RAS event of type ERREVENT_ATHUB_INTERRUPT detected"
+        r"|(?<![\w.])[1-9]\d* (?:new )?uncorrectable hardware errors detected in (?:total in )?"
+        r"\w+ block",
+        ("ERREVENT_ATHUB_INTERRUPT", "uncorrectable", "Uncorrectable"),
+        Severity.CRITICAL,
+        AMDGPU,
+        "The GPU's RAS logic reported an uncorrectable hardware error (HBM/VRAM ECC, a "
+        "poisoned access, or a fatal ATHUB interrupt); the driver resets the GPU next.",
+        "A hardware fault, not a software hang: read the block named (umc is the memory), "
+        "check the RAS bad-page table (amdgpu_ras_eeprom), and have the card replaced if it "
+        "repeats; the reset and failures after it are consequences.",
+        29,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        formats=(
+            Format(
+                "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+                _AMD + "amdgpu_ras.c",
+                "5.15-6.8",
+                _DEV,
+            ),
+            Format(
+                "uncorrectable hardware error(ERREVENT_ATHUB_INTERRUPT) detected!",
+                _AMD + "amdgpu_ras.c",
+                "6.12-6.18",
+                _RAS_EVENT,
+            ),
+            Format(
+                "uncorrectable hardware error (ERREVENT_ATHUB_INTERRUPT) detected!",
+                _AMD + "amdgpu_ras.c",
+                "6.18",
+                _DEV,
+            ),
+            *(
+                Format(
+                    "%ld uncorrectable hardware errors detected in %s block",
+                    _AMD + "amdgpu_ras.c",
+                    versions,
+                    prefix,
+                    args=(2, "umc"),
+                )
+                for versions, prefix in (("5.15-6.8", _DEV), ("6.12-6.18", _RAS_EVENT))
+            ),
+            *(
+                Format(
+                    "socket: %d, die: %d %ld uncorrectable hardware errors detected in %s block",
+                    _AMD + "amdgpu_ras.c",
+                    versions,
+                    prefix,
+                    args=(0, 1, 4, "umc"),
+                )
+                for versions, prefix in (("5.15-6.8", _DEV), ("6.12-6.18", _RAS_EVENT))
+            ),
+            Format(
+                "socket: %d, die: %d, %lld new uncorrectable hardware errors detected in %s block",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0, 1, 4, "umc"),
+            ),
+            Format(
+                "socket: %d, die: %d, %lld uncorrectable hardware errors detected in total in %s "
+                "block",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0, 1, 8, "umc"),
+            ),
+        ),
+    ),
+    # sdma_v4_0.c sdma_v4_0_process_srbm_write_irq (5.11+): dev_err "SDMA gets an Register
+    # Write SRBM_WRITE command in non-privilege command buffer" (ratelimited, then dev_dbg
+    # from 6.x)
+    sig(
+        "amdgpu_sdma_illegal_command",
+        r"SDMA gets an Register Write SRBM_WRITE command in non-privilege command buffer",
+        ("SRBM_WRITE",),
+        Severity.ERROR,
+        AMDGPU,
+        "An SDMA (copy engine) queue of a user program sent a privileged register write the "
+        "engine refused; the engine's work, often a peer-to-peer copy, goes wrong after it.",
+        "Note the process in the lines after it; with peer-to-peer copies between GPUs, check "
+        "that the platform supports P2P (PCIe switch, IOMMU, ACS) or disable it for ROCm.",
+        33,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        formats=(
+            Format(
+                "SDMA gets an Register Write SRBM_WRITE command in non-privilege command buffer",
+                _AMD + "sdma_v4_0.c",
+                "5.15-6.18",
+                _DEV,
+            ),
+        ),
+    ),
+    # the ring and IB tests (a command the engine must execute): 4.x gfx_v6/v7/v8/v9
+    # *_ring_test_ring DRM_ERROR "amdgpu: ring %d test failed (scratch(0x%04X)=0x%08X)",
+    # *_ring_test_ib "amdgpu: ib test failed (scratch(0x%04X)=0x%08X)", amdgpu_ib.c
+    # amdgpu_ib_ring_tests "amdgpu: failed testing IB on GFX ring (%d)." / "… on ring %d (%d)."
+    # (4.x); 5.x+ amdgpu_ring.c amdgpu_ring_test_helper DRM_DEV_ERROR "ring %s test failed
+    # (%d)" and amdgpu_ib.c "IB test failed on %s (%d)."
+    sig(
+        "amdgpu_ring_test_failure",
+        r"amdgpu: (?:ring \d+|ib) test failed \(scratch\(0x[0-9a-fA-F]+\)=0x"
+        r"|amdgpu: failed testing IB on (?:GFX ring|ring \d+) \(-?\d+\)"
+        r"|\bring \S+ test failed \(-?\d+\)|\bIB test failed on \S+ \(-?\d+\)",
+        ("failed",),
+        Severity.ERROR,
+        AMDGPU,
+        "A GPU command ring failed the driver's self-test (a test command was not executed), "
+        "at init, resume or after a reset: that engine is not running.",
+        "At init or resume: check firmware (linux-firmware) against the kernel, PCIe power and "
+        "ASPM; after a reset: the reset did not bring the engine back, read the lines before.",
+        37,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        formats=(
+            Format(
+                "amdgpu: ring %d test failed (scratch(0x%04X)=0x%08X)",
+                _AMD + "gfx_v8_0.c",
+                "4.4-4.19",
+                _drm("gfx_v8_0_ring_test_ring"),
+                args=(2, 0xC040, 0xCAFEDEAD),
+            ),
+            Format(
+                "amdgpu: ib test failed (scratch(0x%04X)=0x%08X)",
+                _AMD + "gfx_v7_0.c",
+                "4.4-4.19",
+                _drm("gfx_v7_0_ring_test_ib"),
+                args=(0xC040, 0xCAFEDEAD),
+            ),
+            Format(
+                "amdgpu: failed testing IB on GFX ring (%d).",
+                _AMD + "amdgpu_ib.c",
+                "4.4-4.19",
+                _drm("amdgpu_ib_ring_tests"),
+                args=(-110,),
+            ),
+            Format(
+                "amdgpu: failed testing IB on ring %d (%d).",
+                _AMD + "amdgpu_ib.c",
+                "4.4-4.19",
+                _drm("amdgpu_ib_ring_tests"),
+                args=(9, -110),
+            ),
+            Format(
+                "ring %s test failed (%d)",
+                _AMD + "amdgpu_ring.c",
+                "5.4-6.18",
+                _DEV_NOFMT + _drm("amdgpu_ring_test_helper"),
+                args=("kiq_2.1.0", -110),
+            ),
+            Format(
+                "IB test failed on %s (%d).",
+                _AMD + "amdgpu_ib.c",
+                "5.4-6.18",
+                _DEV_NOFMT + _drm("amdgpu_ib_ring_tests"),
+                args=("gfx_0.0.0", -110),
+            ),
+        ),
+    ),
+    # pm/swsmu/amdgpu_smu.c smu_hw_init / smu_resume: dev_err "SMC engine is not correctly
+    # up!" ("SMU is not ready yet!" in earlier 5.x), after smu_start_smc_engine's firmware
+    # status check failed with dev_err "SMC is not ready";
+    # amdgpu_device.c amdgpu_device_ip_resume_phase2: "resume of IP block <%s> failed %d" for
+    # the <smu> block (the suspend side is gpu.py's)
+    sig(
+        "amdgpu_smu_timeout",
+        r"SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
+        r"|resume of IP block <smu> failed",
+        ("SMC", "smu", "yet"),  # not "SMU": routine lines ("SMU is resumed") carry it
+        Severity.CRITICAL,
+        AMDGPU,
+        "The GPU's power-management firmware (SMU) did not start or answer on resume.",
+        "See amdgpu_smu_timeout in gpu.py.",
+        30,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        trigger=Trigger("gpu_hang"),  # kmsgd/record/triggers.py carries this wording too
+        formats=(
+            Format(
+                "SMC is not ready", "drivers/gpu/drm/amd/pm/swsmu/amdgpu_smu.c", "5.15-6.18", _DEV
+            ),
+            Format(
+                "SMC engine is not correctly up!",
+                "drivers/gpu/drm/amd/pm/swsmu/amdgpu_smu.c",
+                "5.15-6.18",
+                _DEV,
+            ),
+            Format(
+                "resume of IP block <%s> failed %d",
+                _AMD + "amdgpu_device.c",
+                "4.19-6.18",
+                _drm("amdgpu_device_ip_resume_phase2"),
+                args=("smu", -5),
+            ),
+        ),
+    ),
+    # drivers/iommu/amd/iommu.c iommu_print_event (amd_iommu.c before 5.8), EVENT_TYPE_INV_DEV_REQ:
+    # printk "INVALID_DEVICE_REQUEST device=%02x:%02x.%x …" (4.4), dev_err
+    # "INVALID_DEVICE_REQUEST device=%02x:%02x.%x pasid=0x%05x address=0x%016llx
+    # flags=0x%04x]" (4.19), "Event logged [INVALID_DEVICE_REQUEST device=%02x:%02x.%x
+    # pasid=0x%05x address=0x%llx flags=0x%04x]" (5.4-5.15; "%04x:%02x:%02x.%x" with the
+    # PCI segment 6.1-6.18), printed as "iommu ivhd0: AMD-Vi: Event logged […]" (dev_fmt
+    # "AMD-Vi: "); the root complex (00:00.0)
+    # logs it with flags=0x0a00 at the interrupt range on a GPU reset, so it is reported,
+    # never blamed first
+    sig(
+        "iommu_fault",
+        r"\bINVALID_DEVICE_REQUEST device=",
+        ("INVALID_DEVICE_REQUEST",),
+        Severity.WARNING,
+        "iommu",
+        "The AMD IOMMU rejected a request a device was not allowed to make.",
+        "See iommu_fault in hardware.py; from 00:00.0 with flags=0x0a00 it is routine.",
+        22,
+        device_kind=_PCI,
+        routine=True,
+        formats=(
+            Format(
+                "Event logged [INVALID_DEVICE_REQUEST device=%04x:%02x:%02x.%x pasid=0x%05x "
+                "address=0x%llx flags=0x%04x]",
+                "drivers/iommu/amd/iommu.c",
+                "6.1-6.18",
+                "iommu ivhd1: AMD-Vi: ",
+                args=(0, 0, 0, 0, 0, 0xFFFFFFFDF8000000, 0x0A00),
+            ),
+            Format(
+                "Event logged [INVALID_DEVICE_REQUEST device=%02x:%02x.%x pasid=0x%05x "
+                "address=0x%llx flags=0x%04x]",
+                "drivers/iommu/amd/iommu.c",
+                "5.4-5.15",
+                "iommu ivhd0: AMD-Vi: ",
+                args=(0x30, 0, 6, 0, 0xFFFFFFFDF8000000, 0x0A00),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,233 @@
+"""Evidence of known tags that their own entries do not read: the other lines of a report
+whose event line a cut may have lost, and another writer's line about the same event.
+
+Each entry here carries the tag of an entry elsewhere (kernel.py, gpu.py, hardware.py) and
+the same rank, so the judge sees one event whichever line showed it. Lines of a report that
+another line counts are `context` (base.py): they name the event where the cut kept only
+them, and the timeline counts the event once. None of them starts an incident in the
+recorder (no `trigger`): each comes with a line that already did, or is printed by the
+incident's own captures.
+"""
+
+from __future__ import annotations
+
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+
+# a stack frame as dump_stack prints it (arch/x86/kernel/dumpstack.c printk_stack_address:
+# " %s%pBb" with "? " for a frame the unwinder only guessed; 4.x and older put the address
+# first, " [<%px>] %s%pB"): only frames it did not guess count
+_FRAME = r"^\s*(?:\[<[0-9a-f]+>\]\s*)?"
+
+_OOM_MEANING = "The kernel OOM killer killed a process to free memory."
+_OOM_NEXT = (
+    "Find who held memory (GPU-pinned memory is invisible in RSS on unified-memory "
+    "machines); limit services (MemoryMax=) or model sizes."
+)
+
+# kernel/sched/core.c sched_show_task: "task:%-15.15s state:%c stack:%-5lu pid:%-5d ppid:%-6d
+# flags:0x%08lx" (5.14+; "stack:%5lu pid:%5d ppid:%6d" 5.10-5.13, "tgid:%-5d" added in 6.x), the
+# line that opens each task of the hung-task report (kernel/hung_task.c check_hung_task, after
+# its "INFO: task %s:%d blocked for more than %ld seconds." header). Only state D (waiting
+# uninterruptibly) is a hung task's. SysRq w (drivers/tty/sysrq.c "Show Blocked State", which
+# the recorder itself sends during an incident) prints the same line for every D task at that
+# moment, blocked for a second or for hours: the timeline drops this entry's hits once a boot
+# has shown that dump (kmsgd/judge/timeline.py), so it counts only in a cut of the detector's
+# report that lost the header. The older "%-15.15s %c" form (before 5.10) is too plain to read.
+HUNG_TASK_BODY = sig(
+    "hung_task",
+    r"^\s*task:.{1,15}? +state:D +stack: *\d+ +pid: *\d+",
+    ("task",),
+    Severity.ERROR,
+    "kernel",
+    "A task waited > 120 s in uninterruptible sleep (D state), usually on I/O or a lock.",
+    "The blocked task's stack names the wait: storage, NFS, a GPU ioctl; fix that.",
+    76,
+    context=True,
+    formats=(
+        # sched_show_task: pr_info("task:%-15.15s state:%c") and the pr_cont that completes it
+        Format(
+            "task:%-15.15s state:%c stack:%-5lu pid:%-5d tgid:%-5d ppid:%-6d flags:0x%08lx",
+            "kernel/sched/core.c",
+            "6.8-6.18",
+            args=("kworker/u64:3", "D", 0, 4242, 4242, 2, 0x00004000),
+        ),
+        Format(
+            "task:%-15.15s state:%c stack:%5lu pid:%5d ppid:%6d flags:0x%08lx",
+            "kernel/sched/core.c",
+            "5.15",
+            args=("python3", "D", 0, 4242, 1, 0x00000000),
+        ),
+    ),
+)
+
+INDIRECT_SIGNATURES: tuple[Signature, ...] = (
+    HUNG_TASK_BODY,
+    # The OOM report before its kill line (mm/oom_kill.c), so a cut above the kill still
+    # shows it (its header, "%s invoked oom-killer: gfp_mask=…", is kernel.py's):
+    # dump_oom_summary "oom-kill:constraint=%s,nodemask=%*pbl,…" (4.19+); mm/memcontrol.c
+    # mem_cgroup_print_oom_info "Task in %s killed as a result of limit of %s" (3.x-4.18); and
+    # the report's own stack (dump_header calls dump_stack from oom_kill_process).
+    sig(
+        "oom_kill",
+        r"^oom-kill:constraint=CONSTRAINT_|^Task in \S+ killed as a result of limit of "
+        rf"|{_FRAME}oom_kill_process\+0x[0-9a-f]+/0x[0-9a-f]+",
+        ("kill", "killed", "oom_kill_process"),
+        Severity.ERROR,
+        "memory",
+        _OOM_MEANING,
+        _OOM_NEXT,
+        60,
+        context=True,
+        formats=(
+            Format(
+                "oom-kill:constraint=%s,nodemask=%*pbl",
+                "mm/oom_kill.c",
+                "4.19-6.18",
+                args=("CONSTRAINT_NONE", 8, "(null)"),
+            ),
+            Format(
+                "Task in %s killed as a result of limit of %s",
+                "mm/memcontrol.c",
+                "4.4-4.19",
+                args=("/user.slice/app.scope", "/user.slice"),
+            ),
+            # the report's stack: dump_stack's frame line (arch/x86/kernel/dumpstack.c)
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "", "oom_kill_process+0x116/0x150"),
+            ),
+        ),
+    ),
+    # systemd src/core/unit.c unit_check_oomd_kill (248+): PID 1 (or the user's manager)
+    # logs "<unit>: systemd-oomd killed %" PRIu64 " process(es) in this unit." when oomd's
+    # kill of the unit's cgroup took effect (after oomd's own "Killed"/"Marked" line)
+    sig(
+        "oomd_kill",
+        r"^\S+: systemd-oomd killed (?:\d+|some) process\(es\) in this unit",
+        ("systemd",),
+        Severity.ERROR,
+        "memory",
+        "systemd-oomd killed a cgroup under memory pressure.",
+        "The named unit used too much memory for too long; limit it or raise the oomd thresholds.",
+        64,
+        idents=("systemd",),
+        context=True,
+        formats=(
+            Format(
+                "systemd-oomd killed %lu process(es) in this unit.",
+                "systemd:src/core/unit.c",
+                "systemd 248+ (the wording of the entry's comment; its source not read here)",
+                "app-gnome-code.scope: ",
+                program="systemd",
+                args=(27,),
+            ),
+        ),
+    ),
+    # On x86 BUG() is the ud2 instruction (arch/x86/include/asm/bug.h), so the die header
+    # after "kernel BUG at" is the invalid-opcode trap's: arch/x86/kernel/traps.c
+    # do_error_trap → die("invalid opcode") prints "invalid opcode: 0000 [#%d] SMP PTI"
+    # (2.6-6.9), "Oops: invalid opcode: 0000 [#%d]" (6.10+); a cut below "kernel BUG at"
+    # still shows it. A userspace one ("traps: %s[%d] trap invalid opcode ip:…") is a
+    # program's crash.
+    sig(
+        "kernel_bug",
+        r"^(?:Oops: )?invalid opcode: [0-9a-f]{4} \[#\d+\]",
+        ("opcode",),
+        Severity.CRITICAL,
+        "kernel",
+        "The kernel hit an internal consistency check (BUG).",
+        "A kernel or driver bug: report with the backtrace; check for a newer kernel.",
+        79,
+        context=True,
+        formats=(
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.19-6.8",
+                args=("invalid opcode", 0, 1, " PREEMPT", " SMP", " NOPTI", "", ""),
+            ),
+            Format(
+                "Oops: %s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "6.12-6.18",
+                args=("invalid opcode", 0, 1, " PREEMPT", " SMP", " NOPTI", "", ""),
+            ),
+        ),
+    ),
+    # The oops report below its header line, as x86 prints it: arch/x86/mm/fault.c
+    # show_fault_oops "IP: %pS" ("IP: [<%p>] %pS" before 4.10; the line went in 4.15), and
+    # the die path in the oops's own Call Trace, page_fault_oops (arch/x86/mm/fault.c, 5.13+)
+    # and __die_body (arch/x86/kernel/dumpstack.c, 5.x+; ".cold" when the compiler split it):
+    # those run only while the kernel dies, and the unwinder lists them as guesses ("? ")
+    # because they lie below the frame that trapped, so a guessed one counts here.
+    sig(
+        "oops",
+        r"^IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+"
+        r"|^\s*(?:\? )?(?:page_fault_oops|__die_body)(?:\.\w+)?\+0x[0-9a-f]+/0x[0-9a-f]+",
+        ("IP", "page_fault_oops", "__die_body"),
+        Severity.CRITICAL,
+        "kernel",
+        "The kernel faulted (Oops); the task was killed and the kernel may be unstable.",
+        "Report the Oops with its 'Modules linked in' and RIP lines; with panic_on_oops it "
+        "also explains the panic.",
+        80,
+        context=True,
+    ),
+    # firmware-first PCIe errors: drivers/acpi/apei/ghes.c __ghes_print_estatus prints the
+    # event, drivers/firmware/efi/cper.c cper_estatus_print_section each section: "%sError
+    # %d, type: %s", then "%ssection_type: PCIe error" (3.x-today) and the port and device
+    # lines. The section line does not carry the severity; the event's line before it does,
+    # and an uncorrected event ("event severity: recoverable" / "fatal") is
+    # ghes_hardware_error (gpu_other.py), critical and ranked before this routine tag, so it
+    # leads. What is left alone is the corrected report, the native driver's "PCIe Bus Error:
+    # severity=Corrected" by another path.
+    sig(
+        "aer_corrected",
+        r"\[Hardware Error\]:\s+section_type: PCIe error",
+        ("section_type",),
+        Severity.WARNING,
+        "pcie",
+        "The platform firmware reported a PCIe error (APEI GHES, firmware-first): corrected "
+        "unless the event's severity line says otherwise.",
+        "Noise at low rates; a burst means a marginal link (riser, slot, signal): reseat or "
+        "lower the link speed. The device_id line after it names the port.",
+        17,
+        device_kind=DeviceKind.PCI,
+        routine=True,
+        formats=(
+            Format(
+                "%ssection_type: PCIe error",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{1}[Hardware Error]:  ",),
+            ),
+        ),
+    ),
+    # NVIDIA open-gpu-kernel-modules kernel_gsp.c: _kgspRpcRecvPoll dumps the stack
+    # (os_dump_stack) when an RPC to GSP times out, after its "Timeout waiting for RPC"
+    # header and RPC history; a watchdog that catches a CPU spinning in the poll prints
+    # the same frame. Either way GSP stopped answering.
+    sig(
+        "nvidia_gsp_timeout",
+        _FRAME + r"_kgspRpcRecvPoll\+0x[0-9a-f]+/0x[0-9a-f]+ \[nvidia\]",
+        ("_kgspRpcRecvPoll",),
+        Severity.CRITICAL,
+        "gpu.nvidia",
+        "The GPU's System Processor (GSP firmware) stopped answering the driver (Xid 119/120).",
+        "Update the driver; if it repeats, try NVreg_EnableGpuFirmware=0 on affected "
+        "releases, then check PCIe and power.",
+        30,
+        device_kind=DeviceKind.PCI,
+        context=True,
+        formats=(
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "", "_kgspRpcRecvPoll+0x1e3/0x3f0 [nvidia]"),
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,72 @@
+"""NMIs that no handler claimed (x86).
+
+An NMI that no registered handler (perf, the NMI watchdog, GHES, a vendor's watchdog driver)
+takes and that the system-control port does not explain reaches arch/x86/kernel/nmi.c
+unknown_nmi_error: platform hardware raised it without saying why. Chipsets, BMCs and RAID
+or other PCIe cards signal errors this way; so does an NMI button or `ipmitool chassis
+power diag`. With unknown_nmi_panic or panic_on_unrecovered_nmi set it panics ("NMI: Not
+continuing").
+"""
+
+from __future__ import annotations
+
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+
+_MEANING = (
+    "The CPU got a non-maskable interrupt that no driver claimed: platform hardware "
+    "signalled an error without saying which."
+)
+_NEXT = (
+    "Read the BMC's event log (ipmitool sel list) for the same moment: it usually names "
+    "the PCIe card, DIMM or chipset; update the BIOS/BMC and the firmware of add-in cards."
+)
+
+NMI_SIGNATURES: tuple[Signature, ...] = (
+    # arch/x86/kernel/nmi.c unknown_nmi_error: pr_emerg "Uhhuh. NMI received for unknown
+    # reason %02x on CPU %d." (2.6-today, ratelimited since 5.x); 2.6's
+    # arch/i386/kernel/traps.c printed the same words
+    sig(
+        "unknown_nmi",
+        r"Uhhuh\. NMI received for unknown reason [0-9a-fA-F]+ on CPU \d+",
+        ("Uhhuh",),
+        Severity.ERROR,
+        "hardware.nmi",
+        _MEANING,
+        _NEXT,
+        15,
+        device_kind=DeviceKind.NONE,
+        formats=(
+            Format(
+                "Uhhuh. NMI received for unknown reason %02x on CPU %d.",
+                "arch/x86/kernel/nmi.c",
+                "4.4-6.18",
+                args=(0x2D, 0),
+            ),
+        ),
+    ),
+    # the same report's next lines: "Do you have a strange power saving mode enabled?"
+    # (2.6-6.x), "Dazed and confused, but trying to continue" (2.6-today)
+    sig(
+        "unknown_nmi",
+        r"^Dazed and confused, but trying to continue"
+        r"|^Do you have a strange power saving mode enabled\?",
+        ("Dazed", "strange"),
+        Severity.ERROR,
+        "hardware.nmi",
+        _MEANING,
+        _NEXT,
+        15,
+        device_kind=DeviceKind.NONE,
+        context=True,
+        formats=(
+            Format(
+                "Dazed and confused, but trying to continue", "arch/x86/kernel/nmi.c", "4.4-6.18"
+            ),
+            Format(
+                "Do you have a strange power saving mode enabled?",
+                "arch/x86/kernel/nmi.c",
+                "4.4-5.15",
+            ),
+        ),
+    ),
+)
