@@ -51,6 +51,12 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"sysrq: ",
         r"workqueue: ",
         r"------------\[ cut here \]",
+        r"invalid opcode: [0-9a-f]{4} \[#",  # die() after a BUG() on x86
+        r"task:\S+\s+state:\w ",  # sched_show_task: a hung-task report's task line
+        r"Task in \S+ killed as a result of limit",  # memcg OOM report (3.x-4.18)
+        r" *(?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",  # a stack frame of a kernel report
+        r"Do you have a strange power saving mode enabled\?",  # unknown NMI, second line
+        r"IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x",  # arch/x86/mm/fault.c show_fault_oops (to 4.14)
     ),
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
@@ -71,7 +77,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
-    "power": (r"Under-?voltage detected",),
+    "power": (r"Under-?voltage detected", r"raspberrypi-hwmon "),
     "storage": (r"nvme ", r"blk_update_request: ", r"I/O error, dev ", r"Buffer I/O error"),
     "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
     "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
