@@ -25,7 +25,7 @@ def _text(value: object) -> str:
     if isinstance(value, list):  # binary MESSAGE: list of byte values
         try:
             return bytes(int(b) & 0xFF for b in value).decode("utf-8", errors="replace")
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # int(inf): not a byte value
             return ""
     return "" if value is None else str(value)
 

@@ -57,3 +57,12 @@ def test_printk_stamps_no_clock_can_hold_are_no_stamp(line: str) -> None:
     data = (line + "\n[    1.000000] next line\n").encode()
     for fmt in ("text", "md", "json"):
         assert "next line" in analyze(io.BytesIO(data), name="dmesg.txt", fmt=fmt)
+
+
+@pytest.mark.parametrize("value", ["[Infinity]", "[1e400]", "[NaN, 65]", '["x"]', "[[1]]"])
+def test_a_byte_array_field_of_non_bytes_is_empty_text(value: str) -> None:
+    """A byte array holding Infinity: int(inf) is an OverflowError, not a ValueError."""
+    fields = f'"_BOOT_ID": {value}, "_HOSTNAME": {value}'
+    line = '{"MESSAGE": "Oops", "_TRANSPORT": "kernel", ' + fields + "}"
+    got = parse_json(line)
+    assert got is not None and got[0].message == "Oops" and got[1] == ""
