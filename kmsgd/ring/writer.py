@@ -324,15 +324,20 @@ def _create_new(path: str, size: int) -> int:
     `path` only once it is complete, as systemd-coredump does: a power cut or a full disk
     during the zero fill leaves nothing at `path`, and linkat(2) never replaces an existing
     name, so a file or symlink planted there meanwhile is neither followed nor overwritten
-    (EEXIST). Where the file system has no O_TMPFILE, a randomly named O_EXCL|O_NOFOLLOW file
-    beside it is linked the same way and unlinked."""
+    (EEXIST). Where the file system has no O_TMPFILE or there is no /proc, a randomly named
+    O_EXCL|O_NOFOLLOW file beside it is linked the same way and unlinked."""
     directory = os.path.dirname(os.path.abspath(path))
     named = None
-    try:
-        fd = os.open(directory, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, FILE_MODE)
-    except OSError as err:
-        if err.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
-            raise
+    fd = -1
+    # The unnamed file is linked through /proc/self/fd: a chroot without /proc (a package
+    # build, a rescue shell) takes the named file instead.
+    if os.path.isdir("/proc/self/fd"):
+        try:
+            fd = os.open(directory, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, FILE_MODE)
+        except OSError as err:
+            if err.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+    if fd < 0:
         named = os.path.join(directory, f".{os.path.basename(path)}.{os.urandom(8).hex()}.new")
         flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(named, flags, FILE_MODE)
