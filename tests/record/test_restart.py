@@ -15,6 +15,10 @@ from daemon import dump, start, stop, wait_for, wait_ready
 pytestmark = pytest.mark.slow
 
 
+# each poll is a `kmsgd dump` of the whole 1 MiB ring, seconds apiece on a loaded 2-core host
+LOADED_S = 60.0
+
+
 def rec(seq: int) -> bytes:
     return b"6,%d,%d,-;line %d of a long boot, padded to look like a real one ..........\n" % (
         seq,
@@ -42,10 +46,10 @@ def test_restarts_after_the_ring_lapped_within_the_boot(tmp_path: Path) -> None:
     daemon = start(ring, kmsg=str(kmsg), proc=str(proc))
     wait_ready(ring, daemon)
     for first in range(2000, 20_000, 2000):  # at a pace the recorder keeps (no `dropped`)
-        wait_for(lambda first=first: first - 1 in kernel_seqs(dump(ring)))
+        wait_for(lambda first=first: first - 1 in kernel_seqs(dump(ring)), timeout=LOADED_S)
         with open(kmsg, "ab") as f:
             f.write(b"".join(rec(i) for i in range(first, first + 2000)))
-    wait_for(lambda: daemon.poll() is None and 19_999 in kernel_seqs(dump(ring)))
+    wait_for(lambda: daemon.poll() is None and 19_999 in kernel_seqs(dump(ring)), timeout=LOADED_S)
     before = kernel_seqs(dump(ring))
     assert before == list(range(before[0], 20_000))
     assert before[0] > 0 and len(before) > 5000  # lapped: the boot's start is gone
@@ -55,7 +59,7 @@ def test_restarts_after_the_ring_lapped_within_the_boot(tmp_path: Path) -> None:
     kernel_buffer(kmsg, 19_000, 20_500)  # 500 more logged while kmsgd was down
     daemon = start(ring, kmsg=str(kmsg), proc=str(proc))
     wait_ready(ring, daemon)
-    wait_for(lambda: 20_499 in kernel_seqs(dump(ring)))
+    wait_for(lambda: 20_499 in kernel_seqs(dump(ring)), timeout=LOADED_S)
     seqs = kernel_seqs(dump(ring))
     assert seqs == list(range(seqs[0], 20_500))  # once each, in order, nothing hidden
     # only what the 500 new lines overwrote went (and the padding ending each of their commits
@@ -71,7 +75,7 @@ def test_restarts_after_the_ring_lapped_within_the_boot(tmp_path: Path) -> None:
         kernel_buffer(kmsg, end - 450 if n == 1 else end - 1000, end)
         daemon = start(ring, kmsg=str(kmsg), proc=str(proc))
         wait_ready(ring, daemon)
-        wait_for(lambda end=end: end - 1 in kernel_seqs(dump(ring)))
+        wait_for(lambda end=end: end - 1 in kernel_seqs(dump(ring)), timeout=LOADED_S)
         if n < 2:
             daemon.send_signal(signal.SIGKILL)
             daemon.wait()
