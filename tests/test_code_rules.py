@@ -162,6 +162,7 @@ def test_the_post_mortem_never_reaches_into_the_recorder() -> None:
             },
         ),
         ("pynvml", {"kmsgd/sensors/nvml.py"}),
+        ("matplotlib", {"kmsgd/report/plot.py"}),  # the optional `plot` extra
     ],
 )
 def test_one_adapter_per_system_library(library: str, allowed: set[str]) -> None:

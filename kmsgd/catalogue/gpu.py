@@ -504,7 +504,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 "GPU%d sanity check failed 0x%x waiting for RPC response from GSP. Expected "
                 "function %d (%s) (0x%llx 0x%llx).",
                 _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
-                "r535.288.01-r595",
+                "r535.216.01-r595",
                 _nv("_kgspRpcRecvPoll"),
                 args=(0, 0x62, 76, "GSP_RM_CONTROL"),
             ),

@@ -548,6 +548,9 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
     # expected csum %u" 3.x, as "btrfs csum failed …" before 3.14), disk-io.c "checksum
     # verify failed on %llu wanted %x found %x level %d" (4.x+, "on logical %llu mirror %u" 6.x);
+    # fs/ext4/page-io.c ext4_end_bio: ext4_warning "I/O error %d writing to inode %lu (offset
+    # %llu size %ld starting block %llu)" (4.4-6.18: the errno, a blk_status_t from 4.13), a
+    # write-back the disk failed: the data is lost;
     # bcachefs (fs/bcachefs/error.c, super.c, recovery.c; 6.7-6.17 in the kernel): "emergency
     # read only at seq %llu" / "… at journal seq %llu", "error in recovery: %s",
     # "bch2_fs_start(): error starting filesystem %s", the fsck error's tail "error not marked
@@ -567,7 +570,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
         r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
         r"|bch2_fs_start\(\): error starting filesystem)|error not marked as autofix"
-        r"|XFS \(\S+\): .*Shutting down filesystem",
+        r"|XFS \(\S+\): .*Shutting down filesystem"
+        r"|EXT4-fs warning \(device \S+\): ext4_end_bio:\d+: I/O error -?\d+ writing to inode",
         (
             "error",
             "critical",
@@ -588,6 +592,13 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         56,
         device_kind=_FS,
         formats=(
+            Format(
+                "I/O error %d writing to inode %lu (offset %llu size %ld starting block %llu)",
+                "fs/ext4/page-io.c",
+                "4.4-6.18",
+                "EXT4-fs warning (device dm-8): ext4_end_bio:316: ",
+                args=(-5, 24117995, 0, 0, 96511296),
+            ),
             Format(
                 "EXT4-fs error (device %s): %s:%d: comm %s: %pV",
                 "fs/ext4/super.c",

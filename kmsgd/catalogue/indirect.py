@@ -30,9 +30,10 @@ _OOM_NEXT = (
 # its "INFO: task %s:%d blocked for more than %ld seconds." header). Only state D (waiting
 # uninterruptibly) is a hung task's. SysRq w (drivers/tty/sysrq.c "Show Blocked State", which
 # the recorder itself sends during an incident) prints the same line for every D task at that
-# moment, blocked for a second or for hours: the timeline drops this entry's hits once a boot
-# has shown that dump (kmsgd/judge/timeline.py), so it counts only in a cut of the detector's
-# report that lost the header. The older "%-15.15s %c" form (before 5.10) is too plain to read.
+# moment, blocked for a second or for hours, and SysRq t ("Show State") for every task: the
+# timeline drops this entry's hits once a boot has shown such a dump (kmsgd/judge/timeline.py),
+# so it counts only in a cut of the detector's report that lost the header. The older
+# "%-15.15s %c" form (before 5.10) is too plain to read.
 HUNG_TASK_BODY = sig(
     "hung_task",
     r"^\s*task:.{1,15}? +state:D +stack: *\d+ +pid: *\d+",
@@ -106,7 +107,9 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "oomd_kill",
         r"^\S+: systemd-oomd killed (?:\d+|some) process\(es\) in this unit",
-        ("systemd",),
+        # "systemd-oomd" splits into "systemd" and "oomd": the rare half keeps every other
+        # line of PID 1 (in dmesg, "systemd[1]: …" is most of the ring) off this regex
+        ("oomd",),
         Severity.ERROR,
         "memory",
         "systemd-oomd killed a cgroup under memory pressure.",
@@ -174,6 +177,28 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         "also explains the panic.",
         80,
         context=True,
+        formats=(
+            # show_fault_oops: printk(KERN_ALERT "IP:") then printk_address's " [<%p>] %s%pB"
+            Format(
+                "IP: [<%p>] %s%pB",
+                "arch/x86/mm/fault.c",
+                "4.4",
+                args=("ffffffffa01e76c2", "", "ext4_da_write_begin+0x1c2/0x3a0 [ext4]"),
+            ),
+            # the die path in the oops's own trace: dump_stack's frame line, a guess ("? ")
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "? ", "page_fault_oops+0x132/0x170"),
+            ),
+            Format(
+                "%s %s%pBb",
+                "arch/x86/kernel/dumpstack.c",
+                "5.15-6.18",
+                args=("", "? ", "__die_body.cold+0x8/0xd"),
+            ),
+        ),
     ),
     # firmware-first PCIe errors: drivers/acpi/apei/ghes.c __ghes_print_estatus prints the
     # event, drivers/firmware/efi/cper.c cper_estatus_print_section each section: "%sError

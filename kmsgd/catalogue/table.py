@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
+from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
+from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
 from kmsgd.catalogue.gpu_more import MORE_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
@@ -26,6 +28,7 @@ from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
 from kmsgd.catalogue.nmi import NMI_SIGNATURES
+from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
 from kmsgd.ring.records import KernelRecord
 
 CATALOGUE: tuple[Signature, ...] = (
@@ -40,6 +43,9 @@ CATALOGUE: tuple[Signature, ...] = (
     + NMI_SIGNATURES
     + INDIRECT_SIGNATURES
     + FIRMWARE_SIGNATURES
+    + GPU_FAULT_SIGNATURES
+    + I915_SIGNATURES
+    + STORAGE_NET_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}

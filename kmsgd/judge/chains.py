@@ -12,9 +12,10 @@ Three refinements, each a fact about how the kernel logs:
   machine check before the GPU, the GPU before storage, storage before the kernel's own
   reports): the rank is the coarse relation "an upstream stage may cause a downstream one".
   Every GPU driver signature shares one stage, so inside it the relations and time decide.
-- The last chain: a recovery line (RECOVERED: a GPU reset that completed) closes the chain
-  before it. When a failure follows it, what came before the recovery is history, and each
-  tag's place is its first line after the recovery.
+- The last chain: a recovery line (RECOVERED: a GPU reset that completed, an NFS server
+  that answers again) closes the chain of its subsystem before it. When a failure follows
+  it, what that subsystem logged before the recovery is history, and each of its tags'
+  place is its first line after the recovery.
 
 Family selectors (`family:gpu`) stand for the non-routine signatures of a subsystem and its
 children (gpu.amdgpu, gpu.nvidia); a routine warning causes nothing unless a relation names
@@ -62,6 +63,13 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu_job.c amdgpu_job_timedout calls amdgpu_device_gpu_recover: a ring timeout is
     # what starts the reset, wherever a cut or a retelling puts the reset's lines
     Relation("amdgpu_ring_timeout", "amdgpu_gpu_reset", "a ring timeout starts a reset", True),
+    # gfx_vN_0.c priv_reg_irq/priv_inst_irq: the command processor stops on the faulting
+    # command buffer, so the job never completes and its ring times out (4.x-5.x schedule
+    # the reset from the interrupt as well)
+    Relation(
+        "amdgpu_illegal_register_access", "amdgpu_ring_timeout", "a killed job hangs its ring"
+    ),
+    Relation("amdgpu_illegal_register_access", "amdgpu_gpu_reset", "the fault resets the GPU"),
     # NVIDIA's Xid catalog: 45 "Preemptive cleanup, due to previous errors" (kernel_rc.c
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
@@ -91,6 +99,14 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
     Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
     Relation("family:fs", "hung_task", "tasks wait on a stuck file system"),
+    # a storage transport (an iSCSI connection, a Fibre Channel link, an NFS server) failing
+    # fails the devices and mounts behind it: scsi_transport_iscsi.c and qla2xxx take the
+    # SCSI devices offline, and their reads and writes, and the file system's, fail
+    *(
+        Relation(cause, effect, "a transport failure fails the storage behind it")
+        for cause in ("iscsi_connection_error", "fc_link_down", "nfs_server_not_responding")
+        for effect in ("disk_io_error", "fs_error", "hung_task")
+    ),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation("nvme_timeout", "nvme_reset", "a command timeout resets the controller"),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
@@ -109,6 +125,9 @@ RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
     # amdgpu_device.c amdgpu_device_gpu_recover: "GPU reset(%d) succeeded!" (4.x-5.x),
     # "GPU reset end with ret = %d" (6.x)
     ("gpu.amdgpu", re.compile(r"GPU reset\(\d+\) succeeded|GPU reset end with ret = 0\b")),
+    # net/sunrpc/clnt.c call_decode/rpc_decode_header: "%s: server %s OK" once a server that
+    # was "not responding" answers again
+    ("storage.net", re.compile(r"^\w+: server \S+ OK$")),
 )
 
 
@@ -192,19 +211,29 @@ def stage(t: TagStats) -> int:
     return sig.rank
 
 
-def last_chain(tail: Sequence[Item], events: Sequence[TagStats]) -> dict[str, int] | None:
+def last_chain(
+    tail: Sequence[Item], events: Sequence[TagStats]
+) -> tuple[dict[str, int], str] | None:
     """Where the last chain starts: tag → its first position after the last recovery line
-    that a failure follows, or None when no recovery closes an earlier chain."""
+    that a failure follows, with the subsystem that recovered (a recovery closes its own
+    chain: an NFS server answering again says nothing of a GPU), or None when no recovery
+    closes an earlier chain."""
     serious = {t.tag for t in events if not t.hit.signature.routine}
     after: dict[str, int] = {}
     for item in reversed(tail):
-        if any(rx.search(item.line.message) for _, rx in RECOVERED):
+        sub = next((s for s, rx in RECOVERED if rx.search(item.line.message)), None)
+        if sub is not None:
             if after.keys() & serious:
-                return after
+                return after, sub
             continue
         for tag in item.tags:
             after[tag] = item.pos
     return None
+
+
+def _of(t: TagStats, subsystem: str) -> bool:
+    s = t.hit.signature.subsystem
+    return s == subsystem or s.startswith(subsystem + ".")
 
 
 def primary(events: Sequence[TagStats], tail: Sequence[Item]) -> TagStats | None:
@@ -213,10 +242,11 @@ def primary(events: Sequence[TagStats], tail: Sequence[Item]) -> TagStats | None
     if not events:
         return None
     pos = {(t.tag, t.device): t.first.pos for t in events}
-    start = last_chain(tail, events)
-    if start is not None and any(t.tag in start for t in events):
-        events = [t for t in events if t.tag in start]
-        pos = {(t.tag, t.device): start[t.tag] for t in events}
+    chain = last_chain(tail, events)
+    if chain is not None and any(t.tag in chain[0] for t in events):
+        start, sub = chain
+        events = [t for t in events if t.tag in start or not _of(t, sub)]
+        pos = {(t.tag, t.device): start.get(t.tag, pos[t.tag, t.device]) for t in events}
     roots = [t for t in events if caused_by(t, events, pos) is None] or list(events)
     roots.sort(key=lambda t: (stage(t), pos[t.tag, t.device]))
     return next((t for t in roots if not t.hit.signature.routine), roots[0])

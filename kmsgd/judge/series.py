@@ -107,8 +107,7 @@ class BootSeries:
     silence: Span | None = None
     death: Span | None = None  # dead in this interval (the heartbeat bound)
     thinned_before_s: float | None = None  # samples before this were thinned
-    skipped_samples: int = 0
-    notes: tuple[str, ...] = field(default=())
+    skipped_samples: int = 0  # sample records that could not be decoded
 
     @property
     def subsecond(self) -> bool:
@@ -307,7 +306,10 @@ def ring_series(
     offset = min(near) if near else None
     gpus, mem = _sensors(rows, offset, end, caps_w or {})
     beat = live.last_beat_wall_us
+    # the liveness' last kernel line, as the report's time of death counts the silence from it
     last_kernel = base.last_kernel_s
+    if live.last_kernel_wall_us is not None:
+        last_kernel = round((live.last_kernel_wall_us - end) / 1e6, 6)
     silence = None
     if last_kernel is not None and -last_kernel >= 1.0:
         silence = Span("silence", last_kernel, 0.0)
@@ -326,6 +328,7 @@ def ring_series(
         last_heartbeat_s=None if beat is None else round((beat - end) / 1e6, 6),
         silence=silence,
         death=death,
+        last_kernel_s=last_kernel,
         thinned_before_s=-WINDOW_S if start_us < detail_us else None,
         skipped_samples=skipped,
     )

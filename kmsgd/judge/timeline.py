@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -24,11 +25,11 @@ from kmsgd.ring.records import Entry, KernelRecord
 HEAD_LINES = 200
 TAIL_LINES = 400
 MAX_GROUPS = 512  # distinct (tag, device) pairs kept; more are counted in `overflow`
-# drivers/tty/sysrq.c sysrq_handle_showstate_blocked: "Show Blocked State" (after "sysrq: " or
-# "SysRq : ") heads SysRq w's dump of every D-state task, which also prints the task lines the
-# hung-task report does (kmsgd/catalogue/indirect.py HUNG_TASK_BODY)
+# drivers/tty/sysrq.c: SysRq w's "Show Blocked State" and SysRq t's "Show State" (after "sysrq: "
+# or "SysRq : ") head a dump of tasks (every D-state one, or every one) that prints the task lines
+# the hung-task report does (kmsgd/catalogue/indirect.py HUNG_TASK_BODY)
 _SYSRQ_WORDS = frozenset({"sysrq", "SysRq"})
-_SHOW_BLOCKED = "Show Blocked State"
+_SHOW_STATE = re.compile(r"(?:sysrq|SysRq) ?: Show (?:Blocked )?State")
 
 
 class Item(NamedTuple):
@@ -183,7 +184,7 @@ class TimelineBuilder:
         elif origin is Origin.TEXT and words:
             # an unparsed line may be a kernel line in a format we do not know
             found = match_text(msg, None, None, words)
-        if words and not self._sysrq_w and _SHOW_BLOCKED in msg and words & _SYSRQ_WORDS:
+        if words and not self._sysrq_w and words & _SYSRQ_WORDS and _SHOW_STATE.search(msg):
             self._sysrq_w = True
         if found and self._sysrq_w:
             found = [f for f in found if f[1] is not HUNG_TASK_BODY]

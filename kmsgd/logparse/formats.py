@@ -122,8 +122,11 @@ _KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
 _DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
 _DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})\.(\d+)\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
+# dmesg -T prints strftime "%a %b %e %H:%M:%S %Y" in the user's locale: CJK locales write
+# the weekday as one character and the month as its number and 月/월 ("[三 9月  6 11:00:27
+# 2017]", glibc's zh_CN, ja_JP and ko_KR abmon)
 _DMESG_CTIME = re.compile(
-    r"(?:<(\d{1,3})>)?\[(?:[^\W\d_]{2,4}\.? )?([A-Z][a-z]{2})\s+(\d{1,2}) "
+    r"(?:<(\d{1,3})>)?\[(?:[^\W\d_]{1,4}\.? +)?([A-Z][a-z]{2}|\d{1,2}[月월])\s+(\d{1,2}) "
     r"(\d{2}:\d{2}:\d{2}) (\d{4})\]\s?(.*)"
 )
 _DMESG_ISO = re.compile(
@@ -198,10 +201,14 @@ _SCALE = (1_000_000, 100_000, 10_000, 1_000, 100, 10, 1)  # µs per unit of a fr
 
 def parse_dmesg_ctime(line: str) -> Fields | None:
     m = _DMESG_CTIME.match(line)
-    if m is None or m.group(2) not in MONTHS:
+    if m is None:
+        return None
+    mon = m.group(2)
+    month = MONTHS.get(mon) or (int(mon[:-1]) if mon[0].isdigit() else 0)
+    if not 1 <= month <= 12:
         return None
     prio = m.group(1)
-    wall = wall_from_parts(int(m.group(5)), MONTHS[m.group(2)], int(m.group(3)), m.group(4), None)
+    wall = wall_from_parts(int(m.group(5)), month, int(m.group(3)), m.group(4), None)
     return Fields(
         LogFormat.DMESG_CTIME,
         m.group(6),

@@ -29,12 +29,28 @@ _BUS_ID = (
 OPENINGS: dict[str, tuple[str, ...]] = {
     # dev_printk: "amdgpu 0000:03:00.0: ", "nvme nvme0: ", "usb 1-1: ", "sd 0:0:0:0: "
     "device": (rf"[\w.-]+ {_BUS_ID}: ",),
-    "gpu.amdgpu": (r"amdgpu: ", r"\[powerplay\]", r"\[drm", r"drm:", r"kfd kfd: ", r"drmn\d"),
+    # mxgpu_ai.c's pr_err carries no prefix: its message is amdgpu's alone
+    "gpu.amdgpu": (
+        r"amdgpu: ",
+        r"trn=[0-9a-fA-F]+ ACK should not assert",
+        r"\[powerplay\]",
+        r"\[drm",
+        r"drm:",
+        r"kfd kfd: ",
+        r"drmn\d",
+    ),
     "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
-    "gpu.nvgpu": (r"nvgpu: ",),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
+    "gpu.nvgpu": (r"nvgpu: ",),
+    # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
+    # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
+    "gpu.i915": (
+        r"i915 \S+: ",
+        r"drm/i915: ",
+        r"xe \S+: ",
+    ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     "gpu": (r"\[drm", r"GPU has fallen off the bus"),
     "kernel": (
         r"BUG: ",
@@ -51,6 +67,12 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"sysrq: ",
         r"workqueue: ",
         r"------------\[ cut here \]",
+        r"invalid opcode: [0-9a-f]{4} \[#",  # die() after a BUG() on x86
+        r"task:\S+\s+state:\w ",  # sched_show_task: a hung-task report's task line
+        r"Task in \S+ killed as a result of limit",  # memcg OOM report (3.x-4.18)
+        r" *(?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",  # a stack frame of a kernel report
+        r"Do you have a strange power saving mode enabled\?",  # unknown NMI, second line
+        r"IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x",  # arch/x86/mm/fault.c show_fault_oops (to 4.14)
     ),
     "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
@@ -71,8 +93,16 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
-    "power": (r"Under-?voltage detected",),
+    "power": (r"Under-?voltage detected", r"raspberrypi-hwmon "),
     "storage": (r"nvme ", r"blk_update_request: ", r"I/O error, dev ", r"Buffer I/O error"),
+    # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
+    # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "
+    "storage.net": (
+        r" ?connection\d+:\d+: ",
+        r" ?session\d+: ",
+        r"qla2xxx \[",
+        r"(?:nfs|lockd|portmap|rpcbind|mountd): server ",
+    ),
     "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
     "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
 }

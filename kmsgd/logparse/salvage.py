@@ -53,6 +53,8 @@ _KERNEL_WORD = re.compile(
     r"(?:(?:emerg|alert|crit|err|error|warn|warning|notice|info|debug)\s*:\s*)?"
 )
 _QUOTED = re.compile(r'(?:^|\s)"')
+# a whole line "ident[pid]: text", after the leading space a console indents it with
+_CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
 _HOST_WORD = re.compile(r"([\w.-]+) ")
 _PRIO = re.compile(r"<([0-7])>\s?")
 # Kernel wording at the start of a message: drivers and subsystems that print with a prefix
@@ -165,6 +167,11 @@ def salvage(text: str) -> Fields | None:
         return Fields(LogFormat.LOOSE, text[p.end() :], level=level)
     if kernelish(text) or kernel_opening(text):
         return Fields(LogFormat.LOOSE, text)
+    c = _CONSOLE_PROGRAM.match(text)
+    if c is not None:
+        # a program's line on a console with no stamp: systemd-shutdown and its helpers
+        # write "ident[pid]: text" to the console (" sd-umoun[2406]: …", " shutdown[1]: …")
+        return Fields(LogFormat.LOOSE, text[c.start(1) :], facility=3, ident=c[2], pid=c[3])
     q = _QUOTED.search(head)
     if q is not None and kernel_opening(text[q.end() :]):
         # a tool's report quoting the kernel's message: '[XID found] (5 minutes ago) "NVRM: …"'

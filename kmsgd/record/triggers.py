@@ -57,18 +57,21 @@ XID_CLASSES: dict[int, str] = {
     120: "gpu_hang",
     154: "gpu_hang",
 }
-_XID = re.compile(rb"NVRM: Xid \((?:PCI:)?[0-9a-fA-F:.]+\): (\d+)\b")
+# MIG instances add " GPU-I:%d" and " GPU-CI:%d" after the bus id (H100/H200 datacenter boxes)
+_XID = re.compile(rb"NVRM: Xid \((?:PCI:)?[0-9a-fA-F:.]+(?: GPU-I:\d+)?(?: GPU-CI:\d+)?\): (\d+)\b")
 
 TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "amdgpu_smu_timeout",
         "gpu_hang",
-        ("SMU", "failed", "SMC", "powerplay", "smu", "yet"),
+        ("SMU", "failed", "SMC", "powerplay", "smu", "yet", "Failed"),
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command"
         r"|response:0x)|Failed to export SMU metrics table|SMU (?:is )?(?:not responding"
         r"|hang)|SMU is in hanged state|smu_cmn_send_smc_msg\S* failed"
         r"|\[powerplay\].*(?:failed to send message|last message was failed|No response)"
-        r"|SMC failed to respond"
+        r"|SMC failed to respond|failed to send message [0-9a-fA-F]+ ret is -?\d+"
+        r"|last message was failed ret is -?\d+|failed send message: "
+        r"|Failed to send message:? 0x[0-9a-fA-F]+, (?:ret value: |response )0x"
         # kmsgd/catalogue/gpu_more.py: the SMC start that fails on resume
         r"|SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
         r"|resume of IP block <smu> failed",
@@ -134,9 +137,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "nvidia_gsp_timeout",
         "gpu_hang",
-        ("GSP", "_kgspLogXid119"),
-        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from GPU\d* GSP|_kgspLogXid119"
-        r"|GSP task watchdog timeout",
+        ("GSP", "_kgspLogXid119", "heartbeat", "Heartbeat"),
+        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from (?:GPU\d* )?GSP|_kgspLogXid119"
+        r"|GSP task watchdog timeout|(?:GSP RM|LibOS) heartbeat timed out"
+        r"|Heartbeat timed out, currentTimeMs \d+|GSP core unresponsive|GSP-RM unresponsive"
+        r"|GSP-RM is slow",
     ),
     _t(
         "gpu_fell_off_bus",
@@ -163,7 +168,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         "rcu_stall",
         "cpu_lockup",
         ("stall", "stalls", "starved"),
-        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU)"
+        r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
+        r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall",
     ),

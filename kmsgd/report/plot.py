@@ -98,8 +98,11 @@ def _pick(n: int, want: int, keep_from: int) -> list[int]:
     return sorted({*range(0, n, step), *range(max(0, keep_from), n)} | ({n - 1} if n else set()))
 
 
-def _hover(ax: Axes, s: BootSeries, tr: Trace, color: str, share: int, titles: _Titles) -> None:
-    """Small points with a title each: `share` of them over the trace, all in the zoom."""
+def _hover(
+    ax: Axes, s: BootSeries, tr: Trace, color: str, share: int, titles: _Titles, name: str = ""
+) -> None:
+    """Small points with a title each (`name`, default the trace's label, then the value and
+    the time): `share` of them over the trace, all in the zoom."""
     n = len(tr.t_s)
     if not n:
         return
@@ -110,7 +113,7 @@ def _hover(ax: Axes, s: BootSeries, tr: Trace, color: str, share: int, titles: _
     texts = []
     for i in idx:
         band = f" (min {tr.lo[i]:g}, max {tr.hi[i]:g})" if tr.lo else ""
-        texts.append(f"{tr.label}: {tr.v[i]:g} {tr.unit}{band} at {_at(s, tr.t_s[i])}")
+        texts.append(f"{name or tr.label}: {tr.v[i]:g} {tr.unit}{band} at {_at(s, tr.t_s[i])}")
     got = titles.pending.setdefault(id(ax), (ax, [], [], [], []))
     got[1].extend(xs)
     got[2].extend(ys)
@@ -256,10 +259,10 @@ def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
                 lw=1,
                 label=f"{g.device} {tr.label}",
             )
-            _hover(ax, s, tr, color, share, titles)
+            _hover(ax, s, tr, color, share, titles, f"{g.device} {tr.label}")
         for tr in g.raw_power:
             ax.plot(tr.t_s, tr.v, color=color, lw=0.8, marker=".", ms=2)
-            _hover(ax, s, tr, color, share, titles)
+            _hover(ax, s, tr, color, share, titles, f"{g.device} {tr.label} 10 Hz")
     caps: dict[float, list[str]] = {}
     for g in s.gpus:
         if g.cap_w is not None:
@@ -307,20 +310,23 @@ def _envelope(tr: Trace, start_s: float) -> tuple[list[float], list[float], list
     )
 
 
+Styled = tuple[str, Trace, str, str]  # name, trace, colour, line style
+_DASHES = ("-", "--", ":", "-.")
+
+
 def _lines(
     ax: Axes,
     s: BootSeries,
-    traces: Sequence[tuple[str, Trace]],
+    traces: Sequence[Styled],
     titles: _Titles,
     share: int,
     unit: str,
     title: str,
 ) -> None:
     ax.set_title(title)
-    for k, (name, tr) in enumerate(traces):
-        color = f"C{k % 10}"
-        ax.plot(tr.t_s, tr.v, color=color, lw=1, label=name)
-        _hover(ax, s, tr, color, share, titles)
+    for name, tr, color, style in traces:
+        ax.plot(tr.t_s, tr.v, color=color, ls=style, lw=1, label=name)
+        _hover(ax, s, tr, color, share, titles, name)
     ax.set_ylabel(unit)
     _legend(ax)
 
@@ -348,9 +354,20 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     from matplotlib.ticker import MaxNLocator
 
     titles = _Titles({}, {})
-    temps = [(f"{g.device} {t.label}", t) for g in s.gpus for t in g.temps]
-    mem = [("MemAvailable", s.mem_available)] if s.mem_available is not None else []
-    mem += [(f"{g.device} VRAM used", g.vram_used) for g in s.gpus if g.vram_used is not None]
+    # a colour a GPU (as in the power panel), a line style a sensor
+    temps: list[Styled] = [
+        (f"{g.device} {t.label}", t, f"C{k % 10}", _DASHES[j % len(_DASHES)])
+        for k, g in enumerate(s.gpus)
+        for j, t in enumerate(g.temps)
+    ]
+    mem: list[Styled] = []
+    if s.mem_available is not None:
+        mem.append(("MemAvailable", s.mem_available, "#000000", "-"))
+    mem += [
+        (f"{g.device} VRAM used", g.vram_used, f"C{k % 10}", "--")
+        for k, g in enumerate(s.gpus)
+        if g.vram_used is not None
+    ]
     rows: list[str] = ["power"] * bool(s.gpus)
     rows += ["temps"] * bool(temps) + ["memory"] * bool(mem) + ["psi"] * bool(s.psi) + ["kernel"]
     zoom = s.subsecond
@@ -387,7 +404,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
             _lines(
                 ax,
                 s,
-                [(n, t) for n, t in mem if t is not None],
+                mem,
                 titles,
                 share,
                 "GiB",
@@ -406,7 +423,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
             _lines(
                 ax,
                 s,
-                [(t.label, t) for t in s.psi],
+                [(t.label, t, f"C{k}", "-") for k, t in enumerate(s.psi)],
                 titles,
                 share,
                 "%",
@@ -458,6 +475,7 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
                 f"C{k}",
                 40,
                 titles,
+                f"{g.device} {tr.label}" + (" 10 Hz" if raw else " mean"),
             )
     for m in s.marks:
         if m.t_s >= -ZOOM_S:

@@ -95,7 +95,7 @@ def render_html(r: Report, *, clean: Clean = str, picture: Callable[[], str] | N
     if ring is not None and ring.last_sign_of_life_wall_us is not None:
         lines = [ring_death_line(ring), *(x for x in (clock_line(ring),) if x)]
         out += _section("time-of-death", "Time of death", _items(lines, clean))
-    out += _section("timeline", "The last minutes", _picture(picture))
+    out += _section("timeline", "The last minutes", [*_picture(picture), *_caption(r)])
     if r.final_kernel:
         body = ["<pre>"]
         for f in r.final_kernel:
@@ -159,6 +159,24 @@ def _picture(picture: Callable[[], str] | None) -> list[str]:
         return [picture()]
     except ImportError:
         return [f'<p class="no-plot">No picture: {_e(INSTALL_HINT)}.</p>']
+
+
+def _caption(r: Report) -> list[str]:
+    """What the reader of the picture should know about its data."""
+    s = r.series
+    if s is None:
+        return []
+    said = []
+    if s.thinned_before_s is not None:
+        said.append(
+            f"Samples before {s.thinned_before_s:.0f} s are thinned (at most 12 in each of 600 "
+            "buckets of the boot); the last minutes are drawn as recorded."
+        )
+    if s.skipped_samples:
+        said.append(f"{s.skipped_samples} sample records could not be read and are left out.")
+    if s.clock == "printk":
+        said.append("The log has no wall clock: times are the kernel's, from its last line.")
+    return [f"<p>{_e(x)}</p>" for x in said]
 
 
 def _details(r: Report) -> list[str]:

@@ -98,25 +98,23 @@ def unpack_header(slot: bytes) -> Header | None:
     boots = tuple(
         BootHint(*_BOOT_HINT.unpack_from(slot, _SLOT.size + i * _BOOT_HINT.size)) for i in range(n)
     )
-    align = _align(slot, gen)
-    return None if align is None else Header(gen, size, ring_id, head, serial, boots, align)
+    return Header(gen, size, ring_id, head, serial, boots, _align(slot, gen))
 
 
-def _align(slot: bytes, generation: int) -> int | None:
-    """The alignment block's unit: 512 where there is none (zeros) or it is of an older
-    generation (a writer that knows no block wrote the slot since); None when it is damaged."""
+def _align(slot: bytes, generation: int) -> int:
+    """The alignment block's unit when it is whole and of this slot's generation; else 512, as
+    before the block existed: zeros (a writer that knows no block), a block of an older
+    generation (such a writer rewrote the slot since), or one a torn header write cut (the slot
+    spans several sectors, and the head hint in its first one is still good)."""
     block = slot[_EXT_AT : _EXT_AT + _EXT.size]
-    if len(block) < _EXT.size or not block.strip(b"\0"):
+    if len(block) < _EXT.size:
         return SECTOR
     tag, unit, gen, own, whole = _EXT.unpack(block)
-    if tag != _EXT_TAG or zlib.crc32(block[:_EXT_OWN]) != own:
-        return None
-    if gen != generation:
+    if tag != _EXT_TAG or gen != generation or zlib.crc32(block[:_EXT_OWN]) != own:
         return SECTOR
     if zlib.crc32(slot[: _EXT_AT + _EXT_OWN + 4]) != whole:
-        return None
-    # A unit this version does not know (a later writer's) is still a boundary readers can use.
-    return unit if unit >= SECTOR and unit & (unit - 1) == 0 else None
+        return SECTOR
+    return unit if unit >= SECTOR and unit & (unit - 1) == 0 else SECTOR
 
 
 def read_header(path: str, buf: Buf, file_size: int) -> tuple[Header, int]:

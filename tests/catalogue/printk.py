@@ -36,6 +36,7 @@ _PTR_PLAIN = {
     "S": "func+0x1c/0x80",
     "s": "func",
     "B": "func+0x1c/0x80",
+    "Bb": "func+0x1c/0x80",  # %pBb: a stack frame with the module's build id when built in
     "Gg": "GFP_KERNEL",
     "V": "message",
     "e": "-EIO",

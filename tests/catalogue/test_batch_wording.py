@@ -408,7 +408,9 @@ def test_a_hung_task_report_cut_below_its_header_is_a_hung_task() -> None:
     assert _primary(TASK, *TRACE) == "hung_task"
 
 
-@pytest.mark.parametrize("header", ["sysrq: Show Blocked State", "SysRq : Show Blocked State"])
+@pytest.mark.parametrize(
+    "header", ["sysrq: Show Blocked State", "SysRq : Show Blocked State", "sysrq: Show State"]
+)
 def test_a_sysrq_w_dump_is_no_hung_task(header: str) -> None:
     # SysRq w (a person's, or the recorder's own during an incident) prints every D task
     # with the same line, whether it waited a second or an hour

@@ -86,6 +86,9 @@ def test_printk_renderer_follows_vsprintf() -> None:
         "%s: %pV, mode:%#x", ("kworker", ("page allocation failure: order:%u", (4,)))
     ) == ("kworker: page allocation failure: order:4, mode:0x1f")
     assert render("nodemask=%*pbl,%llu%%", (8, "0-1", 7)) == "nodemask=0-1,7%"
+    assert render("%s %s%pBb", ("", "? ", "page_fault_oops+0x156/0x4f0")) == (
+        " ? page_fault_oops+0x156/0x4f0"
+    )
 
 
 # Lines printed next to the evidence, from the same sources, that are no failure themselves:

@@ -98,6 +98,30 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
     ),
     ("hung_task", "kernel_panic"): (HUNG, "Kernel panic - not syncing: hung_task: blocked tasks"),
 }
+ILLEGAL = "[drm:gfx_v10_0_priv_reg_irq [amdgpu]] *ERROR* Illegal register access in command stream"
+EXAMPLES[("amdgpu_illegal_register_access", "amdgpu_ring_timeout")] = (
+    ILLEGAL,
+    "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, "
+    "emitted seq=3",
+)
+EXAMPLES[("amdgpu_illegal_register_access", "amdgpu_gpu_reset")] = (
+    ILLEGAL,
+    "amdgpu 0000:04:00.0: amdgpu: GPU reset begin!",
+)
+TRANSPORT_EFFECTS = {
+    "disk_io_error": "blk_update_request: I/O error, dev sde, sector 2048 op 0x0:(READ) flags 0x0",
+    "fs_error": "EXT4-fs warning (device dm-8): ext4_end_bio:316: I/O error -5 writing to inode "
+    "24117995 (offset 0 size 0 starting block 96511296)",
+    "hung_task": HUNG,
+}
+TRANSPORTS = {
+    "iscsi_connection_error": " connection1:0: detected conn error (1022)",
+    "fc_link_down": "qla2xxx [0000:81:00.1]-500b:10: LOOP DOWN detected (2 7 0 0).",
+    "nfs_server_not_responding": "nfs: server nas01 not responding, still trying",
+}
+EXAMPLES.update(
+    {(c, e): (TRANSPORTS[c], TRANSPORT_EFFECTS[e]) for c in TRANSPORTS for e in TRANSPORT_EFFECTS}
+)
 
 
 STALLS = {

@@ -131,3 +131,25 @@ def test_garbage_headers_never_trigger() -> None:
 def test_continuation_lines_are_not_the_message() -> None:
     raw = b"6,5,6,-;usb 1-1: new device\n SUBSYSTEM=usb\n DEVICE=+usb:1-1 blocked for more\n"
     assert triggers.match(raw) is None
+
+
+def _trigger_renderings() -> list[tuple[str, list[str]]]:
+    from tests.catalogue.test_formats import RENDERINGS, _lines
+
+    return [
+        (f"{tag}:{f.fmt[:40]}", _lines(f, args))
+        for tag, s, f, args in RENDERINGS
+        if s.trigger is not None and not f.program
+    ]
+
+
+@pytest.mark.parametrize(("name", "lines"), _trigger_renderings())
+def test_every_source_format_of_a_trigger_entry_gives_the_same_answer(
+    name: str, lines: list[str]
+) -> None:
+    # the catalogue's formats (the kernel's own wording, tests/catalogue/test_formats.py):
+    # a wording the catalogue learnt starts an incident only once the recorder's copy has it
+    for line in lines:
+        want = _catalogue_says(line)
+        got = _recorder_says(line)
+        assert got <= want and bool(got) == bool(want), (line, want, got)

@@ -3,16 +3,14 @@ text (tests/report/test_html_browser.py opens them in Chromium)."""
 
 from __future__ import annotations
 
-import builtins
 import html
 import re
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import make_proc
 from daemon import kmsgd
+from nompl import hide_matplotlib
 from seeds import judge, play_003, play_004
 
 from kmsgd.analyze import analyze_paths
@@ -29,20 +27,6 @@ needs_matplotlib = pytest.mark.skipif(
 )
 
 
-def hide_matplotlib(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As on an install without the plot extra: importing matplotlib fails."""
-    real = builtins.__import__
-
-    def imp(name: str, *args: Any, **kwargs: Any) -> Any:
-        if name == "matplotlib" or name.startswith("matplotlib."):
-            raise ImportError(f"No module named {name!r}")
-        return real(name, *args, **kwargs)
-
-    for mod in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
-        monkeypatch.delitem(sys.modules, mod)
-    monkeypatch.setattr(builtins, "__import__", imp)
-
-
 @needs_matplotlib
 def test_seed_004_page_has_the_verdict_first_then_the_power_step(tmp_path: Path) -> None:
     rep = judge(play_004(tmp_path), series=True)
@@ -55,8 +39,10 @@ def test_seed_004_page_has_the_verdict_first_then_the_power_step(tmp_path: Path)
     assert not re.findall(r'(?:src|href)="(?!#)', out)
     titles = re.findall(r"<title>([^<]*)</title>", out)
     # hover: the 10 Hz reads of the step, with value and time; the cap; the time of death
-    assert any(t.startswith("ppt: 298.2 W at -0.200 s") for t in titles), titles[-20:]
-    assert any(t.startswith("ppt: 12 W at -0.300 s") for t in titles)
+    assert any(t.startswith("0000:03:00.0 ppt 10 Hz: 298.2 W at -0.200 s") for t in titles), titles[
+        -20:
+    ]
+    assert any(t.startswith("0000:43:00.0 ppt 10 Hz: 12 W at -0.300 s") for t in titles)
     assert "power cap 289 W: 0000:03:00.0, 0000:43:00.0" in titles
     assert any(t.startswith("time of death: after +0.000 s") for t in titles)
     assert "zoom: the final 2 s" in out
@@ -153,7 +139,8 @@ def test_a_long_incident_is_thinned_before_the_last_minutes_never_in_them(tmp_pa
         b.rec.step()
     b.die()
     m.boot(after_s=60)
-    s = judge(m, series=True).series
+    rep = judge(m, series=True)
+    s = rep.series
     assert s is not None and s.start_s <= -3500
     (gpu,) = s.gpus
     t = gpu.power[0].t_s
@@ -161,4 +148,5 @@ def test_a_long_incident_is_thinned_before_the_last_minutes_never_in_them(tmp_pa
     assert len([x for x in t if x >= -ser.WINDOW_S + 1]) >= ser.WINDOW_S - 2
     assert 0 < len(old) <= ser.OLD_BUCKETS * ser.OLD_PER_BUCKET
     assert s.incidents and s.incidents[0].label == "soft_lockup"
-    assert len(plot.svg(s)) < 2 << 20
+    out = page(rep)
+    assert len(out) < 2 << 20 and "Samples before -600 s are thinned" in out

@@ -110,6 +110,10 @@ def test_the_simulation_catches_the_serial_jump_removed(
     # jump to guard against, and removing the jump alone changes nothing the simulation can
     # see (measured: 0 failures over 1,500 cuts). With the pass gone, the simulation shows
     # what the jump does: without it a leftover with a reused serial passes for a new record.
+    # The jump alone is not a cure: two writers that reopen from the same durable head jump to
+    # the same serials (measured with the header's alignment block, whose longer header writes
+    # change the simulation's draws: 1 corrupt record over 1,000 cuts with the jump, 21
+    # without), so the zeroing pass stays the first line of defence.
     monkeypatch.setattr(ring, "frames_above", lambda buf, serial, size: [])
 
     def corrupt(tag: str) -> int:
@@ -122,7 +126,7 @@ def test_the_simulation_catches_the_serial_jump_removed(
     corrupt_with_jump = corrupt("jump")
     monkeypatch.setattr(ring_writer, "SERIAL_JUMP", 1)
     corrupt_without = corrupt("nojump")
-    assert corrupt_with_jump == 0 < corrupt_without
+    assert corrupt_without > 0 and corrupt_with_jump * 5 < corrupt_without
 
 
 @pytest.mark.slow
