@@ -49,6 +49,11 @@ class MatchInput:
     ts_usec: int | None
 
 
+def nvrm_line(m: re.Match[str], i: MatchInput) -> bool:
+    """An entry's check: the line is NVIDIA's driver's (it prints every message after "NVRM")."""
+    return "NVRM" in i.text
+
+
 @dataclass(frozen=True, slots=True)
 class Trigger:
     """An entry's incident trigger (docs/operator-guide.md, *Incidents*): a kernel line of this

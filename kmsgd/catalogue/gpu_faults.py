@@ -5,7 +5,7 @@ nvidia-modeset's display-channel errors and the resource manager's "reset requir
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Format, MatchInput, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, nvrm_line, sig
 
 _PCI = DeviceKind.PCI
 AMDGPU = "gpu.amdgpu"
@@ -13,10 +13,6 @@ NVIDIA = "gpu.nvidia"
 _AMD = "drivers/gpu/drm/amd/amdgpu/"
 _NVKMS = "nvidia:src/nvidia-modeset/src/"
 _NVASSERT = "nvidia:src/nvidia/src/libraries/utils/nvassert.c"
-
-
-def _nvrm_line(m: object, i: MatchInput) -> bool:
-    return "NVRM" in i.text
 
 
 GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
@@ -140,7 +136,7 @@ GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
         "it recurs, collect nvidia-bug-report.sh for the vendor.",
         30,
         device_kind=_PCI,
-        check=_nvrm_line,
+        check=nvrm_line,
         formats=(
             Format(
                 "Assertion failed: %s (0x%08X) returned from %s @ %s:%d",

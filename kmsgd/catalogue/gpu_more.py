@@ -23,6 +23,7 @@ from kmsgd.catalogue.base import (
     Severity,
     Signature,
     Trigger,
+    nvrm_line,
     sig,
 )
 
@@ -57,10 +58,6 @@ def _amdgpu_line(m: object, i: MatchInput) -> bool:
     # the driver names itself: dev_printk's "amdgpu 0000:03:00.0:", DRM_ERROR's
     # "[drm:… [amdgpu]]", or pr_fmt's "amdgpu: " inside the message (4.x DRM_ERROR texts)
     return "amdgpu" in i.text or "drmn" in i.text
-
-
-def _nvrm_line(m: object, i: MatchInput) -> bool:
-    return "NVRM" in i.text
 
 
 MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
@@ -182,7 +179,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "on unified-memory boxes leave system RAM for the driver or lower the model size.",
         34,
         device_kind=_PCI,
-        check=_nvrm_line,
+        check=nvrm_line,
         # NV_ASSERT_FAILED_PRINTF_FMT is "%s @ %s:%d"
         formats=(
             Format(

@@ -116,6 +116,16 @@ class SignatureReport:
     rate_per_hour: float | None = None
     baseline_per_hour: float | None = None
 
+    @property
+    def note(self) -> str:
+        """What the tables say beside it: "noise, routine, final window" as they apply."""
+        marks = (
+            ("noise", self.noise),
+            ("routine", self.routine),
+            ("final window", self.in_final_window),
+        )
+        return ", ".join(n for n, on in marks if on)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "tag": self.tag,

@@ -248,15 +248,7 @@ def render_md(r: Report, *, plot: str = "") -> str:
     if r.signatures:
         out += ["", "| tag | device | count | first | last | note |", "|---|---|---|---|---|---|"]
         for s in r.signatures:
-            note = ", ".join(
-                n
-                for n, on in (
-                    ("noise", s.noise),
-                    ("routine", s.routine),
-                    ("final window", s.in_final_window),
-                )
-                if on
-            )
+            note = s.note
             out.append(
                 f"| `{s.tag}` | {s.device or '-'} | {s.count} | {s.first.when} | "
                 f"{s.last.when} | {note or '-'} |"

@@ -126,15 +126,7 @@ def render_html(r: Report, *, clean: Clean = str, picture: Callable[[], str] | N
             "<th>note</th></tr>"
         ]
         for s in r.signatures:
-            note = ", ".join(
-                n
-                for n, on in (
-                    ("noise", s.noise),
-                    ("routine", s.routine),
-                    ("final window", s.in_final_window),
-                )
-                if on
-            )
+            note = s.note
             rows.append(
                 f"<tr><td><code>{_e(s.tag)}</code></td><td>{_e(clean(s.device or '-'))}</td>"
                 f"<td>{s.count}</td><td>{_e(s.first.when)}</td><td>{_e(s.last.when)}</td>"
