@@ -27,7 +27,7 @@ RESCAN_SUBSYSTEMS = frozenset({"drm", "hwmon", "pci"})
 
 @dataclass(frozen=True, slots=True)
 class SamplerConfig:
-    """Rates and bounds: power at 10 Hz (a PSU trip's step lives in the last 0.3 s), the rest 1 Hz."""
+    """Rates and bounds: power at 10 Hz (a PSU trip's step is in the last 0.3 s), else 1 Hz."""
 
     power_hz: float = 10.0
     sensor_hz: float = 1.0  # slow sensors, memory, and the record rate of every device
