@@ -118,7 +118,7 @@ def _open(cfg: Config) -> RingReader:
 @config_option
 def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
-    from kmsgd.lastboot import outcomes, rtc_local
+    from kmsgd.commands.lastboot import outcomes, rtc_local
     from kmsgd.report.bootcache import BootCache
 
     cfg = settings(config_file, ring=ring, proc_root=proc_root)
@@ -185,8 +185,8 @@ def analyze(
     """Explain pasted kernel logs (dmesg, journalctl, syslog, pstore, /dev/kmsg) and the
     bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
     *.journal files, pstore and other directories)."""
-    from kmsgd.analyze import analyze_paths
-    from kmsgd.bundle import Limits
+    from kmsgd.commands.analyze import analyze_paths
+    from kmsgd.logparse.bundle import Limits
 
     cfg = settings(config_file)  # only the input bounds change a pasted log's analysis
     limits = Limits(cfg.archive_max_members, cfg.archive_max_depth, cfg.input_max_bytes)
@@ -252,7 +252,7 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
     """Install the systemd units and the sysctl file (for pip installs; the .deb has them)."""
     from pathlib import Path
 
-    from kmsgd import install_units as iu
+    from kmsgd.commands import install_units as iu
 
     exe = exe or iu.default_exe()
     for warning in iu.warnings_for(exe):
@@ -314,7 +314,7 @@ def last_boot(
     Exit status 3 when the ring holds no ended boot to judge (the first boot after installing);
     with --save or --save-dir (the boot-time service) that is said on stdout and exits 0.
     """
-    from kmsgd import lastboot
+    from kmsgd.commands import lastboot
     from kmsgd.record.procfs import read_machine_id
     from kmsgd.report.render import render_clean
 

@@ -13,8 +13,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from kmsgd.errors import KmsgdError
-from kmsgd.judge import journal, shutdown
 from kmsgd.judge import pstore as judge_pstore
+from kmsgd.judge import shutdown
 from kmsgd.judge.bootview import BootView
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.memory import memory_evidence
@@ -22,6 +22,7 @@ from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness
 from kmsgd.judge.rules import Evidence
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
+from kmsgd.logparse import systemd_journal as journal
 from kmsgd.ring import pstore
 from kmsgd.ring.records import Boot, Entry, Kind
 from kmsgd.types import CLEAN, Confidence, Outcome, iso_utc

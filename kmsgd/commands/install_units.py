@@ -41,9 +41,9 @@ class InstallFile:
 def find_units_dir() -> Path:
     """Where this installation's unit files are: a source checkout's units/, or the data files
     a wheel installs under `<prefix>/share/kmsgd/units`."""
-    here = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # kmsgd/
     candidates = [
-        here.parent / "units",
+        package.parent / "units",
         Path(sys.prefix) / "share" / "kmsgd" / "units",
         Path("/usr/local/share/kmsgd/units"),
         Path("/usr/share/kmsgd/units"),

@@ -11,7 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
-from kmsgd.bundle import (
+from kmsgd.errors import BadInput
+from kmsgd.judge.classify import Verdict, classify
+from kmsgd.judge.skim import Plan, Skimmer
+from kmsgd.judge.timeline import HEAD_LINES, TAIL_LINES, Timeline, TimelineBuilder
+from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, MarkReason, Origin
+from kmsgd.logparse.bundle import (
     DECODE_ERRORS,
     DEFAULT_LIMITS,
     LimitExceeded,
@@ -19,11 +24,6 @@ from kmsgd.bundle import (
     open_path,
     open_stream,
 )
-from kmsgd.errors import BadInput
-from kmsgd.judge.classify import Verdict, classify
-from kmsgd.judge.skim import Plan, Skimmer
-from kmsgd.judge.timeline import HEAD_LINES, TAIL_LINES, Timeline, TimelineBuilder
-from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, MarkReason, Origin
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
