@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
+from kmsgd.config import Config
 from kmsgd.errors import BadInput
 from kmsgd.judge.classify import Verdict, classify
 from kmsgd.judge.skim import Plan, Skimmer
@@ -365,6 +366,11 @@ def analyze(
     if report.source is not None and report.source.name == "<stdin>":
         report = replace(report, source=replace(report.source, name=name))
     return render_clean(report, fmt, redactor=redactor if redact else None, color=color)
+
+
+def input_limits(cfg: Config) -> Limits:
+    """The settings' bounds on one input (archive members, nesting, expanded bytes)."""
+    return Limits(cfg.archive_max_members, cfg.archive_max_depth, cfg.input_max_bytes)
 
 
 def analyze_paths(
