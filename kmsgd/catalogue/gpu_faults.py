@@ -247,7 +247,9 @@ GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
     # "flip_done timed out"; stall_checks "[CRTC:%d:%s] cleanup_done timed out";
     # drm_atomic_helper_wait_for_vblanks' WARN "[CRTC:%d:%s] vblank wait timed out" and
     # drm_vblank.c drm_wait_one_vblank's drm_WARN "vblank wait timed out on crtc %i" (the
-    # display engine stopped delivering vblanks). What the commit waited on (a GPU hang, a
+    # display engine stopped delivering vblanks). amdgpu_dm.c's "Waiting for fences timed
+    # out!" is not one: that wait is on the GPU's rendering, whose own timeout (the ring
+    # timeout) reports the hang. What the commit waited on (a GPU hang, a
     # display firmware that stopped) is its cause: kmsgd/judge/chains.py.
     sig(
         "drm_flip_timeout",

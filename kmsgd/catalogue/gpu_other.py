@@ -106,12 +106,17 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # %d [%010llx %s]", "DATA_ERROR %08x [%s]", "ILLEGAL_MTHD" (nvkm/engine/gr/nv50.c, gf100.c);
     # and the probe's refusal of a chip it cannot read or does not know (nvkm/engine/device/
     # base.c nvkm_device_ctor: nvdev_error "unknown chipset (%08x)", 4.x-mainline; ffffffff
-    # is a GPU that answers no register read)
+    # is a GPU that answers no register read); the DRM side's channel that never idles
+    # (nouveau_chan.c nouveau_channel_idle: NV_PRINTK(err, cli, "failed to idle channel %d
+    # [%s]"), and the fbcon's acceleration given up on a hung GPU (nouveau_fbcon.c
+    # nouveau_fbcon_gpu_lockup: NV_ERROR "GPU lockup - switching to software fbcon"), both
+    # with "DRM: " after the device (3.x printed "[drm] nouveau <bus id>: ")
     sig(
         "nouveau_error",
         r"nouveau \S+: (?:fifo: (?:DMA_PUSHER|SCHED_ERROR|PBDMA\d+: |fault \w+ \[|"
         r"(?:read|write) fault at )|gr: (?:TRAP|DATA_ERROR|ILLEGAL_MTHD|ILLEGAL_CLASS)"
-        r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\))",
+        r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\)"
+        r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[))",
         ("nouveau",),
         Severity.ERROR,
         NOUVEAU,
@@ -128,6 +133,19 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "nouveau 0000:01:00.0: ",
                 args=(0xFFFFFFFF,),
+            ),
+            Format(
+                "failed to idle channel %d [%s]",
+                "drivers/gpu/drm/nouveau/nouveau_chan.c",
+                "4.4-6.18",
+                "nouveau 0000:01:00.0: DRM: ",
+                args=(2, "Xorg[1042]"),
+            ),
+            Format(
+                "GPU lockup - switching to software fbcon",
+                "drivers/gpu/drm/nouveau/nouveau_fbcon.c",
+                "4.4-6.1",
+                "nouveau 0000:01:00.0: DRM: ",
             ),
         ),
     ),

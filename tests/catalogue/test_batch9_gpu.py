@@ -125,6 +125,7 @@ BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             # nvidia-drm's own flip event timeout is nvidia_flip_timeout's
             "[drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] "
             "Flip event timeout on head 0",
+            # amdgpu's wait for the frame's rendering: the ring timeout reports that hang
             "[drm:amdgpu_dm_atomic_commit_tail [amdgpu]] *ERROR* Waiting for fences timed out!",
             "usb 1-1: device descriptor read/64, error -110 timed out",
         ],
