@@ -173,6 +173,13 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|vblank wait) timed out|\b(?:flip_done|hw_done) timed out|vblank wait timed out on crtc",
     ),
     _t(
+        "soc_gpu_hang",
+        "gpu_hang",
+        ("Resetting", "sched", "hung", "hangcheck"),
+        r"v3d \S+: .*Resetting GPU for hang\.|panfrost \S+: gpu sched timeout, js=\d+"
+        r"|etnaviv-gpu \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
+    ),
+    _t(
         "nvidia_gsp_timeout",
         "gpu_hang",
         ("GSP", "_kgspLogXid119", "heartbeat", "Heartbeat"),

@@ -130,6 +130,22 @@ BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "usb 1-1: device descriptor read/64, error -110 timed out",
         ],
     ),
+    "soc_gpu_hang": (
+        [
+            "v3d fec00000.v3d: [drm:v3d_reset [v3d]] *ERROR* Resetting GPU for hang.",
+            "v3d 1002000000.v3d: [drm] *ERROR* Resetting GPU for hang.",
+            "panfrost ff9a0000.gpu: gpu sched timeout, js=1, config=0x7300, status=0x8, "
+            "head=0x1000, tail=0x1000, sched_job=00000000a1b2c3d4",
+            "etnaviv-gpu 38000000.gpu: recover hung GPU!",
+            "msm_dpu ae01000.display-controller: [drm:hangcheck_handler [msm]] *ERROR* 5.0.6.0: "
+            "hangcheck detected gpu lockup rb 0!",
+        ],
+        [
+            "v3d fec00000.v3d: [drm] Using Broadcom V3D 4.2 (rev 14)",
+            "panfrost ff9a0000.gpu: unexpectedly high interrupt latency",
+            "v3d fec00000.v3d: [drm] V3D_ERR_STAT: 0x00001000",
+        ],
+    ),
 }
 
 
@@ -146,9 +162,9 @@ def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
         assert tag not in _tags(line), line
 
 
-@pytest.mark.parametrize("tag", ["i915_gpu_hang", "drm_flip_timeout"])
+@pytest.mark.parametrize("tag", ["i915_gpu_hang", "drm_flip_timeout", "soc_gpu_hang"])
 def test_the_recorder_starts_an_incident_on_the_same_lines(tag: str) -> None:
-    # kmsgd/record/triggers.py carries its own copy of these two entries' patterns
+    # kmsgd/record/triggers.py carries its own copy of these entries' patterns
     positives, negatives = BATCH9_GPU_EXAMPLES[tag]
     for line in positives:
         hit = triggers.match(b"3,1,2,-;" + line.encode() + b"\n")
