@@ -73,7 +73,11 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # 6.7-6.18, drm_info "tlb invalidation …" in the backports; xe_gt_tlb_invalidation.c "TLB
     # invalidation fence timeout, seqno=%d recv=%d", 6.8-6.12); xe_guc_ct.c
     # guc_ct_send_recv "Timed out wait for G2H, fence %u, action %04x" (6.8-6.11; ", done
-    # %s" 6.12-6.18)
+    # %s" 6.12-6.18); xe_guc_submit.c guc_exec_queue_timedout_job: the GuC that does not
+    # answer the timeout's schedule disable (xe_gt_warn "Schedule disable failed to respond,
+    # guc_id=%d", 6.8-6.18), and the driver's own jobs timing out (xe_gt_WARN "Kernel-submitted
+    # job timed out", "VM job timed out on non-killed execqueue", 6.9-6.18). xe's GT prefix
+    # is "GT%u: ", "Tile%u: GT%u: " in later kernels
     sig(
         "i915_gpu_hang",
         r"GPU HANG: ecode \d+:|Resetting (?:chip after|\w+ for) "
@@ -88,7 +92,9 @@ I915_SIGNATURES: tuple[Signature, ...] = (
         r"|fence \d+ err -?\d+|Communication stalled for -?\d+ ms)"
         r"|(?i:tlb invalidation response timed out for seqno) \d+"
         r"|TLB invalidation fence timeout, seqno=|GT\d+: reset failed \("
-        r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action",
+        r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action"
+        r"|Schedule disable failed to respond, guc_id=|Kernel-submitted job timed out"
+        r"|VM job timed out on non-killed execqueue",
         (
             "HANG",
             "Resetting",
@@ -101,6 +107,9 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             "fence",
             "stalled",
             "wedged",
+            "Schedule",
+            "submitted",
+            "execqueue",
         ),
         Severity.ERROR,
         I915,
@@ -268,6 +277,25 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "6.11-6.18",
                 _XE_DEV + "[drm] *ERROR* ",
                 args=("0000:00:02.0",),
+            ),
+            Format(
+                "Schedule disable failed to respond, guc_id=%d",
+                _XE + "xe_guc_submit.c",
+                "6.8-6.18",
+                _XE_DEV + "[drm] GT0: ",
+                args=(3,),
+            ),
+            Format(
+                "Kernel-submitted job timed out",
+                _XE + "xe_guc_submit.c",
+                "6.9-6.18",
+                _XE_DEV + "[drm] GT0: ",
+            ),
+            Format(
+                "VM job timed out on non-killed execqueue",
+                _XE + "xe_guc_submit.c",
+                "6.9-6.18",
+                _XE_DEV + "[drm] GT0: ",
             ),
             Format(
                 "Timed out wait for G2H, fence %u, action %04x, done %s",

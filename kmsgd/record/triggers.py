@@ -149,6 +149,9 @@ TABLE: tuple[KernelTrigger, ...] = (
             "fence",
             "stalled",
             "wedged",
+            "Schedule",
+            "submitted",
+            "execqueue",
         ),
         r"GPU HANG: ecode \d+:|Resetting (?:chip after|\w+ for) "
         r"|\w+:? reset request time(?:d out|out)"
@@ -161,7 +164,9 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|fence \d+ err -?\d+|Communication stalled for -?\d+ ms)"
         r"|(?i:tlb invalidation response timed out for seqno) \d+"
         r"|TLB invalidation fence timeout, seqno=|GT\d+: reset failed \("
-        r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action",
+        r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action"
+        r"|Schedule disable failed to respond, guc_id=|Kernel-submitted job timed out"
+        r"|VM job timed out on non-killed execqueue",
         # the catalogue's check: i915's "GPU HANG", or a line that names i915 or opens as xe's
         narrow=re.compile(rb"GPU HANG|i915|^xe "),
     ),

@@ -34,6 +34,8 @@ BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "xe 0000:00:02.0: [drm] *ERROR* GT0: Unsupported GuC v70.5! v70.19 or newer is "
             "required",
             "xe 0000:00:02.0: [drm] *ERROR* GT0: GuC init failed with -EINVAL",
+            "xe 0000:00:02.0: [drm] *ERROR* Tile0: GT0: Unsupported GuC v70.20.0! v70.29.2 or "
+            "newer is required",
             "xe 0000:00:02.0: [drm] *ERROR* GT0: Failed to initialize uC (-EINVAL)",
             "xe 0000:00:02.0: [drm] *ERROR* GT0: load failed: status = 0x8002F034, time = 200ms, "
             "freq = 1300MHz (req 1300MHz), done = -1",
@@ -77,9 +79,13 @@ BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "xe 0000:00:02.0: [drm] *ERROR* GT0: Timed out wait for G2H, fence 1024, action 3003, "
             "done no",
             "xe 0000:00:02.0: [drm] *ERROR* GT0: TLB invalidation fence timeout, seqno=12 recv=10",
+            "xe 0000:03:00.0: [drm] Tile0: GT0: Kernel-submitted job timed out",
+            "xe 0000:03:00.0: [drm] Tile0: GT0: Schedule disable failed to respond, guc_id=3",
+            "xe 0000:03:00.0: [drm] *ERROR* Tile0: GT0: reset failed (-ETIMEDOUT)",
         ],
         [
             "xe 0000:00:02.0: [drm] GT0: reset done",
+            "xe 0000:03:00.0: [drm] Tile0: GT0: reset queued",
             "i915 0000:30:00.0: [drm] IOV0: Failed to push configurations (-ESTALE)",
             # a NIC's firmware command that got no answer
             "mlx5_core 0000:3b:00.0: wait_func:1160: NOP(0x101) timeout. Will cause a leak",
@@ -271,6 +277,8 @@ def test_intels_gpu_that_does_not_come_up_is_an_init_failure() -> None:
             "xe 0000:00:02.0: [drm] *ERROR* GT0: Unsupported GuC v70.20.0! v70.29.2 or newer is "
             "required",
             "xe 0000:00:02.0: [drm] *ERROR* GT0: GuC init failed with -EINVAL",
+            "xe 0000:00:02.0: [drm] *ERROR* Tile0: GT0: Unsupported GuC v70.20.0! v70.29.2 or "
+            "newer is required",
             "xe 0000:00:02.0: probe with driver xe failed with error -22",
         )
         == "i915_init_failure"
