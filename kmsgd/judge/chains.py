@@ -100,6 +100,8 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # fences, then on hw_done and flip_done, 10 s each): a GPU or display firmware that
     # stopped fails the flip, whichever of the two timeouts is printed first
     Relation("family:gpu", "drm_flip_timeout", "a page flip waits on the GPU", any_order=True),
+    # nvidia-drm's own flip wait (nvidia-drm-crtc.c, 3 s) on the same GPU work
+    Relation("family:gpu", "nvidia_flip_timeout", "a page flip waits on the GPU", any_order=True),
     # a device's DMA through the IOMMU after its own driver reported a failure: a GPU being
     # reset (amdgpu_device_gpu_recover) or hung still fetches through mappings its driver is
     # tearing down, and the IOMMU (drivers/iommu/amd/iommu.c, intel/dmar.c) logs the faults;

@@ -113,6 +113,12 @@ EXAMPLES[("family:gpu", "drm_flip_timeout")] = (
     "emitted seq=3",
     "amdgpu 0000:04:00.0: [drm] *ERROR* [CRTC:79:crtc-0] flip_done timed out",
 )
+EXAMPLES[("family:gpu", "nvidia_flip_timeout")] = (
+    "NVRM: Xid (PCI:0000:01:00): 109, pid=1234, name=Xorg, Ch 00000010, errorString CTX SWITCH "
+    "TIMEOUT, Info 0x3c046",
+    "[drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip "
+    "event timeout on head 0",
+)
 # same device: the GPU being reset, and the IOMMU's fault for its DMA
 EXAMPLES[("family:gpu", "iommu_fault")] = (
     "amdgpu 0000:2f:00.0: amdgpu: GPU reset begin!",
