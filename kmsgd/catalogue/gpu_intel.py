@@ -37,9 +37,13 @@ _XE_DEV = "xe 0000:00:02.0: "
 _XE_GT_ERR = _XE_DEV + "[drm] *ERROR* GT0: "  # xe_gt_printk.h xe_gt_err
 
 
+# what only i915 prints, so that DRM_INFO's bare "[drm] " (4.x) needs no driver name
+_I915_OWN = ("GPU HANG", "stuck on", "no progress on", "GPU crash dump")
+
+
 def _i915_line(m: re.Match[str], i: MatchInput) -> bool:
-    # "GPU HANG: ecode" is i915's alone; a reset line must name the driver
-    return m.group(0).startswith("GPU HANG") or "i915" in i.text or i.text.startswith("xe ")
+    # a reset line must name the driver
+    return m.group(0).startswith(_I915_OWN) or "i915" in i.text or i.text.startswith("xe ")
 
 
 I915_SIGNATURES: tuple[Signature, ...] = (
@@ -77,7 +81,10 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # answer the timeout's schedule disable (xe_gt_warn "Schedule disable failed to respond,
     # guc_id=%d", 6.8-6.18), and the driver's own jobs timing out (xe_gt_WARN "Kernel-submitted
     # job timed out", "VM job timed out on non-killed execqueue", 6.9-6.18). xe's GT prefix
-    # is "GT%u: ", "Tile%u: GT%u: " in later kernels
+    # is "GT%u: ", "Tile%u: GT%u: " in later kernels. 4.x's hangcheck before its error state:
+    # i915_irq.c i915_hangcheck_elapsed DRM_INFO "%s on %s" ("stuck" or "no progress", the
+    # ring's name: "[drm] stuck on render ring"), then i915_gpu_error.c DRM_INFO "GPU crash
+    # dump saved to /sys/class/drm/card%d/error" (4.4-5.x)
     sig(
         "i915_gpu_hang",
         r"GPU HANG: ecode \d+:|Resetting (?:chip after|\w+ for) "
@@ -94,7 +101,9 @@ I915_SIGNATURES: tuple[Signature, ...] = (
         r"|TLB invalidation fence timeout, seqno=|GT\d+: reset failed \("
         r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action"
         r"|Schedule disable failed to respond, guc_id=|Kernel-submitted job timed out"
-        r"|VM job timed out on non-killed execqueue",
+        r"|VM job timed out on non-killed execqueue"
+        r"|\b(?:stuck|no progress) on (?:render|bsd2?|blitter|video enhancement) ring\b"
+        r"|GPU crash dump saved to /sys/class/drm/card\d+/error",
         (
             "HANG",
             "Resetting",
@@ -110,6 +119,9 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             "Schedule",
             "submitted",
             "execqueue",
+            "stuck",
+            "progress",
+            "dump",
         ),
         Severity.ERROR,
         I915,
@@ -277,6 +289,16 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "6.11-6.18",
                 _XE_DEV + "[drm] *ERROR* ",
                 args=("0000:00:02.0",),
+            ),
+            Format(
+                "%s on %s", _I915 + "i915_irq.c", "4.4", "[drm] ", args=("stuck", "render ring")
+            ),
+            Format(
+                "GPU crash dump saved to /sys/class/drm/card%d/error",
+                _I915 + "i915_gpu_error.c",
+                "4.4-4.19",
+                "[drm] ",
+                args=(0,),
             ),
             Format(
                 "Schedule disable failed to respond, guc_id=%d",

@@ -152,6 +152,9 @@ TABLE: tuple[KernelTrigger, ...] = (
             "Schedule",
             "submitted",
             "execqueue",
+            "stuck",
+            "progress",
+            "dump",
         ),
         r"GPU HANG: ecode \d+:|Resetting (?:chip after|\w+ for) "
         r"|\w+:? reset request time(?:d out|out)"
@@ -166,9 +169,13 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|TLB invalidation fence timeout, seqno=|GT\d+: reset failed \("
         r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action"
         r"|Schedule disable failed to respond, guc_id=|Kernel-submitted job timed out"
-        r"|VM job timed out on non-killed execqueue",
-        # the catalogue's check: i915's "GPU HANG", or a line that names i915 or opens as xe's
-        narrow=re.compile(rb"GPU HANG|i915|^xe "),
+        r"|VM job timed out on non-killed execqueue"
+        r"|\b(?:stuck|no progress) on (?:render|bsd2?|blitter|video enhancement) ring\b"
+        r"|GPU crash dump saved to /sys/class/drm/card\d+/error",
+        # the catalogue's check: i915's own hang words, or a line that names i915 or opens as xe's
+        narrow=re.compile(
+            rb"GPU HANG|(?:stuck|no progress) on \w[\w ]* ring|GPU crash dump|i915|^xe "
+        ),
     ),
     _t(
         "drm_flip_timeout",

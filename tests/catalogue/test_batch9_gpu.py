@@ -80,6 +80,10 @@ BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "done no",
             "xe 0000:00:02.0: [drm] *ERROR* GT0: TLB invalidation fence timeout, seqno=12 recv=10",
             "xe 0000:03:00.0: [drm] Tile0: GT0: Kernel-submitted job timed out",
+            "[drm] stuck on render ring",
+            "[drm] no progress on bsd ring",
+            "[drm] GPU crash dump saved to /sys/class/drm/card0/error",
+            "[drm:i915_reset] *ERROR* Failed to reset chip.",
             "xe 0000:03:00.0: [drm] Tile0: GT0: Schedule disable failed to respond, guc_id=3",
             "xe 0000:03:00.0: [drm] *ERROR* Tile0: GT0: reset failed (-ETIMEDOUT)",
         ],
@@ -91,6 +95,8 @@ BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "mlx5_core 0000:3b:00.0: wait_func:1160: NOP(0x101) timeout. Will cause a leak",
             # the same words without Intel's driver
             "Failed to reset chip",
+            "[drm] GPU hangs can indicate a bug anywhere in the entire gfx stack, including "
+            "userspace.",
         ],
     ),
     "amdgpu_dmcub_error": (
