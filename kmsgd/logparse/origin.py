@@ -28,7 +28,11 @@ _BUS_ID = (
 # catalogue subsystem → message openings (regex, anchored at the message start)
 OPENINGS: dict[str, tuple[str, ...]] = {
     # dev_printk: "amdgpu 0000:03:00.0: ", "nvme nvme0: ", "usb 1-1: ", "sd 0:0:0:0: "
-    "device": (rf"[\w.-]+ {_BUS_ID}: ",),
+    "device": (
+        rf"[\w.-]+ {_BUS_ID}: ",
+        # drivers/base/dd.c's pr_warn (4.4-6.8): "<driver>: probe of <device> failed …"
+        r"[\w.-]+: probe of \S+ failed with error ",
+    ),
     # mxgpu_ai.c's pr_err carries no prefix: its message is amdgpu's alone
     "gpu.amdgpu": (
         r"amdgpu: ",
@@ -44,6 +48,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
     "gpu.nvgpu": (r"nvgpu: ",),
+    # the SoC GPUs' dev_printk: their devices are platform devices ("ff9a0000.gpu")
+    "gpu.soc": (r"v3d \S+: ", r"panfrost \S+: ", r"etnaviv-gpu \S+: ", r"msm\w* \S+: "),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
     "gpu.i915": (
@@ -51,7 +57,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"drm/i915: ",
         r"xe \S+: ",
     ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
-    "gpu": (r"\[drm", r"GPU has fallen off the bus"),
+    # DRM's atomic helpers WARN with the object they waited on: "[CRTC:82:pipe A] vblank …"
+    "gpu": (r"\[drm", r"GPU has fallen off the bus", r"\[(?:CRTC|CONNECTOR|PLANE):\d+:"),
     "kernel": (
         r"BUG: ",
         r"kernel BUG at ",
