@@ -526,9 +526,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     ),
     # fs/ext4/super.c __ext4_error: "EXT4-fs error (device %s): %s:%d: …" (2.6.2x–today;
     # EXT2-fs/EXT3-fs the same in fs/ext2, fs/ext3 until 4.3), ext4_load_journal "error
-    # loading journal", "Remounting filesystem read-only"; print_daily_error_info (at mount
-    # and daily while the superblock holds errors): "error count since last fsck: %u",
-    # "initial error at time %u: %.*s:%d", "last error at time …" (2.6.3x-today);
+    # loading journal", "Remounting filesystem read-only" (print_daily_error_info's summary
+    # of errors recorded before is history: lifecycle.py);
     # fs/ext4/namei.c __ext4_read_dirblock's __ext4_warning "error reading directory block
     # (ino %lu, block %lu)" (3.x-4.x), "error %ld reading directory block (ino …)" (4.x-5.x),
     # "inode #%lu: lblock %lu: comm %s: error %ld reading directory block" (5.x+);
@@ -561,9 +560,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
         r"|EXT[34]-fs \(\S+\): error loading journal"
-        r"|EXT[234]-fs \(\S+\): (?:error count since last fsck: \d+|(?:initial|last) error at "
-        r"time \d+)|EXT[34]-fs warning \(device \S+\): .*\berror (?:-?\d+ )?reading directory "
-        r"block|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
+        r"|EXT[34]-fs warning \(device \S+\): .*\berror (?:-?\d+ )?reading directory block"
+        r"|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
         r"|XFS(?: \(\S+\))?: [Ii]nternal error \S+ at line \d+ of file "
         r"|xfs_do_force_shutdown\(0x(?!4\))[0-9a-f]+\) called from line \d+"
         r"|(?:btrfs|BTRFS \w+ \(device \S+\):) csum failed (?:root -?\d+ )?ino \d+ off \d+ csum"
