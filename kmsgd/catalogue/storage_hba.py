@@ -166,13 +166,19 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # is left out: hot plug and resume print it), ata_eh_recover "reset failed, giving up",
     # ata_dev_disable "disabled" (4.4-5.x) / "disable device" (6.x); scsi_error.c
     # scsi_eh_offline_sdevs "Device offlined - not ready after error recovery" and scsi_lib.c
-    # "rejecting I/O to offline device" (4.4-6.18): the error handler gave the disk up
+    # "rejecting I/O to offline device" (4.4-6.18): the error handler gave the disk up;
+    # scsi_lib.c "timing out command, waited %lus" (scmd_printk, 4.4-6.18): a command past
+    # its retries' total time; block/blk-core.c's other errors of a request (blk_errors,
+    # 4.19-6.18; blk_update_request's error_type 4.4): "%s error, dev %s, sector %llu" with
+    # "critical medium", "critical target", "timeout", "recoverable transport", …
     sig(
         "disk_io_error",
         r"\bata\d+\.\d+: (?:exception Emask 0x[0-9a-f]+ |disabled$|disable device$)"
         r"|\bata\d+: reset failed, giving up|Device offlined - not ready after error recovery"
-        r"|rejecting I/O to offline device",
-        ("exception", "disabled", "disable", "giving", "offlined", "rejecting"),
+        r"|rejecting I/O to offline device|\] (?:tag#\d+ )?timing out command, waited \d+s"
+        r"|(?:timeout|critical (?:space allocation|target|nexus|medium)|recoverable transport"
+        r"|protection|device offline) error, dev \S+, sector \d+",
+        ("exception", "disabled", "disable", "giving", "offlined", "rejecting", "timing", "error"),
         Severity.ERROR,
         STORAGE,
         "A block device failed a read or write.",
@@ -197,6 +203,19 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
                 _SDEV,
             ),
             Format("rejecting I/O to offline device", "drivers/scsi/scsi_lib.c", "4.4-6.18", _SDEV),
+            Format(
+                "timing out command, waited %lus",
+                "drivers/scsi/scsi_lib.c",
+                "4.4-6.18",
+                "sd 2:0:0:0: [sdb] tag#17 ",
+                args=(180,),
+            ),
+            Format(
+                "%s error, dev %s, sector %llu op 0x%x:(%s) flags 0x%x phys_seg %u prio class %u",
+                "block/blk-mq.c",
+                "6.1-6.18",
+                args=("critical medium", "sdb", 123456, 0, "READ"),
+            ),
         ),
     ),
 )

@@ -109,6 +109,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvme ",
         r"blk_update_request: ",
         r"I/O error, dev ",
+        r"(?:timeout|critical [\w ]+|recoverable transport|protection) error, dev ",
         r"Buffer I/O error",
         r"mpt[23]sas_cm\d+: ",
         r"megasas: ",

@@ -91,6 +91,10 @@ BATCH9_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "ata3.00: disabled",
             "sd 2:0:0:0: Device offlined - not ready after error recovery",
             "sd 2:0:0:0: rejecting I/O to offline device",
+            "sd 2:0:0:0: [sdb] tag#17 timing out command, waited 180s",
+            "blk_update_request: critical medium error, dev sdb, sector 123456",
+            "critical target error, dev sdc, sector 0 op 0x1:(WRITE) flags 0x800 phys_seg 1 prio "
+            "class 0",
         ],
         [
             # the link's own exception: a PHY event of hot plug or resume
@@ -98,6 +102,25 @@ BATCH9_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "ata1: SATA link up 6.0 Gbps (SStatus 133 SControl 300)",
             "ata1: hard resetting link",
         ],
+    ),
+    "nvme_reset": (
+        [
+            "nvme nvme0: Device not ready; aborting reset, CSTS=0x1",
+            "nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0",
+            "nvme nvme0: Disabling device after reset failure: -19",
+            "nvme nvme0: frozen state error detected, reset controller",
+            "nvme nvme0: failure state error detected, request disconnect",
+            "nvme nvme0: resetting controller due to persistent internal error",
+            "nvme nvme0: Fw activation timeout, reset controller",
+        ],
+        [
+            "nvme nvme0: Shutdown timeout set to 8 seconds",
+            "nvme nvme0: 16/0/0 default/read/poll queues",
+        ],
+    ),
+    "nvme_timeout": (
+        ["nvme nvme1: keep-alive failed: -5", "nvme nvme1: keep-alive failed"],
+        ["nvme nvme0: allocated 64 MiB host memory buffer."],
     ),
     "mlx5_cmd_timeout": (
         [
