@@ -1,5 +1,5 @@
 """Network device signatures: the stack's transmit watchdog, the drivers' own hang reports,
-and the firmware of Mellanox/NVIDIA ConnectX adapters (mlx5) that stops answering.
+and the firmware of Mellanox/NVIDIA ConnectX (mlx5) and Broadcom (bnxt) adapters failing.
 
 net/sched/sch_generic.c dev_watchdog runs every `watchdog_timeo` (5 s for most drivers) and
 calls the driver's ndo_tx_timeout when a transmit queue stayed stopped that long: the NIC
@@ -224,6 +224,46 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 _MLX5,
                 args=(1, "firmware internal error"),
+            ),
+        ),
+    ),
+    # drivers/net/ethernet/broadcom/bnxt/bnxt.c: the firmware health poll's netdev_warn
+    # "Detected firmware fatal condition, initiating reset" (bnxt_fw_exception),
+    # bnxt_fw_init_one_p1's netdev_err "Firmware not responding, status: 0x%x", and the
+    # recovery's "Firmware reset aborted" (with ", rc = %d" and other reasons) (6.1-6.18)
+    sig(
+        "bnxt_fw_fault",
+        r"Detected firmware fatal condition, initiating reset|Firmware not responding, status: "
+        r"0x[0-9a-fA-F]+|Firmware reset aborted",
+        ("fatal", "responding", "aborted"),
+        Severity.ERROR,
+        NET,
+        "The firmware of a Broadcom NetXtreme NIC (bnxt) failed: the driver resets it, or "
+        "gives the device up when the reset fails, and its links go down meanwhile.",
+        "Update the NIC firmware (niccli / bnxtnvm) and the driver; a reset that is aborted "
+        "leaves the port down until the next boot.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Detected firmware fatal condition, initiating reset",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "6.1-6.18",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+            ),
+            Format(
+                "Firmware not responding, status: 0x%x",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "6.1-6.18",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+                args=(0x8000,),
+            ),
+            Format(
+                "Firmware reset aborted, rc = %d",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "6.1-6.18",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+                args=(-19,),
             ),
         ),
     ),

@@ -68,12 +68,15 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # drivers/scsi/mpt3sas/mpt3sas_base.c mpt3sas_base_fault_info / _base_fault_reset_work:
     # "fault_state(0x%04x)!" (pr_err(MPT3SAS_FMT …) 4.4-4.19, ioc_err 5.4+), the IOC's fault
     # code; its reset: "sending diag reset !!", then "diag reset: SUCCESS" or "diag reset:
-    # FAILED" (4.4-6.18). mpt2sas is the same driver since 4.4 ("mpt2sas_cm0: ")
+    # FAILED" (4.4-6.18); _base_fault_reset_work, when the doorbell's state bits read all
+    # ones (the controller gone from the bus): "SAS host is non-operational !!!!", then the
+    # dead-IOC thread removes it (4.4-6.18). mpt2sas is the same driver since 4.4
+    # ("mpt2sas_cm0: ")
     sig(
         "mpt3sas_ioc_fault",
         r"\bmpt[23]sas_cm\d+: (?:fault_state\(0x[0-9a-fA-F]+\)!|sending diag reset !!"
-        r"|diag reset: FAILED)",
-        ("fault_state", "diag"),
+        r"|diag reset: FAILED|SAS host is non-operational !!!!)",
+        ("fault_state", "diag", "operational"),
         Severity.ERROR,
         STORAGE,
         "A Broadcom/LSI SAS controller (mpt3sas/mpt2sas) faulted: the driver resets it (diag "
@@ -94,6 +97,12 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "diag reset: FAILED", "drivers/scsi/mpt3sas/mpt3sas_base.c", "4.4-6.18", _MPT3SAS
+            ),
+            Format(
+                "SAS host is non-operational !!!!",
+                "drivers/scsi/mpt3sas/mpt3sas_base.c",
+                "4.4-6.18",
+                _MPT3SAS,
             ),
         ),
     ),

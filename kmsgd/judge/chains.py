@@ -133,11 +133,11 @@ MAY_CAUSE: tuple[Relation, ...] = (
     ),
     # mlx5 health.c: a firmware whose health fails stops completing commands (cmd.c), and
     # the health poll may notice after the commands' timeouts; a NIC whose firmware stopped
-    # stops sending, and tasks wait in the driver for the command
+    # (mlx5, bnxt) stops sending, and tasks wait in the driver for its commands
     Relation("mlx5_health_error", "mlx5_cmd_timeout", "a failed firmware answers nothing", True),
     *(
         Relation(cause, effect, "a NIC's firmware stopped")
-        for cause in ("mlx5_health_error", "mlx5_cmd_timeout")
+        for cause in ("mlx5_health_error", "mlx5_cmd_timeout", "bnxt_fw_fault")
         for effect in ("netdev_tx_timeout", "hung_task")
     ),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on

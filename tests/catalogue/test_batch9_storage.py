@@ -57,6 +57,7 @@ BATCH9_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "mpt3sas_cm0: fault_state(0x2651)!",
             "mpt2sas_cm0: sending diag reset !!",
             "mpt3sas_cm1: diag reset: FAILED",
+            "mpt3sas_cm0: SAS host is non-operational !!!!",
         ],
         [
             "mpt3sas_cm0: diag reset: SUCCESS",
@@ -147,6 +148,20 @@ BATCH9_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             MLX5 + "print_health_info:455:(pid 0): synd 0x1: firmware internal error",
         ],
         [MLX5 + "ext_synd 0x0000", MLX5 + "print_health_info:457:(pid 0): ext_synd 0x8f7a"],
+    ),
+    "bnxt_fw_fault": (
+        [
+            "bnxt_en 0000:3b:00.0 eth0: Detected firmware fatal condition, initiating reset",
+            "bnxt_en 0000:3b:00.0 eth0: Firmware not responding, status: 0x8000",
+            "bnxt_en 0000:3b:00.0 eth0: Firmware reset aborted, rc = -19",
+            "bnxt_en 0000:3b:00.0 eth0: Firmware reset aborted",
+        ],
+        [
+            "bnxt_en 0000:3b:00.0 eth0: Firmware reset request successful.",
+            "bnxt_en 0000:3b:00.0: Firmware reset already in progress",
+            "bnxt_en 0000:3b:00.0 (unnamed net_device) (uninitialized): Device requests max "
+            "timeout of 100 seconds, may trigger hung task watchdog (kernel default 120s)",
+        ],
     ),
     "netdev_tx_timeout": (
         [

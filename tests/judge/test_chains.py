@@ -147,7 +147,12 @@ MLX5_CMD = (
 )
 EXAMPLES[("mlx5_health_error", "mlx5_cmd_timeout")] = (MLX5_HEALTH, MLX5_CMD)
 TX_TIMEOUT = "mlx5_core 0000:61:00.0 ib0: TX timeout detected"
-for cause, line in (("mlx5_health_error", MLX5_HEALTH), ("mlx5_cmd_timeout", MLX5_CMD)):
+BNXT = "bnxt_en 0000:3b:00.0 eth0: Detected firmware fatal condition, initiating reset"
+for cause, line in (
+    ("mlx5_health_error", MLX5_HEALTH),
+    ("mlx5_cmd_timeout", MLX5_CMD),
+    ("bnxt_fw_fault", BNXT),
+):
     EXAMPLES[(cause, "netdev_tx_timeout")] = (line, TX_TIMEOUT)
     EXAMPLES[(cause, "hung_task")] = (line, HUNG)
 
