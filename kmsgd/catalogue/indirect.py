@@ -70,8 +70,11 @@ _OOPS_NEXT = (
 )
 
 # A register dump as show_regs prints it on arm64 (arch/arm64/kernel/process.c __show_regs:
-# "pc : %pS", 4.16+) and on arm, and arm64 before 4.16 (arch/arm*/kernel/process.c "PC is at
-# %pS"). Every report that stops a CPU prints one: die() (an oops or BUG()), __warn (a
+# "pc : %pS", 4.16+), on arm, and arm64 before 4.16 (arch/arm*/kernel/process.c "PC is at
+# %pS"), riscv (arch/riscv/kernel/process.c "epc : %pS", 5.10+) and powerpc
+# (arch/powerpc/kernel/process.c show_regs "NIP [%016lx] %pS"). x86's "RIP: 0010:%pS" is not
+# one of them: its unwinder prints the registers of every interrupt frame inside any stack
+# trace. Every report that stops a CPU prints one: die() (an oops or BUG()), __warn (a
 # WARN), the soft- and hard-lockup detectors, the NMI backtrace of an RCU stall, SysRq p. The
 # timeline keeps this entry's hit only where none of those reports' headers (REGS_HEADERS,
 # or a line of REGS_HEADER_TEXT) came in the lines before it (kmsgd/judge/timeline.py): a dump
@@ -79,8 +82,8 @@ _OOPS_NEXT = (
 # a paste cuts when it starts at the register lines.
 REGS_BODY = sig(
     "oops",
-    r"^(?:pc : |PC is at )[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",
-    ("pc", "PC"),
+    r"^(?:pc : |PC is at |epc : |NIP \[[0-9a-f]+\] )[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",
+    ("pc", "PC", "epc", "NIP"),
     Severity.CRITICAL,
     "kernel",
     _OOPS_MEANING,
@@ -99,6 +102,18 @@ REGS_BODY = sig(
             "arch/arm/kernel/process.c",
             "4.4-6.18",
             args=("mwl_fwcmd_exec_cmd+0x64/0x1d4 [mwlwifi]",),
+        ),
+        Format(
+            "epc : %pS",
+            "arch/riscv/kernel/process.c",
+            "5.10-6.18",
+            args=("kmem_cache_alloc+0x246/0x570",),
+        ),
+        Format(
+            "NIP [%016lx] %pS",
+            "arch/powerpc/kernel/process.c",
+            "4.4-6.18",
+            args=(0xC0000000001A2B3C, "xive_irq_eoi+0x2c/0x90"),
         ),
     ),
 )

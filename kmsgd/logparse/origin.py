@@ -73,7 +73,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"#PF: ",
         r"Mem abort info:",
         r"Fixing recursive fault but reboot is needed!",
-        r"(?:pc : |PC is at )[\w.]+\+0x",  # arm64 and arm show_regs
+        r"(?:pc : |PC is at |epc : |NIP \[[0-9a-f]+\] )[\w.]+\+0x",  # show_regs
         # FreeBSD's linuxkpi and drm2 WARN_ON (kmsgd/catalogue/indirect.py)
         r"WARN_ON(?:_ONCE)?\(",
         r"WARNING \S.* failed at ",

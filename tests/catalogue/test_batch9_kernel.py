@@ -199,8 +199,12 @@ ARM64_DUMP = (
 
 def test_a_register_dump_whose_header_was_cut_is_an_oops() -> None:
     assert _primary(*ARM64_DUMP) == "oops"
-    # arm (and arm64 before 4.16) print "PC is at"
+    # arm (and arm64 before 4.16) print "PC is at", riscv "epc :", powerpc "NIP [...]"
     assert _primary("PC is at mwl_fwcmd_exec_cmd+0x64/0x1d4 [mwlwifi]") == "oops"
+    assert _primary("epc : kmem_cache_alloc+0x246/0x570") == "oops"
+    assert _primary("NIP [c0000000001a2b3c] xive_irq_eoi+0x2c/0x90") == "oops"
+    # x86's is not: every interrupt frame of any stack trace prints one
+    assert _primary("RIP: 0010:native_safe_halt+0xe/0x10") is None
 
 
 @pytest.mark.parametrize(
