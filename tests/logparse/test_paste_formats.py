@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kmsgd.analyze import analyze_report
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.logparse import Line, LogFormat, Origin, parse_lines
 
 XID = "NVRM: Xid (PCI:0000:41:00): 79, pid=1, GPU has fallen off the bus."
