@@ -45,8 +45,17 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"drm:",
         r"kfd kfd: ",
         r"drmn\d",
+        # amdgpu_job.c amdgpu_job_timedout's two lines, with their dev_printk prefix cut
+        r"ring \S+ timeout, signaled seq=\d+, emitted seq=\d+",
+        r"Process (?:information: process )?\S+ pid \d+ thread \S+ pid \d+\s*$",
     ),
-    "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
+    # r515-r525 NV_PRINTF prefixes the function without a colon after NVRM: "NVRM func: "
+    "gpu.nvidia": (
+        r"NVRM: ",
+        r"NVRM \w+: ",
+        r"nvidia-(?:modeset|nvlink|uvm|drm): ",
+        r"nvidia: ",
+    ),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),

@@ -55,7 +55,7 @@ _KERNEL_WORD = re.compile(
 _QUOTED = re.compile(r'(?:^|\s)"')
 # a whole line "ident[pid]: text", after the leading space a console indents it with
 _CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
-_HOST_WORD = re.compile(r"([\w.-]+) ")
+_HOST_WORD = re.compile(r"([\w.-]+) +")  # a scrubbed host may be padded
 _PRIO = re.compile(r"<([0-7])>\s?")
 # a Kubernetes event quoting a log line: `kubectl describe`'s "Type Reason Age From Message"
 # table ("Warning  TaskHung  5m23s (x3 over 10m)  kernel-monitor, node-1  INFO: task …") and
