@@ -671,14 +671,29 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # 0x%x)" (r560-r595)
     # r515-r525 kernel_gsp_ga102.c/kernel_gsp_tu102.c: GSP-RM's init-done RPC failing, as
     # NV_ASSERT_OK_OR_GOTO prints it ("Assertion failed: %s [%s] (0x%08X) returned from
-    # kgspWaitForRmInitDone(pGpu, pKernelGsp) @ %s:%d"): the GPU never comes up
+    # kgspWaitForRmInitDone(pGpu, pKernelGsp) @ %s:%d"; r550+ nvCheckOkFailedNoLog the same
+    # for kgspWaitForGfwBootOk_HAL): the GPU never comes up; osinit.c RmInitAdapter's
+    # "Cannot initialize GSP firmware RM" (r515-r595) when kgspInitRm fails, and kernel_gsp.c
+    # _kgspBootGspRm's "unexpected WPR2 already up, cannot proceed with booting GSP" (a GSP
+    # left locked by the previous driver instance: the GPU needs a reset)
     sig(
         "nvidia_init_failure",
         r"RmInitAdapter failed|rm_init_adapter failed|The NVIDIA probe routine failed"
         r"|None of the NVIDIA devices were initialized"
         r"|failed to (?:wait for GFW_BOOT|halt with GFW_BOOT)|failed to wait for GFW boot complete"
-        r"|\) returned from kgspWaitForRmInitDone\(",
-        ("RmInitAdapter", "rm_init_adapter", "probe", "None", "GFW_BOOT", "GFW", "returned"),
+        r"|\) returned from kgsp(?:WaitForRmInitDone|WaitForGfwBootOk\w*)\("
+        r"|Cannot initialize GSP firmware RM|unexpected WPR2 already up, cannot proceed",
+        (
+            "RmInitAdapter",
+            "rm_init_adapter",
+            "probe",
+            "None",
+            "GFW_BOOT",
+            "GFW",
+            "returned",
+            "GSP",
+            "WPR2",
+        ),
         Severity.ERROR,
         NVIDIA,
         "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
@@ -714,6 +729,32 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                     "kernel_gsp_ga102.c",
                     237,
                 ),
+            ),
+            Format(
+                "Cannot initialize GSP firmware RM",
+                _NVRM + "arch/nvalloc/unix/src/osinit.c",
+                "r515-r595",
+                _nv("RmInitAdapter"),
+            ),
+            Format(
+                "Cannot initialize GSP firmware RM",
+                _NVRM + "arch/nvalloc/unix/src/osinit.c",
+                "r515-r595",
+                "NVRM: RmInitAdapter: ",
+            ),
+            Format(
+                "unexpected WPR2 already up, cannot proceed with booting GSP",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r535-r595",
+                _nv("_kgspBootGspRm"),
+            ),
+            Format(
+                "Call timed out [NV_ERR_TIMEOUT] (0x00000065) returned from "
+                "kgspWaitForGfwBootOk_HAL(pGpu, pKernelGsp) @ kernel_gsp.c:%d",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r550-r595",
+                _nv("nvCheckOkFailedNoLog"),
+                args=(4945,),
             ),
             Format(
                 "NVRM: The NVIDIA probe routine failed for %d device(s).",

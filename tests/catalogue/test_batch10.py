@@ -61,6 +61,11 @@ BATCH10_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "NVRM nvAssertOkFailedNoLog: Assertion failed: Generic operating system error "
             "[NV_ERR_OPERATING_SYSTEM] (0x00000059) returned from kgspWaitForRmInitDone(pGpu, "
             "pKernelGsp) @ kernel_gsp_ga102.c:237",
+            "NVRM: GPU0 RmInitAdapter: Cannot initialize GSP firmware RM",
+            "NVRM: GPU7 _kgspBootGspRm: unexpected WPR2 already up, cannot proceed with booting "
+            "GSP",
+            "NVRM: GPU0 nvCheckOkFailedNoLog: Call timed out [NV_ERR_TIMEOUT] (0x00000065) "
+            "returned from kgspWaitForGfwBootOk_HAL(pGpu, pKernelGsp) @ kernel_gsp.c:4945",
         ],
         [
             # the RPC's own result: the assertion one frame down, not yet the init's
