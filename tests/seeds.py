@@ -48,7 +48,7 @@ def power(b: BootRun, card: str, reads: list[float], *, urgent: bool = False) ->
         {"ppt": stats},
         raw_ms,
     )
-    b.emit(Kind.SAMPLE, sample.to_payload(), urgent)
+    b.emit(Kind.SAMPLE, sample, urgent)
 
 
 def play_004(root: Path) -> Machine:
@@ -86,13 +86,13 @@ def play_003(root: Path) -> Machine:
             "memory.full_avg10_pct": min(78.0, i * 2.0),
             "memory.some_avg10_pct": min(95.0, i * 2.5),
         }
-        b.emit(Kind.SAMPLE, MemorySample(b.clock.mono_us(), total, avail, 0, 0, psi).to_payload())
+        b.emit(Kind.SAMPLE, MemorySample(b.clock.mono_us(), total, avail, 0, 0, psi))
         if i % 5 == 0:
             holders = (
                 MemoryHolder(4187, "llama-server", 69 * GIB, 27 * GIB, 0),
                 MemoryHolder(4301, "llama-server", 12 * GIB, 0, 0),
             )
-            b.emit(Kind.SAMPLE, ProcsSample(b.clock.mono_us(), holders, 312).to_payload())
+            b.emit(Kind.SAMPLE, ProcsSample(b.clock.mono_us(), holders, 312))
         b.run(1)
     for n in range(3):
         b.log(

@@ -24,8 +24,8 @@ from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
 from kmsgd.judge.timeline import Item, Timeline
 from kmsgd.ring import frame as fr
 from kmsgd.ring.reader import RingReader
-from kmsgd.ring.records import KIND_CODES, Entry, Kind
-from kmsgd.ring.samples import DeviceSample, MemorySample, sample_from_payload
+from kmsgd.ring.records import KIND_CODES, Damaged, Entry, Kind
+from kmsgd.ring.samples import DeviceSample, MemorySample
 
 WINDOW_S = 600.0  # the default window, kept whole
 WINDOW_US = int(WINDOW_S * 1e6)
@@ -293,14 +293,10 @@ def ring_series(
         if h.code != _SAMPLE or _PROCS in reader.payload_head(h, 24):
             continue
         f = reader.check(h)
-        data = fr.to_entry(f).data if f is not None else None
-        try:
-            s = sample_from_payload(data) if isinstance(data, dict) else None
-        except Exception:  # a post-mortem never dies on one bad record
-            s = None
+        s = fr.to_entry(f).data if f is not None else None
         if isinstance(s, DeviceSample | MemorySample):
             rows.append((h.wall_us, s))
-        elif s is None:
+        elif s is None or isinstance(s, Damaged):
             skipped += 1
     near = [w - s.mono_us for w, s in rows if s.mono_us > 0 and w >= end - OFFSET_S * 1e6]
     offset = min(near) if near else None

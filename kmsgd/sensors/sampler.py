@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kmsgd.ring.payloads import Emit, Payload
 from kmsgd.ring.records import Kind
 from kmsgd.sensors import discover, nvml, udev
 from kmsgd.sensors.devcoredump import DumpCollector
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
 from kmsgd.sensors.inventory import Inventory, read_inventory
-from kmsgd.sensors.workers import DeviceWorker, Emit, MemoryWorker, Watchdog, Worker
+from kmsgd.sensors.workers import DeviceWorker, MemoryWorker, Watchdog, Worker
 
 RESCAN_SUBSYSTEMS = frozenset({"drm", "hwmon", "pci"})
 
@@ -121,7 +122,7 @@ class Sampler:
         with self._emit_lock:
             self._emit = None  # a thread that unblocks later must not write to a closed recorder
 
-    def emit(self, kind: Kind, payload: dict[str, Any], urgent: bool) -> None:
+    def emit(self, kind: Kind, payload: Payload, urgent: bool) -> None:
         """Serialised call of the recorder's callback; its failures are counted, not raised."""
         with self._emit_lock:
             target = self._emit
@@ -228,7 +229,7 @@ class Sampler:
                 event = monitor.receive(0.5)
                 if event is None:
                     continue
-                self.emit(Kind.DEVICE, event.to_payload(), True)
+                self.emit(Kind.DEVICE, event, True)
                 if event.subsystem in RESCAN_SUBSYSTEMS:
                     self._rescan.set()
                 elif event.subsystem == "devcoredump":
@@ -277,7 +278,7 @@ class _House(Worker):
         events = self.s._dumps.collect()
         self.ctx.busy = None
         for event in events:
-            self.emit(Kind.EVENT, event.to_payload(), True)
+            self.emit(Kind.EVENT, event, True)
 
     def rescan(self) -> None:
         s = self.s

@@ -27,8 +27,8 @@ def test_seed_004_power_step_on_both_cards_from_the_raw_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     entries = seed_004(monkeypatch)
-    assert "raw_w" in entries[-3].data["power"]["ppt"]  # type: ignore[index]
-    assert "raw_w" not in entries[0].data["power"]["ppt"]  # type: ignore[index]
+    assert entries[-3].data.power["ppt"].raw_w  # type: ignore[union-attr]
+    assert not entries[0].data.power["ppt"].raw_w  # type: ignore[union-attr]
     t = summarize(entries)
     steps = {s.device: s for s in t.steps}
     assert set(steps) == {"0000:03:00.0", "0000:43:00.0"}
@@ -221,7 +221,7 @@ def long_boot(hours: float) -> Iterator[Entry]:
             hot = 95 if s < 600 else 60  # hot early, long before the final minute
             data = DeviceSample("hwmon", f"dev{dev}", "coretemp", mono, {"t.temp_c": hot + dev})
             serial += 1
-            yield Entry(serial, BOOT, BOOT_WALL + mono, Kind.SAMPLE, data.to_payload())
+            yield Entry(serial, BOOT, BOOT_WALL + mono, Kind.SAMPLE, data)
 
 
 def test_memory_is_bounded_and_only_the_final_minute_counts() -> None:

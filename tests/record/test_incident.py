@@ -28,7 +28,9 @@ from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_sta
 from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
 from kmsgd.record.incident import IncidentMode
+from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.records import Entry, Kind
+from kmsgd.ring.samples import MemorySample
 from kmsgd.sensors import gpu_snapshot, snapshot
 from kmsgd.sensors.gpu_metrics import decode_gpu_metrics, encode_v1_3
 
@@ -257,16 +259,13 @@ def test_vm_faults_trigger_only_as_a_storm(tmp_path: Path) -> None:
 def test_symptoms_start_incidents(tmp_path: Path) -> None:
     mode, out, _c, _ = _mode(tmp_path, sysrq_w=False, procs_snapshot=False, gpu_snapshot=False)
     total = 64 << 30
-    mode.observe(
-        Kind.SAMPLE,
-        {"sample": "memory", "mem_total_bytes": total, "mem_available_bytes": total // 100},
-        200,
-    )
+    mode.observe(Kind.SAMPLE, MemorySample(1, total, total // 100), 200)
     mode.tick()
     assert _records(out, "start")[0]["trigger"] == "mem_available_low"
-    mode.observe(Kind.SAMPLE, {"sample": "memory", "psi": {"memory.full_avg10_pct": 35.0}}, 9)
+    mode.observe(Kind.SAMPLE, MemorySample(2, psi={"memory.full_avg10_pct": 35.0}), 9)
     mode.heartbeat_late(2.5)
-    mode.observe(Kind.EVENT, {"event": "sensor_stall", "path": "/sys/x", "duration_s": 2.1}, 9)
+    stall = SensorEvent(EventName.SENSOR_STALL, "/sys/x", "", 3, duration_s=2.1)
+    mode.observe(Kind.EVENT, stall, 9)
     mode.tick()
     assert {d["trigger"] for d in _records(out, "trigger")} == {
         "psi_memory_full",
