@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kmsgd.ring.records import Entry, Kind
+from kmsgd.ring.sysctl import SysctlRecord, SysctlSetting
 
 
 class Change(enum.StrEnum):
@@ -323,14 +324,11 @@ def changes_within(entries: Iterable[Entry]) -> list[Changed]:
     return out
 
 
-def _sysctl_rows(entries: Iterable[Entry]) -> Iterable[tuple[int, Mapping[str, Any]]]:
+def _sysctl_rows(entries: Iterable[Entry]) -> Iterable[tuple[int, SysctlSetting]]:
     for e in entries:
-        payload = _payload(e, Kind.SYSCTL)
-        if payload is not None:
-            rows = payload.get("changes")
-            for row in rows if isinstance(rows, list) else ():
-                if isinstance(row, Mapping) and isinstance(row.get("key"), str):
-                    yield e.wall_us, row
+        if e.kind is Kind.SYSCTL and isinstance(e.data, SysctlRecord):
+            for row in e.data.settings:
+                yield e.wall_us, row
 
 
 def sysctl_changes(entries: Iterable[Entry]) -> list[Changed]:
@@ -342,8 +340,8 @@ def sysctl_changes(entries: Iterable[Entry]) -> list[Changed]:
     out: list[Changed] = []
     seen: set[str] = set()
     for wall, row in _sysctl_rows(entries):
-        key, err = row["key"], row.get("error")
-        old, new = (_flat(row.get(k)) for k in ("old", "new"))
+        key, err = row.key, row.error
+        old, new = _flat(row.old), _flat(row.new)
         if err:
             now = f", stays {new}" if new is not None else ""
             text = f"{key} could not be set ({err}){now}"
@@ -353,13 +351,7 @@ def sysctl_changes(entries: Iterable[Entry]) -> list[Changed]:
             continue
         if text not in seen:  # a restarted daemon reports the same failure again
             seen.add(text)
-            desired = row.get("desired")
-            extra = {
-                "key": key,
-                "desired": None if desired is None else str(desired),
-                "error": None if err is None else str(err),
-                "wall_us": wall,
-            }
+            extra = {"key": key, "desired": row.desired, "error": err, "wall_us": wall}
             out.append(_change(Change.SYSCTL, "", "during the boot", old, new, text=text, **extra))
     return out
 
@@ -376,7 +368,7 @@ def effective_sysctls(entries: Iterable[Entry]) -> dict[str, str]:
             )
         elif e.kind is Kind.SYSCTL:
             for _, row in _sysctl_rows([e]):
-                new = _flat(row.get("new"))
+                new = _flat(row.new)
                 if new is not None:
-                    values[row["key"]] = new
+                    values[row.key] = new
     return values

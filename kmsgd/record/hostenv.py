@@ -160,10 +160,10 @@ def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
     desired = sysctl_conf.resolve_desired(Path(cfg.fs_root))
     if not cfg.apply_sysctl:
         states = sysctl.check(Path(cfg.proc_root), desired)
-        emit(Kind.SYSCTL, {"changes": sysctl.to_payload(sysctl.observed(states))}, True)
+        emit(Kind.SYSCTL, sysctl.to_record(sysctl.observed(states)), True)
         return
     changes = sysctl.apply(Path(cfg.proc_root), desired)
-    emit(Kind.SYSCTL, {"changes": sysctl.to_payload(changes)}, True)
+    emit(Kind.SYSCTL, sysctl.to_record(changes), True)
     lines, status = sysctl.apply_report(changes)
     (log.warning if status else log.info)("sysctls_applied", report="; ".join(lines))
 

@@ -16,6 +16,7 @@ from kmsgd.ring import pstore
 from kmsgd.ring.events import DeviceEvent, DumpEvent, SensorEvent, event_from_payload
 from kmsgd.ring.records import Boot, Damaged, Heartbeat, KernelRecord, Kind, Lost, Stop
 from kmsgd.ring.samples import DeviceSample, MemorySample, ProcsSample, sample_from_payload
+from kmsgd.ring.sysctl import SysctlRecord
 
 Payload = (
     KernelRecord
@@ -30,6 +31,7 @@ Payload = (
     | DumpEvent
     | DeviceEvent
     | pstore.PstoreDump
+    | SysctlRecord
     | Damaged
     | dict[str, Any]
 )
@@ -58,11 +60,16 @@ def _pstore(obj: Mapping[str, Any]) -> Payload:
     return pstore.from_payload(obj)
 
 
+def _sysctl(obj: Mapping[str, Any]) -> Payload:
+    return SysctlRecord.from_payload(obj)
+
+
 _DECODERS: dict[Kind, Callable[[Mapping[str, Any]], Payload]] = {
     Kind.SAMPLE: _sample,
     Kind.EVENT: _event,
     Kind.DEVICE: _device,
     Kind.PSTORE: _pstore,
+    Kind.SYSCTL: _sysctl,
 }
 
 # The key a kind's payload names its own shape with.

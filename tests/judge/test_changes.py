@@ -18,6 +18,7 @@ from kmsgd.judge.changes import (
     sysctl_changes,
 )
 from kmsgd.record import sysctl
+from kmsgd.ring import frame as fr
 from kmsgd.ring.records import Entry, Kind
 from kmsgd.sensors.inventory import read_inventory
 
@@ -140,8 +141,10 @@ def test_iommu_mode_names() -> None:
     assert iommu_mode({}) == "none" and iommu_mode({"identity": 0}) == "none"
 
 
-def entry(serial: int, kind: Kind, payload: dict[str, Any]) -> Entry:
-    return Entry(serial, BOOT, 1_700_000_000_000_000 + serial * 1_000_000, kind, payload)
+def entry(serial: int, kind: Kind, payload: object) -> Entry:
+    """An entry as the ring hands it back: the payload through the ring's codec."""
+    data = fr.decode_payload(kind, fr.encode_payload(kind, payload))  # type: ignore[arg-type]
+    return Entry(serial, BOOT, 1_700_000_000_000_000 + serial * 1_000_000, kind, data)
 
 
 def test_sysctl_records_from_a_real_apply(tmp_path: Path) -> None:
@@ -157,8 +160,8 @@ def test_sysctl_records_from_a_real_apply(tmp_path: Path) -> None:
     inv = {"sysctls": {"kernel.panic": "0", "kernel.panic_on_oops": "1", "kernel.sysrq": "0"}}
     entries = [
         entry(1, Kind.INVENTORY, inv),
-        entry(2, Kind.SYSCTL, {"changes": sysctl.to_payload(applied)}),
-        entry(3, Kind.SYSCTL, {"changes": sysctl.to_payload(sysctl.apply(proc))}),  # a restart
+        entry(2, Kind.SYSCTL, sysctl.to_record(applied)),
+        entry(3, Kind.SYSCTL, sysctl.to_record(sysctl.apply(proc))),  # a restart
     ]
     found = texts(sysctl_changes(entries))
     assert found[0] == "kernel.panic 0 → 30 (set by kmsgd)"  # in the order kmsgd applies
