@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kmsgd.ring.inventory import Attributes, Inventory
 from kmsgd.ring.records import Entry, Kind
 from kmsgd.ring.sysctl import SysctlRecord, SysctlSetting
 
@@ -115,10 +116,8 @@ def iommu_mode(group_types: Mapping[str, Any]) -> str:
     return "mixed" if pt and dma else "passthrough" if pt else "translated" if dma else "none"
 
 
-def _gpus(inv: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    gpus = inv.get("gpus")
-    rows = gpus if isinstance(gpus, list | tuple) else ()
-    return {str(g["device"]): g for g in rows if isinstance(g, Mapping) and g.get("device")}
+def _gpus(inv: Inventory) -> dict[str, Attributes]:
+    return {str(g["device"]): g for g in inv.gpus if g.get("device")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,19 +174,18 @@ class ConfigFacts:
         }
 
 
-def config_facts(inventory: Mapping[str, Any]) -> ConfigFacts:
+def config_facts(inv: Inventory) -> ConfigFacts:
     """The configuration a report states even when nothing changed (the amdgpu freeze: "IOMMU was in
     Translated mode"): kernel, IOMMU mode, ASPM policy, per GPU its identity, driver, firmware,
     IOMMU domain and power cap, and the host (BIOS, board, CPU, RAM): what a fleet groups
     boxes by (docs/fleet.md)."""
-    inv = _map(inventory)
-    types = {str(k): _value(v) for k, v in _map(inv.get("iommu_group_types")).items()}
+    types = {str(k): _value(v) for k, v in inv.iommu_group_types.items()}
     return ConfigFacts(
-        kernel=str(inv.get("kernel", "")),
-        cmdline=str(inv.get("cmdline", "")),
+        kernel=inv.kernel,
+        cmdline=inv.cmdline,
         iommu_mode=iommu_mode(types),
         iommu_group_types=types,
-        aspm_policy=str(inv.get("aspm_policy", "")),
+        aspm_policy=inv.aspm_policy,
         gpus=tuple(
             GpuFacts(
                 device=dev,
@@ -203,11 +201,11 @@ def config_facts(inventory: Mapping[str, Any]) -> ConfigFacts:
             )
             for dev, g in sorted(_gpus(inv).items())
         ),
-        host={str(k): _value(v) for k, v in _map(inv.get("host")).items()},
+        host={str(k): _value(v) for k, v in inv.host.items()},
     )
 
 
-def _pci_id(gpu: Mapping[str, Any]) -> str:
+def _pci_id(gpu: Attributes) -> str:
     """`1002:744c`, or "" when the inventory lacks either half."""
     vendor, device = gpu.get("vendor_id"), gpu.get("device_id")
     return f"{vendor}:{device}" if vendor and device else ""
@@ -258,16 +256,16 @@ def _cmdline(before: str, after: str, when: str) -> list[Changed]:
 
 
 def diff_inventory(
-    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, *, when: str
+    before: Inventory | None, after: Inventory | None, *, when: str
 ) -> list[Changed]:
-    """Changes from one inventory payload to a later one; [] when either is None.
+    """Changes from one inventory to a later one; [] when either is None.
 
     `when` ends each change's text ("after the reboot", "during the boot"). GPUs are matched
     by PCI address; a GPU gone is `major`, everything else `minor`.
     """
     if before is None or after is None:
         return []
-    b, a = _map(before), _map(after)
+    b, a = before, after
     out: list[Changed] = []
     gb, ga = _gpus(b), _gpus(a)
     for dev in sorted(gb.keys() - ga.keys()):
@@ -283,20 +281,19 @@ def diff_inventory(
                 text = f"card {dev} {label} {_show(old)}{unit} → {_show(new)}{unit}"
                 extra = {"device": dev, "key": key, "severity": severity}
                 out.append(_change(Change.GPU, text, when, old, new, **extra))
-    mode_b = iommu_mode(_map(b.get("iommu_group_types")))
-    mode_a = iommu_mode(_map(a.get("iommu_group_types")))
+    mode_b = iommu_mode(b.iommu_group_types)
+    mode_a = iommu_mode(a.iommu_group_types)
     if mode_b != mode_a:
         text = f"IOMMU mode {mode_b} → {mode_a}"
         out.append(_change(Change.IOMMU_MODE, text, when, mode_b, mode_a))
-    for what, key, label in (
-        (Change.ASPM_POLICY, "aspm_policy", "ASPM policy"),
-        (Change.KERNEL, "kernel", "kernel"),
+    for what, label, old, new in (
+        (Change.ASPM_POLICY, "ASPM policy", b.aspm_policy, a.aspm_policy),
+        (Change.KERNEL, "kernel", b.kernel, a.kernel),
     ):
-        old, new = str(b.get(key, "")), str(a.get(key, ""))
         if old != new:
             out.append(_change(what, f"{label} {_show(old)} → {_show(new)}", when, old, new))
-    out += _cmdline(str(b.get("cmdline", "")), str(a.get("cmdline", "")), when)
-    sb, sa = _map(b.get("sysctls")), _map(a.get("sysctls"))
+    out += _cmdline(b.cmdline, a.cmdline, when)
+    sb, sa = b.sysctls, a.sysctls
     for key in sorted(sb.keys() | sa.keys()):
         old, new = sb.get(key), sa.get(key)
         if _flat(old) != _flat(new):
@@ -305,14 +302,10 @@ def diff_inventory(
     return out
 
 
-def _payload(e: Entry, kind: Kind) -> dict[str, Any] | None:
-    return e.data if e.kind is kind and isinstance(e.data, dict) else None
-
-
-def inventories(entries: Iterable[Entry]) -> list[tuple[int, Mapping[str, Any]]]:
-    """(wall_us, payload) of a boot's inventory records, in ring order (written only when
+def inventories(entries: Iterable[Entry]) -> list[tuple[int, Inventory]]:
+    """(wall_us, inventory) of a boot's inventory records, in ring order (written only when
     something changed, so a boot has few)."""
-    return [(e.wall_us, p) for e in entries if (p := _payload(e, Kind.INVENTORY)) is not None]
+    return [(e.wall_us, e.data) for e in entries if isinstance(e.data, Inventory)]
 
 
 def changes_within(entries: Iterable[Entry]) -> list[Changed]:
@@ -361,11 +354,9 @@ def effective_sysctls(entries: Iterable[Entry]) -> dict[str, str]:
     sysctl records' `new` values, the later record winning."""
     values: dict[str, str] = {}
     for e in entries:
-        inv = _payload(e, Kind.INVENTORY)
-        if inv is not None:
-            values.update(
-                (str(k), " ".join(str(v).split())) for k, v in _map(inv.get("sysctls")).items()
-            )
+        inv = e.data
+        if isinstance(inv, Inventory):
+            values.update((k, " ".join(v.split())) for k, v in inv.sysctls.items())
         elif e.kind is Kind.SYSCTL:
             for _, row in _sysctl_rows([e]):
                 new = _flat(row.new)

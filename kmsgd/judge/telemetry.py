@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from kmsgd.judge.changes import config_facts
 from kmsgd.judge.telemetry_model import (
@@ -37,6 +37,7 @@ from kmsgd.judge.telemetry_model import (
     UdevSeen,
 )
 from kmsgd.ring.events import DeviceEvent, DumpEvent, EventName, SensorEvent
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.payloads import Payload
 from kmsgd.ring.records import Damaged, Entry, Heartbeat, Kind
 from kmsgd.ring.samples import DeviceSample, MemoryHolder, MemorySample, ProcsSample, SampleShape
@@ -79,7 +80,7 @@ class _Collector:
         self.dumps: deque[tuple[int, DumpEvent]] = deque(maxlen=MAX_EVENTS)
         self.udev: deque[tuple[int, DeviceEvent]] = deque(maxlen=MAX_EVENTS)
         self.udev_total = 0
-        self.inventory: Mapping[str, Any] | None = None
+        self.inventory: Inventory | None = None
         self.skipped = 0
 
     def add(self, e: Entry) -> None:
@@ -104,7 +105,7 @@ class _Collector:
             else:
                 self.skipped += 1
         elif e.kind is Kind.INVENTORY:
-            if isinstance(data, dict):
+            if isinstance(data, Inventory):
                 self.inventory = data
             else:
                 self.skipped += 1

@@ -14,6 +14,7 @@ from typing import Any
 from kmsgd.errors import BadInput
 from kmsgd.ring import pstore
 from kmsgd.ring.events import DeviceEvent, DumpEvent, SensorEvent, event_from_payload
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.records import Boot, Damaged, Heartbeat, KernelRecord, Kind, Lost, Stop
 from kmsgd.ring.samples import DeviceSample, MemorySample, ProcsSample, sample_from_payload
 from kmsgd.ring.sysctl import SysctlRecord
@@ -32,6 +33,7 @@ Payload = (
     | DeviceEvent
     | pstore.PstoreDump
     | SysctlRecord
+    | Inventory
     | Damaged
     | dict[str, Any]
 )
@@ -64,12 +66,17 @@ def _sysctl(obj: Mapping[str, Any]) -> Payload:
     return SysctlRecord.from_payload(obj)
 
 
+def _inventory(obj: Mapping[str, Any]) -> Payload:
+    return Inventory.from_payload(obj)
+
+
 _DECODERS: dict[Kind, Callable[[Mapping[str, Any]], Payload]] = {
     Kind.SAMPLE: _sample,
     Kind.EVENT: _event,
     Kind.DEVICE: _device,
     Kind.PSTORE: _pstore,
     Kind.SYSCTL: _sysctl,
+    Kind.INVENTORY: _inventory,
 }
 
 # The key a kind's payload names its own shape with.

@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.payloads import Emit, Payload
 from kmsgd.ring.records import Kind
 from kmsgd.sensors import discover, nvml, udev
 from kmsgd.sensors.devcoredump import DumpCollector
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
-from kmsgd.sensors.inventory import Inventory, read_inventory
+from kmsgd.sensors.inventory import read_inventory
 from kmsgd.sensors.workers import DeviceWorker, MemoryWorker, Watchdog, Worker
 
 RESCAN_SUBSYSTEMS = frozenset({"drm", "hwmon", "pci"})
@@ -298,4 +299,4 @@ class _House(Worker):
         self.ctx.busy = None
         if s._inventory is None or not inventory.same_as(s._inventory):
             s._inventory = inventory
-            self.emit(Kind.INVENTORY, inventory.to_payload(), True)
+            self.emit(Kind.INVENTORY, inventory, True)

@@ -24,6 +24,7 @@ from kmsgd.report.model import Report
 from kmsgd.report.render import render
 from kmsgd.report.render_ring import telemetry_lines
 from kmsgd.ring.events import DumpEvent, EventName
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.records import Kind
 from kmsgd.ring.samples import DeviceSample
 from kmsgd.types import Outcome
@@ -40,7 +41,9 @@ CARD0 = {"device": "0000:03:00.0", "driver": "amdgpu", "power1.cap_w": 289.0}
 
 def seed_004_report(monkeypatch: pytest.MonkeyPatch) -> Report:
     changes = diff_inventory(
-        {"gpus": [CARD0, CARD1]}, {"gpus": [{**CARD0, "power1.cap_w": 250.0}]}, when=WHEN
+        Inventory.from_payload({"gpus": [CARD0, CARD1]}),
+        Inventory.from_payload({"gpus": [{**CARD0, "power1.cap_w": 250.0}]}),
+        when=WHEN,
     )
     return dataclasses.replace(
         BARE, telemetry=summarize(seed_004(monkeypatch)), changes=tuple(changes)
