@@ -16,9 +16,21 @@ import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from kmsgd.judge.stacks import HUNG, KernelStack
+from kmsgd.ring.incident import (
+    BlockedTask,
+    CaptureBlocked,
+    End,
+    Gpus,
+    IncidentRecord,
+    Procs,
+    RecordName,
+    Source,
+    Sysrq,
+    Trigger,
+)
 from kmsgd.ring.records import Entry, Kind
 
 MAX_FINDINGS = 10
@@ -52,72 +64,74 @@ def incidents(
     return [_one(group, hung_lines, stacks or {}) for group in _groups(entries)]
 
 
-def _groups(entries: Sequence[Entry]) -> list[list[Entry]]:
+Group = list[tuple[Entry, IncidentRecord]]
+
+
+def _groups(entries: Sequence[Entry]) -> list[Group]:
     """The incident records grouped per incident, in the order the incidents started. Each
     recorder process numbers its incidents from 1, and systemd may restart it within a boot:
     a second `start` of a number begins a new incident, which its later records join."""
-    groups: list[list[Entry]] = []
-    current: dict[int, list[Entry]] = {}  # number -> the latest incident of that number
+    groups: list[Group] = []
+    current: dict[int, Group] = {}  # number -> the latest incident of that number
     for e in sorted(entries, key=lambda e: e.serial):
-        if e.kind is not Kind.INCIDENT or not isinstance(e.data, dict):
+        rec = e.data
+        if e.kind is not Kind.INCIDENT or not isinstance(rec, IncidentRecord):
             continue
-        number = e.data.get("incident")
-        if not isinstance(number, int):
-            continue
-        if number not in current or e.data.get("record") == "start":
-            current[number] = []
-            groups.append(current[number])
-        current[number].append(e)
+        if rec.incident not in current or rec.record == RecordName.START:
+            current[rec.incident] = []
+            groups.append(current[rec.incident])
+        current[rec.incident].append((e, rec))
     return groups
 
 
-def _one(group: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> dict[str, Any]:
+def _one(group: Group, hung_lines: Sequence[str], stacks: Stacks) -> dict[str, Any]:
     by = _by_record(group)
-    start = by.get("start", [None])[0]
-    end = by.get("end", [None])[-1]
-    s = start.data if start is not None and isinstance(start.data, dict) else {}
-    e = end.data if end is not None and isinstance(end.data, dict) else {}
-    procs = [x for x in by.get("procs", []) if isinstance(x.data, dict)]
-    gpus = [x for x in by.get("gpus", []) if isinstance(x.data, dict)]
-    captured: dict[str, Any] = dict(e.get("captured") or {})
+    start = by.get(RecordName.START, [None])[0]
+    end = by.get(RecordName.END, [None])[-1]
+    s = start[1].detail if start is not None else None
+    e = end[1].detail if end is not None else None
+    s = s if isinstance(s, Trigger) else None
+    e = e if isinstance(e, End) else _NO_END
+    procs = _details(by, RecordName.PROCS, Procs)
+    gpus = _details(by, RecordName.GPUS, Gpus)
+    captured: dict[str, Any] = dict(e.captured)
     captured.setdefault("procs", len(procs))
     captured.setdefault("gpus", len(gpus))
-    sysrq = [x.data for x in by.get("sysrq", []) if isinstance(x.data, dict)]
+    sysrq = _details(by, RecordName.SYSRQ, Sysrq)
     if sysrq:
-        captured["sysrq"] = {k: v for k, v in sysrq[0].items() if len(k) == 1}
-    blocked = [x.data for x in by.get("capture_blocked", []) if isinstance(x.data, dict)]
-    first_wall = group[0].wall_us
+        captured["sysrq"] = dict(sysrq[0][1].results)
+    blocked = [b for _, b in _details(by, RecordName.CAPTURE_BLOCKED, CaptureBlocked)]
+    first_wall = group[0][0].wall_us
     stuck = _blocked(procs, hung_lines, stacks)
     findings = [
         *(str(b) for b in stuck),
         *_links(gpus),
         *_gpu_state(gpus),
         *_top_gpu_holder(procs),
-        *(
-            f"snapshot {b.get('capture')} blocked {b.get('blocked_s')} s reading {b.get('path')}"
-            for b in blocked
-        ),
+        *(f"snapshot {b.capture} blocked {b.blocked_s} s reading {b.path}" for b in blocked),
     ]
-    if e.get("reason") == "budget":
+    if e.reason == "budget":
         findings.append("capture stopped at the byte budget")
-    lead = _lead(s, by.get("trigger", []))
+    triggers = [t for _, t in _details(by, RecordName.TRIGGER, Trigger)]
+    lead = _lead(s, triggers)
+    lead_trigger = lead.trigger if lead is not None else None
     return {
-        "trigger": lead.get("trigger") or e.get("trigger") or "",
-        "class": lead.get("class") or e.get("class") or "",
-        "line": lead.get("line") or e.get("line") or "",
-        "started_by": s.get("trigger") or "",
-        "started": _iso(start.wall_us if start is not None else first_wall),
-        "ended": _iso(end.wall_us) if end is not None else None,
-        "end_reason": e.get("reason") if end is not None else "boot ended during the incident",
-        "duration_s": e.get("duration_s")
+        "trigger": (lead.trigger if lead else "") or e.trigger or "",
+        "class": (lead.cls if lead else "") or e.cls or "",
+        "line": (lead.line if lead else "") or e.line or "",
+        "started_by": s.trigger if s is not None else "",
+        "started": _iso(start[0].wall_us if start is not None else first_wall),
+        "ended": _iso(end[0].wall_us) if end is not None else None,
+        "end_reason": e.reason if end is not None else "boot ended during the incident",
+        "duration_s": e.duration_s
         if end is not None
-        else round((group[-1].wall_us - first_wall) / 1e6, 1),
-        "triggers": e.get("triggers") or 1 + len(by.get("trigger", [])),
+        else round((group[-1][0].wall_us - first_wall) / 1e6, 1),
+        "triggers": e.triggers or 1 + len(by.get(RecordName.TRIGGER, [])),
         "other_triggers": sorted(
             {
-                str(x.get("trigger"))
-                for x in (s, *(t.data for t in by.get("trigger", []) if isinstance(t.data, dict)))
-                if x.get("trigger") and x.get("trigger") != lead.get("trigger")
+                x.trigger
+                for x in (*((s,) if s is not None else ()), *triggers)
+                if x.trigger and x.trigger != lead_trigger
             }
         )[:8],
         "captured": captured,
@@ -126,21 +140,29 @@ def _one(group: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> dict[
     }
 
 
-def _lead(start: Mapping[str, Any], triggers: list[Entry]) -> Mapping[str, Any]:
+# An incident whose `end` record is missing (the machine died first) or damaged.
+_NO_END = End("", "", "", None, None, None)
+
+_D = TypeVar("_D", Procs, Gpus, Sysrq, CaptureBlocked, Trigger)
+
+
+def _details(by: dict[str, Group], name: RecordName, cls: type[_D]) -> list[tuple[Entry, _D]]:
+    return [(e, r.detail) for e, r in by.get(name, []) if isinstance(r.detail, cls)]
+
+
+def _lead(start: Trigger | None, triggers: list[Trigger]) -> Trigger | None:
     """The trigger an incident is named after: the one that started it, unless that was the
     recorder's own symptom (a late heartbeat, a slow sensor read: a loaded host shows them
     too) and the kernel then said what was wrong (a soft lockup, a hung task)."""
-    if start.get("source") != "recorder":
+    if start is None or start.source != Source.RECORDER:
         return start
-    kernel = (t.data for t in triggers if isinstance(t.data, dict))
-    return next((t for t in kernel if t.get("source") == "kernel"), start)
+    return next((t for t in triggers if t.source == Source.KERNEL), start)
 
 
-def _by_record(group: list[Entry]) -> dict[str, list[Entry]]:
-    out: dict[str, list[Entry]] = {}
-    for e in group:
-        if isinstance(e.data, dict):
-            out.setdefault(str(e.data.get("record")), []).append(e)
+def _by_record(group: Group) -> dict[str, Group]:
+    out: dict[str, Group] = {}
+    for e, rec in group:
+        out.setdefault(rec.record, []).append((e, rec))
     return out
 
 
@@ -170,75 +192,59 @@ def blocked_calls(
     """The D-state pile-ups of a boot's last incident with process snapshots, most tasks
     first: a hang's strongest culprit when the kernel named none (the verdict uses it)."""
     for group in reversed(_groups(entries)):
-        procs = _by_record(group).get("procs", [])
+        procs = _details(_by_record(group), RecordName.PROCS, Procs)
         if procs:
             return _blocked(procs, hung_lines, stacks or {})
     return []
 
 
-def _with_stack(task: Mapping[str, Any], stacks: Stacks) -> tuple[str, tuple[str, ...], str]:
+def _with_stack(task: BlockedTask, stacks: Stacks) -> tuple[str, tuple[str, ...], str]:
     """(function, stack, where the stack came from) of a snapshot's D-state task: its own
     /proc reads, else the stack the kernel printed for that thread (hung-task report, SysRq w)."""
-    own = tuple(str(f) for f in task.get("stack") or [])
-    printed = stacks.get(task["tid"]) or stacks.get(int(task.get("pid") or -1))
-    fn = str(task.get("in") or "")
-    if own:
-        return fn, own, "proc"
+    printed = stacks.get(task.tid) or stacks.get(task.pid if task.pid else -1)
+    if task.stack:
+        return task.function, task.stack, "proc"
     if printed is not None:
-        return fn or printed.function, printed.frames, printed.source
-    return fn, (), ""
+        return task.function or printed.function, printed.frames, printed.source
+    return task.function, (), ""
 
 
-def _blocked(procs: list[Entry], hung_lines: Sequence[str], stacks: Stacks) -> list[Blocked]:
+def _blocked(
+    procs: list[tuple[Entry, Procs]], hung_lines: Sequence[str], stacks: Stacks
+) -> list[Blocked]:
     """The tasks in D state until the last snapshot, grouped by the function they wait in:
     "llama-server (4321) blocked in amdgpu_fence_wait_timeout for 118 s"."""
     if not procs:
         return []
-    seen: dict[int, tuple[int, Mapping[str, Any]]] = {}  # tid -> (first wall, task)
-    last_wall = procs[-1].wall_us
-    for p in procs:
-        for t in p.data.get("blocked") or [] if isinstance(p.data, dict) else []:
-            if isinstance(t, dict) and isinstance(t.get("tid"), int):
-                first = seen.get(t["tid"], (p.wall_us, t))[0]
-                seen[t["tid"]] = (first, t)
-    last_tids = {
-        t.get("tid")
-        for t in (procs[-1].data.get("blocked") or [] if isinstance(procs[-1].data, dict) else [])
-        if isinstance(t, dict)
-    }
+    seen: dict[int, tuple[int, BlockedTask]] = {}  # tid -> (first wall, task)
+    last_wall = procs[-1][0].wall_us
+    for e, p in procs:
+        for t in p.blocked:
+            first = seen.get(t.tid, (e.wall_us, t))[0]
+            seen[t.tid] = (first, t)
+    last_tids = {t.tid for t in procs[-1][1].blocked}
     hung: dict[int, int] = {}
     for line in hung_lines:
         m = HUNG.search(line)
         if m:
             hung[int(m.group("pid"))] = max(hung.get(int(m.group("pid")), 0), int(m.group("s")))
-    by_fn: dict[str, list[tuple[Mapping[str, Any], float, tuple[str, ...], str]]] = {}
+    by_fn: dict[str, list[tuple[BlockedTask, float, tuple[str, ...], str]]] = {}
     for tid, (first, task) in seen.items():
         if tid not in last_tids and len(procs) > 1:
             continue  # it moved on: not stuck
         span = (last_wall - first) / 1e6
-        span = max(span, float(hung.get(tid, 0)), float(hung.get(int(task.get("pid") or 0), 0)))
+        span = max(span, float(hung.get(tid, 0)), float(hung.get(task.pid or 0, 0)))
         fn, stack, source = _with_stack(task, stacks)
         by_fn.setdefault(fn or "?", []).append((task, span, stack, source))
     out = []
     for fn, tasks in sorted(by_fn.items(), key=lambda kv: -len(kv[1])):
         tasks.sort(key=lambda ts: -ts[1])
         task, span, stack, source = tasks[0]
-        pid = task.get("pid")
-        out.append(
-            Blocked(
-                fn,
-                len(tasks),
-                str(task.get("comm")),
-                pid if isinstance(pid, int) else None,
-                span,
-                stack,
-                source,
-            )
-        )
+        out.append(Blocked(fn, len(tasks), str(task.comm), task.pid, span, stack, source))
     return out[:4]
 
 
-def _links(gpus: list[Entry]) -> list[str]:
+def _links(gpus: list[tuple[Entry, Gpus]]) -> list[str]:
     """Links below capability, and AER counters that climbed between two snapshots."""
     if not gpus:
         return []
@@ -259,7 +265,7 @@ def _links(gpus: list[Entry]) -> list[str]:
                 out.append(f"{dev} AER {kind} errors: {total:,}")
     if len(gpus) > 1:
         last = _hops(gpus[-1])
-        span = (gpus[-1].wall_us - gpus[0].wall_us) / 1e6
+        span = (gpus[-1][0].wall_us - gpus[0][0].wall_us) / 1e6
         for dev, hop in last.items():
             before = (first.get(dev, {}).get("aer_correctable") or {}).get("TOTAL_ERR_COR")
             after = (hop.get("aer_correctable") or {}).get("TOTAL_ERR_COR")
@@ -268,25 +274,23 @@ def _links(gpus: list[Entry]) -> list[str]:
     return out
 
 
-def _hops(snap: Entry) -> dict[str, Mapping[str, Any]]:
+def _hops(snap: tuple[Entry, Gpus]) -> dict[str, Mapping[str, Any]]:
     out: dict[str, Mapping[str, Any]] = {}
-    data = snap.data if isinstance(snap.data, dict) else {}
-    for gpu in data.get("gpus") or []:
-        for hop in gpu.get("link") or [] if isinstance(gpu, dict) else []:
+    cards: tuple[Mapping[str, Any], ...] = snap[1].cards  # sysfs attribute maps, read by key
+    for gpu in cards:
+        for hop in gpu.get("link") or []:
             if isinstance(hop, dict) and hop.get("device"):
                 out.setdefault(str(hop["device"]), hop)
     return out
 
 
-def _gpu_state(gpus: list[Entry]) -> list[str]:
+def _gpu_state(gpus: list[tuple[Entry, Gpus]]) -> list[str]:
     """Throttling, stuck rings, suspended devices: from the last GPU snapshot."""
     if not gpus:
         return []
     out: list[str] = []
-    data = gpus[-1].data if isinstance(gpus[-1].data, dict) else {}
-    for gpu in data.get("gpus") or []:
-        if not isinstance(gpu, dict):
-            continue
+    cards: tuple[Mapping[str, Any], ...] = gpus[-1][1].cards  # attribute maps, read by key
+    for gpu in cards:
         dev = gpu.get("device", "?")
         m = gpu.get("gpu_metrics") or {}
         if m.get("throttling"):
@@ -320,12 +324,9 @@ def _gpu_state(gpus: list[Entry]) -> list[str]:
     return out
 
 
-def _top_gpu_holder(procs: list[Entry]) -> list[str]:
-    if not procs or not isinstance(procs[0].data, dict):
+def _top_gpu_holder(procs: list[tuple[Entry, Procs]]) -> list[str]:
+    t = procs[0][1].top_gpu if procs else None
+    if t is None:
         return []
-    top = procs[0].data.get("top_gpu") or []
-    if not top or not isinstance(top[0], dict):
-        return []
-    t = top[0]
-    gib = (t.get("gpu_bytes") or 0) / (1 << 30)
-    return [f"{t.get('comm')} ({t.get('pid')}) held {gib:.1f} GiB of GPU memory"] if gib else []
+    gib = t.gpu_bytes / (1 << 30)
+    return [f"{t.comm} ({t.pid}) held {gib:.1f} GiB of GPU memory"] if gib else []

@@ -38,6 +38,8 @@ from kmsgd.config import Config, IncidentConfig
 from kmsgd.record import symptoms, triggers
 from kmsgd.record.captures import Captures
 from kmsgd.ring.events import DumpEvent, EventName, SensorEvent
+from kmsgd.ring.incident import IncidentRecord
+from kmsgd.ring.inventory import Attributes
 from kmsgd.ring.payloads import Emit, Payload
 from kmsgd.ring.records import Kind
 from kmsgd.ring.samples import MemorySample
@@ -346,15 +348,15 @@ class IncidentMode:
 
     # -- records ----------------------------------------------------------------------------
     def _record(self, inc: _Incident, name: str, **data: Any) -> None:
-        self._emit_record(inc.number, name, at_s=round(self.clock() - inc.start, 1), **data)
+        self._emit_record(inc.number, name, {"at_s": round(self.clock() - inc.start, 1), **data})
 
-    def _emit_record(self, number: int, name: str, **data: Any) -> None:
-        payload = {"record": name, "incident": number, "mono_us": time.monotonic_ns() // 1000}
-        payload.update(data)
-        if "cls" in payload:
-            payload["class"] = payload.pop("cls")
+    def _emit_record(self, number: int, name: str, fields: Attributes) -> None:
+        data = dict(fields)
+        if "cls" in data:
+            data["class"] = data.pop("cls")  # last: the record's key order is its format
+        record = IncidentRecord.of(name, number, time.monotonic_ns() // 1000, data)
         with contextlib.suppress(Exception):  # the recorder counts its own failures
-            self.emit(Kind.INCIDENT, payload, True)
+            self.emit(Kind.INCIDENT, record, True)
 
     def _end(self, inc: _Incident, reason: str) -> None:
         now = self.clock()

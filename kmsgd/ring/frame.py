@@ -233,7 +233,7 @@ def _decode_json(kind: Kind, payload: bytes) -> Payload:
     cls = _TYPED.get(kind)
     if cls is None:
         return payloads.decode(kind, obj, size)
-    if "error" in obj:
+    if payloads.is_note(obj):
         return payloads.noted(obj, size)
     # A newer kmsgd may have added fields: keep the ones we know. A field of the wrong type
     # (a damaged or foreign writer) makes the record damaged, which readers skip.

@@ -14,6 +14,7 @@ from typing import Any
 from kmsgd.errors import BadInput
 from kmsgd.ring import pstore
 from kmsgd.ring.events import DeviceEvent, DumpEvent, SensorEvent, event_from_payload
+from kmsgd.ring.incident import IncidentRecord
 from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.records import Boot, Damaged, Heartbeat, KernelRecord, Kind, Lost, Stop
 from kmsgd.ring.samples import DeviceSample, MemorySample, ProcsSample, sample_from_payload
@@ -34,8 +35,8 @@ Payload = (
     | pstore.PstoreDump
     | SysctlRecord
     | Inventory
+    | IncidentRecord
     | Damaged
-    | dict[str, Any]
 )
 
 # A source hands the recorder one typed record: (kind, payload, urgent).
@@ -70,6 +71,10 @@ def _inventory(obj: Mapping[str, Any]) -> Payload:
     return Inventory.from_payload(obj)
 
 
+def _incident(obj: Mapping[str, Any]) -> Payload:
+    return IncidentRecord.from_payload(obj)
+
+
 _DECODERS: dict[Kind, Callable[[Mapping[str, Any]], Payload]] = {
     Kind.SAMPLE: _sample,
     Kind.EVENT: _event,
@@ -77,10 +82,20 @@ _DECODERS: dict[Kind, Callable[[Mapping[str, Any]], Payload]] = {
     Kind.PSTORE: _pstore,
     Kind.SYSCTL: _sysctl,
     Kind.INVENTORY: _inventory,
+    Kind.INCIDENT: _incident,
 }
 
 # The key a kind's payload names its own shape with.
 _SHAPE_KEYS = {Kind.SAMPLE: "sample", Kind.EVENT: "event"}
+
+
+_NOTE_KEYS = frozenset({"error", "kind", "bytes"})
+
+
+def is_note(obj: Mapping[str, Any]) -> bool:
+    """A note the writer put in place of a record (`frame.cap_payload`), or a reader's
+    error object: an `error` and nothing but its kind and size."""
+    return "error" in obj and obj.keys() <= _NOTE_KEYS
 
 
 def noted(obj: Mapping[str, Any], size: int, shape: str = "") -> Damaged:
@@ -95,10 +110,10 @@ def decode(kind: Kind, obj: dict[str, Any], size: int) -> Payload:
     """The typed payload of a JSON kind's object (`size`: the payload's bytes in the ring)."""
     decoder = _DECODERS.get(kind)
     if decoder is None:
-        return obj
+        return Damaged(f"no decoder for {kind.value} records", size)
     key = _SHAPE_KEYS.get(kind)
     shape = str(obj.get(key, "")) if key else ""
-    if "error" in obj:
+    if is_note(obj):
         return noted(obj, size, shape)
     try:
         return decoder(obj)

@@ -7,6 +7,7 @@ from typing import Any
 
 from kmsgd.judge.incidents import blocked_calls, incidents
 from kmsgd.report.render_incident import incident_lines
+from kmsgd.ring import frame as fr
 from kmsgd.ring.records import Entry, Kind
 
 HUNG = "INFO: task lab-writer:399 blocked for more than 10 seconds."
@@ -21,9 +22,10 @@ class Records:
     def add(self, wall_s: float, number: int, record: str, **data: Any) -> None:
         if "cls" in data:  # as the recorder writes it (kmsgd/record/incident.py)
             data["class"] = data.pop("cls")
-        payload = {"incident": number, "record": record, **data}
+        payload = {"record": record, "incident": number, "mono_us": 0, **data}
+        rec = fr.decode_payload(Kind.INCIDENT, fr.encode_payload(Kind.INCIDENT, payload))  # type: ignore[arg-type]
         serial = len(self.entries) + 1
-        self.entries.append(Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, payload))
+        self.entries.append(Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, rec))
 
 
 def test_a_recorder_restart_within_a_boot_keeps_both_incidents_apart() -> None:

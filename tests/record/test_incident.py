@@ -28,6 +28,7 @@ from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_sta
 from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
 from kmsgd.record.incident import IncidentMode
+from kmsgd.ring import frame as fr
 from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.records import Entry, Kind
 from kmsgd.ring.samples import MemorySample
@@ -145,7 +146,7 @@ def _mode(
     base = {"procs_at_s": (0.0,), "gpus_at_s": (0.0,), "capture_timeout_s": 0.5}
     mode = IncidentMode(
         IncidentConfig(**{**base, **cfg}),
-        lambda k, d, u: out.append((k, d)),
+        lambda k, d, u: out.append((k, json.loads(fr.encode_payload(k, d)))),
         proc_root=str(root),
         sys_root=str(tmp_path / "sys"),
         set_urgent_until=urgent.append,
@@ -483,7 +484,9 @@ def test_trigger_line_to_last_boot(tmp_path: Path) -> None:
 
 def test_judge_names_the_blocked_task_and_how_long(tmp_path: Path) -> None:
     def entry(serial: int, wall_s: float, data: dict[str, Any]) -> Entry:
-        return Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, {"incident": 1, **data})
+        payload = {"record": "", "incident": 1, "mono_us": 0, **data}
+        rec = fr.decode_payload(Kind.INCIDENT, fr.encode_payload(Kind.INCIDENT, payload))  # type: ignore[arg-type]
+        return Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, rec)
 
     task = {"pid": 4321, "tid": 4321, "comm": "llama-server", "in": "amdgpu_fence_wait_timeout"}
     got = incidents(
