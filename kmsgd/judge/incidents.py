@@ -6,17 +6,16 @@ when a snapshot hung, and an `end` record unless the machine died first. This mo
 them into the report's `incidents` list: trigger, when it started and ended, what was
 captured, and the few findings that matter (a task blocked in a driver call, a link trained
 below its capability, AER counters climbing, a ring whose fences stopped, a GPU throttling).
-Pure: entries in, JSON-able dicts out.
+Pure: entries in, `Incident` values out (report/render_incident.py says their findings).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
 
 from kmsgd.judge.stacks import HUNG, KernelStack
 from kmsgd.ring.incident import (
@@ -31,6 +30,7 @@ from kmsgd.ring.incident import (
     Sysrq,
     Trigger,
 )
+from kmsgd.ring.inventory import JsonValue
 from kmsgd.ring.records import Entry, Kind
 
 MAX_FINDINGS = 10
@@ -49,14 +49,10 @@ def _gts(text: Any) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _n(x: float) -> str:
-    return f"{x:g}"
-
-
 def incidents(
     entries: Sequence[Entry], hung_lines: Sequence[str] = (), stacks: Stacks | None = None
-) -> list[dict[str, Any]]:
-    """The report's `incidents`: one dict per incident of the boot, oldest first.
+) -> list[Incident]:
+    """The report's `incidents`: one per incident of the boot, oldest first.
 
     `entries`: the boot's `incident` records (others are ignored); `hung_lines`: the boot's
     hung-task kernel lines, which say how long a task had been blocked; `stacks`: the stacks
@@ -84,7 +80,7 @@ def _groups(entries: Sequence[Entry]) -> list[Group]:
     return groups
 
 
-def _one(group: Group, hung_lines: Sequence[str], stacks: Stacks) -> dict[str, Any]:
+def _one(group: Group, hung_lines: Sequence[str], stacks: Stacks) -> Incident:
     by = _by_record(group)
     start = by.get(RecordName.START, [None])[0]
     end = by.get(RecordName.END, [None])[-1]
@@ -94,7 +90,7 @@ def _one(group: Group, hung_lines: Sequence[str], stacks: Stacks) -> dict[str, A
     e = e if isinstance(e, End) else _NO_END
     procs = _details(by, RecordName.PROCS, Procs)
     gpus = _details(by, RecordName.GPUS, Gpus)
-    captured: dict[str, Any] = dict(e.captured)
+    captured: dict[str, JsonValue] = dict(e.captured)
     captured.setdefault("procs", len(procs))
     captured.setdefault("gpus", len(gpus))
     sysrq = _details(by, RecordName.SYSRQ, Sysrq)
@@ -103,41 +99,43 @@ def _one(group: Group, hung_lines: Sequence[str], stacks: Stacks) -> dict[str, A
     blocked = [b for _, b in _details(by, RecordName.CAPTURE_BLOCKED, CaptureBlocked)]
     first_wall = group[0][0].wall_us
     stuck = _blocked(procs, hung_lines, stacks)
-    findings = [
-        *(str(b) for b in stuck),
+    findings: list[Finding] = [
+        *stuck,
         *_links(gpus),
         *_gpu_state(gpus),
         *_top_gpu_holder(procs),
-        *(f"snapshot {b.capture} blocked {b.blocked_s} s reading {b.path}" for b in blocked),
+        *(SnapshotBlocked(b.capture, b.blocked_s, b.path) for b in blocked),
     ]
     if e.reason == "budget":
-        findings.append("capture stopped at the byte budget")
+        findings.append(BudgetSpent())
     triggers = [t for _, t in _details(by, RecordName.TRIGGER, Trigger)]
     lead = _lead(s, triggers)
     lead_trigger = lead.trigger if lead is not None else None
-    return {
-        "trigger": (lead.trigger if lead else "") or e.trigger or "",
-        "class": (lead.cls if lead else "") or e.cls or "",
-        "line": (lead.line if lead else "") or e.line or "",
-        "started_by": s.trigger if s is not None else "",
-        "started": _iso(start[0].wall_us if start is not None else first_wall),
-        "ended": _iso(end[0].wall_us) if end is not None else None,
-        "end_reason": e.reason if end is not None else "boot ended during the incident",
-        "duration_s": e.duration_s
+    return Incident(
+        trigger=(lead.trigger if lead else "") or e.trigger or "",
+        cls=(lead.cls if lead else "") or e.cls or "",
+        line=(lead.line if lead else "") or e.line or "",
+        started_by=s.trigger if s is not None else "",
+        started=_iso(start[0].wall_us if start is not None else first_wall),
+        ended=_iso(end[0].wall_us) if end is not None else None,
+        end_reason=e.reason if end is not None else "boot ended during the incident",
+        duration_s=e.duration_s
         if end is not None
         else round((group[-1][0].wall_us - first_wall) / 1e6, 1),
-        "triggers": e.triggers or 1 + len(by.get(RecordName.TRIGGER, [])),
-        "other_triggers": sorted(
-            {
-                x.trigger
-                for x in (*((s,) if s is not None else ()), *triggers)
-                if x.trigger and x.trigger != lead_trigger
-            }
-        )[:8],
-        "captured": captured,
-        "findings": findings[:MAX_FINDINGS],
-        "blocked": [dataclasses.asdict(b) for b in stuck],
-    }
+        triggers=e.triggers or 1 + len(by.get(RecordName.TRIGGER, [])),
+        other_triggers=tuple(
+            sorted(
+                {
+                    x.trigger
+                    for x in (*((s,) if s is not None else ()), *triggers)
+                    if x.trigger and x.trigger != lead_trigger
+                }
+            )[:8]
+        ),
+        captured=captured,
+        findings=tuple(findings[:MAX_FINDINGS]),
+        blocked=tuple(stuck),
+    )
 
 
 # An incident whose `end` record is missing (the machine died first) or damaged.
@@ -184,6 +182,134 @@ class Blocked:
         if self.tasks == 1:
             return f"{who} blocked in {self.function}{how_long}"
         return f"{self.tasks} tasks blocked in {self.function}, longest {who}{how_long}"
+
+
+@dataclass(frozen=True, slots=True)
+class SlowLink:
+    """A PCIe hop trained below its capability (GT/s and lanes, as sysfs says them)."""
+
+    device: str
+    speed_gts: float
+    width: JsonValue
+    max_speed_gts: float
+    max_width: JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class AerErrors:
+    """A hop's AER `nonfatal` or `fatal` error total (drivers/pci/pcie/aer.c)."""
+
+    device: str
+    severity: str  # nonfatal, fatal
+    total: JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class AerClimbing:
+    """Correctable AER errors that grew between the first and the last GPU snapshot."""
+
+    device: str
+    added: int
+    span_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Throttling:
+    """amdgpu gpu_metrics' throttle status in the last GPU snapshot."""
+
+    device: str
+    reasons: tuple[str, ...]
+    hotspot_c: JsonValue
+    power_w: JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class RingBehind:
+    """A ring whose last emitted fence was never signaled (amdgpu_fence_info)."""
+
+    device: str
+    ring: JsonValue
+    signaled: int
+    emitted: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimePm:
+    """A GPU runtime-suspended, or in runtime PM error, during the incident."""
+
+    device: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class NvmlCounter:
+    """An NVML reading that is trouble when not zero."""
+
+    THROTTLE: ClassVar[str] = "throttle_reasons"  # a bit mask
+    REPLAY: ClassVar[str] = "pcie_replay_counter"
+
+    device: str
+    counter: str
+    value: JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class GpuMemoryHolder:
+    """The process holding the most GPU memory at the first process snapshot."""
+
+    comm: JsonValue
+    pid: JsonValue
+    gib: float
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotBlocked:
+    """A snapshot that passed its timeout, and the file it was reading."""
+
+    capture: JsonValue
+    blocked_s: JsonValue
+    path: JsonValue
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetSpent:
+    """The incident's records reached their byte budget: the captures stopped."""
+
+
+Finding = (
+    Blocked
+    | SlowLink
+    | AerErrors
+    | AerClimbing
+    | Throttling
+    | RingBehind
+    | RuntimePm
+    | NvmlCounter
+    | GpuMemoryHolder
+    | SnapshotBlocked
+    | BudgetSpent
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Incident:
+    """One incident of a boot: what started it (and what it is named after), when it ran,
+    what was captured and what the captures show. Figures the recorder wrote are kept as it
+    wrote them (`end_reason`, `duration_s`, `triggers`, `captured`)."""
+
+    trigger: str  # the trigger it is named after (judge/incidents.py `_lead`)
+    cls: str
+    line: str
+    started_by: str
+    started: str | None  # ISO 8601 UTC
+    ended: str | None  # None: the boot ended during the incident
+    end_reason: JsonValue
+    duration_s: JsonValue
+    triggers: JsonValue
+    other_triggers: tuple[str, ...] = ()
+    captured: Mapping[str, JsonValue] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()
+    blocked: tuple[Blocked, ...] = ()
 
 
 def blocked_calls(
@@ -244,11 +370,11 @@ def _blocked(
     return out[:4]
 
 
-def _links(gpus: list[tuple[Entry, Gpus]]) -> list[str]:
+def _links(gpus: list[tuple[Entry, Gpus]]) -> list[Finding]:
     """Links below capability, and AER counters that climbed between two snapshots."""
     if not gpus:
         return []
-    out: list[str] = []
+    out: list[Finding] = []
     first = _hops(gpus[0])
     for dev, hop in first.items():
         cur, cap = _gts(hop.get("current_link_speed")), _gts(hop.get("max_link_speed"))
@@ -256,13 +382,11 @@ def _links(gpus: list[tuple[Entry, Gpus]]) -> list[str]:
         slow = cur is not None and cap is not None and cur < cap
         narrow = isinstance(w, int) and isinstance(wmax, int) and w < wmax
         if slow or narrow:
-            out.append(
-                f"{dev} link {_n(cur or 0)} GT/s x{w}, capable of {_n(cap or 0)} GT/s x{wmax}"
-            )
+            out.append(SlowLink(dev, cur or 0, w, cap or 0, wmax))
         for kind in ("nonfatal", "fatal"):
             total = (hop.get(f"aer_{kind}") or {}).get(f"TOTAL_ERR_{kind.upper()}")
             if total:
-                out.append(f"{dev} AER {kind} errors: {total:,}")
+                out.append(AerErrors(dev, kind, total))
     if len(gpus) > 1:
         last = _hops(gpus[-1])
         span = (gpus[-1][0].wall_us - gpus[0][0].wall_us) / 1e6
@@ -270,7 +394,7 @@ def _links(gpus: list[tuple[Entry, Gpus]]) -> list[str]:
             before = (first.get(dev, {}).get("aer_correctable") or {}).get("TOTAL_ERR_COR")
             after = (hop.get("aer_correctable") or {}).get("TOTAL_ERR_COR")
             if isinstance(before, int) and isinstance(after, int) and after > before:
-                out.append(f"{dev} AER correctable +{after - before:,} in {span:.0f} s")
+                out.append(AerClimbing(dev, after - before, span))
     return out
 
 
@@ -284,49 +408,37 @@ def _hops(snap: tuple[Entry, Gpus]) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def _gpu_state(gpus: list[tuple[Entry, Gpus]]) -> list[str]:
+def _gpu_state(gpus: list[tuple[Entry, Gpus]]) -> list[Finding]:
     """Throttling, stuck rings, suspended devices: from the last GPU snapshot."""
     if not gpus:
         return []
-    out: list[str] = []
+    out: list[Finding] = []
     cards: tuple[Mapping[str, Any], ...] = gpus[-1][1].cards  # attribute maps, read by key
     for gpu in cards:
-        dev = gpu.get("device", "?")
+        dev = str(gpu.get("device", "?"))
         m = gpu.get("gpu_metrics") or {}
         if m.get("throttling"):
-            temp = m.get("temperature_hotspot_c")
-            power = m.get("socket_power_w")
-            extra = ", ".join(
-                x
-                for x in (
-                    f"hotspot {temp} °C" if temp is not None else "",
-                    f"{power} W" if power is not None else "",
-                )
-                if x
-            )
-            out.append(
-                f"{dev} throttling: {', '.join(m['throttling'])}" + (f" ({extra})" if extra else "")
-            )
+            reasons = tuple(m["throttling"])
+            temp, power = m.get("temperature_hotspot_c"), m.get("socket_power_w")
+            out.append(Throttling(dev, reasons, temp, power))
         for ring in gpu.get("fences") or []:
             sig, emit = ring.get("signaled"), ring.get("emitted")
             if isinstance(sig, int) and isinstance(emit, int) and emit > sig:
-                out.append(
-                    f"{dev} ring {ring.get('ring')} behind: signaled {sig:#x}, emitted {emit:#x}"
-                )
+                out.append(RingBehind(dev, ring.get("ring"), sig, emit))
         status = (gpu.get("link") or [{}])[0].get("runtime_status")
         if status in ("suspended", "error"):
-            out.append(f"{dev} runtime PM {status}")
+            out.append(RuntimePm(dev, status))
         nv = gpu.get("nvml") or {}
         if nv.get("throttle_reasons"):
-            out.append(f"{dev} NVML throttle reasons {nv['throttle_reasons']:#x}")
+            out.append(NvmlCounter(dev, NvmlCounter.THROTTLE, nv["throttle_reasons"]))
         if nv.get("pcie_replay_counter"):
-            out.append(f"{dev} PCIe replay counter {nv['pcie_replay_counter']:,}")
+            out.append(NvmlCounter(dev, NvmlCounter.REPLAY, nv["pcie_replay_counter"]))
     return out
 
 
-def _top_gpu_holder(procs: list[tuple[Entry, Procs]]) -> list[str]:
+def _top_gpu_holder(procs: list[tuple[Entry, Procs]]) -> list[Finding]:
     t = procs[0][1].top_gpu if procs else None
     if t is None:
         return []
     gib = t.gpu_bytes / (1 << 30)
-    return [f"{t.comm} ({t.pid}) held {gib:.1f} GiB of GPU memory"] if gib else []
+    return [GpuMemoryHolder(t.comm, t.pid, gib)] if gib else []

@@ -16,12 +16,14 @@ from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
 from kmsgd.judge.changes import Changed
 from kmsgd.judge.classify import Verdict
+from kmsgd.judge.incidents import Incident
 from kmsgd.judge.series import BootSeries, kernel_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
 from kmsgd.logparse.model import Line, LogFormat
 from kmsgd.report.death import TimeOfDeath
 from kmsgd.report.fingerprint import driver_of, fingerprint
+from kmsgd.report.render_json import incident_json
 from kmsgd.types import Confidence, Outcome, Subject
 
 SCHEMA = "kmsgd.report/1"
@@ -206,7 +208,7 @@ class Report:
     omitted_lines: int = 0
     boot_id: str = ""  # the judged boot, when the source knows it (the ring does)
     hostname: str = ""
-    incidents: tuple[Mapping[str, Any], ...] = ()  # kmsgd/judge/incidents.py, ring only
+    incidents: tuple[Incident, ...] = ()  # kmsgd/judge/incidents.py, ring only
     series: BootSeries | None = None  # the picture's time series (HTML, --plot); not in JSON
 
     def to_json_dict(self) -> dict[str, Any]:
@@ -235,7 +237,7 @@ class Report:
             "changes": [c.to_json() for c in self.changes],
             "fingerprint": self.fingerprint,
             "errors": [{"where": e.where, "error": e.error} for e in self.errors],
-            "incidents": [dict(i) for i in self.incidents],
+            "incidents": [incident_json(i) for i in self.incidents],
             "source": None
             if src is None
             else {

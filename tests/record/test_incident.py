@@ -28,6 +28,7 @@ from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_sta
 from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
 from kmsgd.record.incident import IncidentMode
+from kmsgd.report.render_json import incident_json
 from kmsgd.ring import frame as fr
 from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.records import Entry, Kind
@@ -497,7 +498,7 @@ def test_judge_names_the_blocked_task_and_how_long(tmp_path: Path) -> None:
         ],
         [],
     )
-    (inc,) = got
+    (inc,) = [incident_json(i) for i in got]
     assert inc["ended"] is None and inc["end_reason"] == "boot ended during the incident"
     assert (
         inc["findings"][0] == "llama-server (4321) blocked in amdgpu_fence_wait_timeout for 118 s"
