@@ -26,7 +26,6 @@ EXCEPTIONS = {
     "kmsgd.judge.telemetry_model.CrashDump.to_json": "report JSON",
     "kmsgd.judge.telemetry_model.DeviceSummary.to_json": "report JSON",
     "kmsgd.judge.telemetry_model.Telemetry.to_json": "report JSON",
-    "kmsgd.report.model.Report.to_json_dict": "report JSON",
     "kmsgd.sensors.snapshot.snapshot_procs": "incident snapshot",
     "kmsgd.sensors.gpu_snapshot.snapshot_gpus": "incident snapshot",
 }
