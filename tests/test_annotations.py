@@ -17,15 +17,9 @@ UNTYPED = ("dict[str, Any]", "Mapping[str, Any]", "Callable[..., None]")
 # The ring's JSON codec: the object json.loads gives and json.dumps takes for one record,
 # written and read by ring/frame.py and ring/payloads.py; every reader gets the typed value.
 CODEC = ("to_payload", "from_payload")
-# The kmsgd.report/1 document's objects that the judge's values build themselves (the
-# incidents' are report/render_json.py's), and the incident snapshots, which are procfs and
-# sysfs reads kept as the JSON objects the `procs` and `gpus` records hold.
+# The incident snapshots: procfs and sysfs reads kept as the JSON objects the `procs` and
+# `gpus` records hold (ring/incident.py reads what the judge needs of them).
 EXCEPTIONS = {
-    "kmsgd.judge.changes.Changed.to_json": "report JSON",
-    "kmsgd.judge.changes.ConfigFacts.to_json": "report JSON",
-    "kmsgd.judge.telemetry_model.CrashDump.to_json": "report JSON",
-    "kmsgd.judge.telemetry_model.DeviceSummary.to_json": "report JSON",
-    "kmsgd.judge.telemetry_model.Telemetry.to_json": "report JSON",
     "kmsgd.sensors.snapshot.snapshot_procs": "incident snapshot",
     "kmsgd.sensors.gpu_snapshot.snapshot_gpus": "incident snapshot",
 }

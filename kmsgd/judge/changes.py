@@ -61,22 +61,6 @@ class Changed:
     error: str | None = None  # why a sysctl could not be set
     wall_us: int | None = None  # when, for changes within a boot
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "what": self.what.value,
-            "device": self.device,
-            "before": self.before,
-            "after": self.after,
-            "when": self.when,
-            "severity": self.severity.value,
-            "text": self.text,
-        }
-        optional = {"key": self.key, "desired": self.desired, "error": self.error}
-        out |= {k: v for k, v in optional.items() if v is not None}
-        if self.wall_us is not None:
-            out["wall_us"] = self.wall_us
-        return out
-
 
 # GPU facts compared across boots: key -> (label, unit, severity). A card that lost its driver
 # is as good as missing; link and clocks that move with load are not compared.
@@ -135,20 +119,6 @@ class GpuFacts:
     vbios: str
     firmware: Mapping[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "device": self.device,
-            "driver": self.driver,
-            "iommu_group_type": self.iommu_group_type,
-            "power_cap_w": self.power_cap_w,
-            "pci_id": self.pci_id,
-            "subsystem_id": self.subsystem_id,
-            "model": self.model,
-            "driver_version": self.driver_version,
-            "vbios": self.vbios,
-            "firmware": dict(self.firmware),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class ConfigFacts:
@@ -161,17 +131,6 @@ class ConfigFacts:
     aspm_policy: str = ""
     gpus: tuple[GpuFacts, ...] = ()
     host: Mapping[str, Value] = field(default_factory=dict)  # BIOS, board, CPU, RAM
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kernel": self.kernel,
-            "cmdline": self.cmdline,
-            "iommu_mode": self.iommu_mode,
-            "iommu_group_types": dict(self.iommu_group_types),
-            "aspm_policy": self.aspm_policy,
-            "gpus": [g.to_json() for g in self.gpus],
-            "host": dict(self.host),
-        }
 
 
 def config_facts(inv: Inventory) -> ConfigFacts:

@@ -8,6 +8,7 @@ from pathlib import Path
 from fakes import amd_card, empty_box, put
 
 from kmsgd.judge.changes import config_facts
+from kmsgd.report import render_json
 from kmsgd.ring.inventory import Inventory
 from kmsgd.sensors.inventory import read_inventory
 
@@ -43,7 +44,10 @@ def test_host_facts_and_firmware(tmp_path: Path) -> None:
         "113-D70401XT-N11",
     )
     assert gpu.firmware == {"smc": "0x00553700", "mec": "0x000001f4"}
-    assert facts.to_json()["gpus"][0]["firmware"] == {"smc": "0x00553700", "mec": "0x000001f4"}
+    assert render_json.config_json(facts)["gpus"][0]["firmware"] == {
+        "smc": "0x00553700",
+        "mec": "0x000001f4",
+    }
 
 
 def test_an_nvml_gpu_gets_its_pci_ids_from_sysfs(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from kmsgd.judge.telemetry_model import (
     Stall,
     Telemetry,
 )
+from kmsgd.report import render_json
 from kmsgd.report.model import Report
 from kmsgd.report.render import render
 from kmsgd.report.render_ring import telemetry_lines
@@ -170,4 +171,4 @@ def test_garbage_ring_payloads_give_a_sane_summary_and_its_lines() -> None:
         "this ring was written on another machine",
         "6 malformed telemetry records skipped",
     ]
-    json.dumps(t.to_json(), allow_nan=False)
+    json.dumps(render_json.telemetry_json(t), allow_nan=False)
