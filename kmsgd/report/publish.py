@@ -7,7 +7,7 @@ import os
 import time
 
 from kmsgd import outputs
-from kmsgd.report import export
+from kmsgd.report import export, render_json
 from kmsgd.report.entry import entry_fields
 from kmsgd.report.model import Report
 from kmsgd.report.render import render
@@ -28,7 +28,7 @@ def publish(
     said (a missing node_exporter directory). A missing journal is not worth a line."""
     notes: list[str] = []
     saved = ""
-    doc = report.to_json_dict()
+    doc = render_json.report_json(report)
     if save_dir:
         texts = {"json": json.dumps(doc, indent=2) + "\n", "md": render(report, "md")}
         paths = export.save_report(save_dir, boot_id, texts, keep=keep)
