@@ -358,6 +358,8 @@ def last_boot(
                 keep=cfg.reports_keep,
                 journal=journal,
                 textfile=textfile,
+                # with a save the command ends here; else the picture comes with the output
+                plot=(plot or "") if save_dir is not None else "",
             )
             for note in lines[1:]:
                 click.echo(escape(f"kmsgd: warning: {note}"), err=True)
