@@ -9,12 +9,11 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,7 +30,7 @@ from kmsgd.ring.writer import RingWriter
 # The smallest ring: the hostile frames land among the real records more often, and each
 # example judges and renders less (the base ring's records fill a fifth of it).
 SIZE = ring.MIN_SIZE
-tried: Counter[str] = Counter()
+tried = Tried()
 
 
 @pytest.fixture(scope="module", autouse=True)
