@@ -17,7 +17,7 @@ from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.errors import BadInput, RingCorrupt
 from kmsgd.report.render import render
 from kmsgd.ring import frame as fr
