@@ -250,6 +250,8 @@ def last_boot(
                 keep=keep,
                 journal=options.journal,
                 textfile=textfile,
+                # with a save the command ends here; else the picture comes with the output
+                plot=plot if save_dir is not None else "",
             )
             warnings = tuple(escape(f"kmsgd: warning: {note}") for note in lines[1:])
             if save_dir is not None:

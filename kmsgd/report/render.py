@@ -71,16 +71,22 @@ def render_clean(
         redactor.learn(render(report, "text"))
         clean = redactor.redact
     if plot:
-        from kmsgd.report import plot as pictures
-
-        if report.series is not None:
-            pictures.save(report.series, plot, title=report.headline, clean=clean)
+        save_picture(report, plot, clean=clean)
     if fmt == "html":
         from kmsgd.report.render_html import escaped, page
 
         return page(escaped(report), clean=clean)
     out = render(report, fmt, color=color and redactor is None, plot=plot)
     return redactor.output(out, fmt) if redactor is not None else out
+
+
+def save_picture(report: Report, path: str, *, clean: Callable[[str], str] = str) -> None:
+    """`--plot PATH`: the timeline alone (.svg or .png); BadInput for another suffix or
+    without matplotlib. Nothing is written for a report without a time series."""
+    from kmsgd.report import plot as pictures
+
+    if report.series is not None:
+        pictures.save(report.series, path, title=report.headline, clean=clean)
 
 
 def _paint(color: bool, code: str, text: str) -> str:
