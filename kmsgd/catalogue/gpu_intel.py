@@ -335,9 +335,9 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # gt/uc/intel_uc.c __uc_init_hw "GuC initialization failed %d" (i915_probe_error 5.4-6.3;
     # gt_probe_error "%pe" 6.4-6.18), gt/uc/intel_uc_fw.c "Failed to load %s firmware %s (%d)"
     # (a HuC load failing only costs media authentication: GuC alone counts); i915_gem.c
-    # i915_gem_init "Failed to initialize GPU, declaring it wedged!" and i915_driver.c
-    # i915_driver_probe "Device initialization failed (%d)" (5.4-6.18). xe (6.8-6.18):
-    # xe_uc_fw.c guc_read_css_info "Unsupported GuC v%u.%u! v70.19 or newer is required"
+    # i915_gem_init "Failed to initialize GPU, declaring it wedged!" (5.4-6.18) and
+    # i915_driver.c i915_driver_probe "Device initialization failed (%d)" (6.1-6.18). xe
+    # (6.8-6.18): xe_uc_fw.c guc_read_css_info "Unsupported GuC v%u.%u! v70.19 or newer is required"
     # (three-part versions by 6.12), "Failed to load %s firmware %s (%d)", uc_fw_request "No
     # GuC firmware defined for platform", xe_guc.c xe_guc_init "GuC init failed with %pe",
     # xe_uc.c xe_uc_init "Failed to initialize uC (%pe)", xe_guc.c guc_wait_ucode "load
@@ -399,7 +399,7 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "Device initialization failed (%d)",
                 _I915 + "i915_driver.c",
-                "5.15-6.18",
+                "6.1-6.18",
                 _DEV + "[drm] *ERROR* ",
                 args=(-5,),
             ),
