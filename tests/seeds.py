@@ -15,7 +15,7 @@ from pathlib import Path
 from fakes import dual_amdgpu_box
 from scenario import AMDGPU_CHAIN, BootRun, Machine
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.report.model import Report
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Kind

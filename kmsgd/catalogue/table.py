@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
+from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
@@ -29,6 +30,8 @@ from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
 from kmsgd.catalogue.nmi import NMI_SIGNATURES
 from kmsgd.catalogue.probe import PROBE_SIGNATURES
+from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
+from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
 from kmsgd.ring.records import KernelRecord
 
@@ -39,6 +42,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + MEMORY_SIGNATURES
     + HARDWARE_SIGNATURES
     + STORAGE_SIGNATURES
+    + STORAGE_HBA_SIGNATURES  # after hardware.py's: its disk_io_error adds wording
+    + STORAGE_MD_SIGNATURES
     + LIFECYCLE_SIGNATURES
     + NET_SIGNATURES
     + NMI_SIGNATURES
@@ -48,6 +53,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + I915_SIGNATURES
     + STORAGE_NET_SIGNATURES
     + PROBE_SIGNATURES  # the driver core's probe failure, for the GPU drivers' tags
+    + FIRMWARE_LOAD_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}

@@ -4,7 +4,8 @@ end, and the ring's own notes (a corrupt ring replaced, a ring from another mach
 
 Also where the kernel lines' verdict and the ring's decision become one verdict (`merge`).
 Pure: each function takes what the command read and returns a value; nothing here reads a
-file or the journal itself except `journal_witness`, which asks journal.py.
+file or the journal itself except `journal_witness`, which asks
+kmsgd/logparse/systemd_journal.py.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from kmsgd.errors import KmsgdError
-from kmsgd.judge import journal, shutdown
 from kmsgd.judge import pstore as judge_pstore
+from kmsgd.judge import shutdown
 from kmsgd.judge.bootview import BootView
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.memory import memory_evidence
@@ -22,6 +23,7 @@ from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness
 from kmsgd.judge.rules import Evidence
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
+from kmsgd.logparse import systemd_journal
 from kmsgd.ring import pstore
 from kmsgd.ring.records import Boot, Entry, Kind
 from kmsgd.types import CLEAN, Confidence, Outcome, iso_utc
@@ -67,7 +69,7 @@ def journal_witness(boot_id: str, directory: str | None) -> Witness | None:
     """The journal's word when it shows a clean shutdown or reboot of that boot; None when it
     cannot be read, lacks the boot, or shows no clean end."""
     try:
-        ev = shutdown.shutdown_evidence(journal.final_entries(boot_id, directory=directory))
+        ev = shutdown.shutdown_evidence(systemd_journal.final_entries(boot_id, directory=directory))
     except KmsgdError:
         return None
     if not ev.clean or ev.kind is None:

@@ -282,11 +282,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "nvme_timeout",
         "storage",
-        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down", "alive"),
         r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
         r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
-        r"|controller is down; will reset",
+        r"|nvme\d+: keep-alive failed|controller is down; will reset",
     ),
 )
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from scenario import AMDGPU_CHAIN, MACHINE_ID, BootRun, Machine
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.report.model import Report
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Kind

@@ -18,7 +18,7 @@ from fuzz.budget import budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kmsgd.analyze import analyze_inputs
+from kmsgd.commands.analyze import analyze_inputs
 from kmsgd.errors import BadInput
 
 pytest.importorskip("systemd.journal", reason="systemd-python is not installed")

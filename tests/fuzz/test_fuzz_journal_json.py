@@ -14,7 +14,7 @@ from fuzz.budget import budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kmsgd.analyze import analyze
+from kmsgd.commands.analyze import analyze
 from kmsgd.errors import BadInput
 from kmsgd.logparse.journal_json import parse_json
 

@@ -18,7 +18,7 @@ from fuzz.budget import budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.errors import BadInput, RingCorrupt
 from kmsgd.report.render import render
 from kmsgd.ring import frame as fr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scenario import Machine
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.judge.stacks import MAX_TASKS, StackCollector
 from kmsgd.report.render import render_text
 from kmsgd.ring.reader import RingReader

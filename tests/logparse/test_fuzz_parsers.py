@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kmsgd import config
-from kmsgd.analyze import analyze
+from kmsgd.commands.analyze import analyze
 from kmsgd.errors import BadInput
 from kmsgd.record import kmsg as record_kmsg
 from kmsgd.report.render import FORMATS

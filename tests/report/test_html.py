@@ -13,7 +13,7 @@ from daemon import kmsgd
 from nompl import hide_matplotlib
 from seeds import judge, play_003, play_004
 
-from kmsgd.analyze import analyze_paths
+from kmsgd.commands.analyze import analyze_paths
 from kmsgd.errors import BadInput
 from kmsgd.judge import series as ser
 from kmsgd.report import plot

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kmsgd.judge.journal import entry_from_fields
+from kmsgd.logparse.systemd_journal import entry_from_fields
 
 HUGE = "9" * 400
 

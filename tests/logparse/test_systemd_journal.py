@@ -16,9 +16,9 @@ import pytest
 from journals import CUT, POWEROFF, REBOOT, TYPED
 
 from kmsgd.errors import BadInput
-from kmsgd.judge import journal
-from kmsgd.judge.journal import JournalEntry, final_entries, kernel_records, list_boots
 from kmsgd.judge.shutdown import ShutdownKind, shutdown_evidence
+from kmsgd.logparse import systemd_journal as journal
+from kmsgd.logparse.systemd_journal import JournalEntry, final_entries, kernel_records, list_boots
 from kmsgd.types import Confidence
 
 

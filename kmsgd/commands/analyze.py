@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
-from kmsgd.bundle import (
+from kmsgd.config import Config
+from kmsgd.errors import BadInput
+from kmsgd.judge.classify import Verdict, classify
+from kmsgd.judge.skim import Plan, Skimmer
+from kmsgd.judge.timeline import HEAD_LINES, TAIL_LINES, Timeline, TimelineBuilder
+from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, MarkReason, Origin
+from kmsgd.logparse.bundle import (
     DECODE_ERRORS,
     DEFAULT_LIMITS,
     LimitExceeded,
@@ -19,11 +25,6 @@ from kmsgd.bundle import (
     open_path,
     open_stream,
 )
-from kmsgd.errors import BadInput
-from kmsgd.judge.classify import Verdict, classify
-from kmsgd.judge.skim import Plan, Skimmer
-from kmsgd.judge.timeline import HEAD_LINES, TAIL_LINES, Timeline, TimelineBuilder
-from kmsgd.logparse import BootMark, InputStats, Line, LogFormat, LogStream, MarkReason, Origin
 from kmsgd.logparse.reader import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
@@ -365,6 +366,11 @@ def analyze(
     if report.source is not None and report.source.name == "<stdin>":
         report = replace(report, source=replace(report.source, name=name))
     return render_clean(report, fmt, redactor=redactor if redact else None, color=color)
+
+
+def input_limits(cfg: Config) -> Limits:
+    """The settings' bounds on one input (archive members, nesting, expanded bytes)."""
+    return Limits(cfg.archive_max_members, cfg.archive_max_depth, cfg.input_max_bytes)
 
 
 def analyze_paths(

@@ -1,19 +1,23 @@
-"""`kmsgd last-boot`: the post-mortem of one boot from the ring, its next boot and witnesses.
+"""`kmsgd last-boot` and `kmsgd boots`: the post-mortem of one boot from the ring, its next
+boot and witnesses, and how each boot of the ring ended.
 
 ring ─► BootView (timeline, liveness, final samples) ─► classify (kernel words)
                                                      ─► ring_rules (stop, beats, memory,
 judge/witnesses (pstore, journal, memory) ──────────────   pstore, journal) ─► Report
 
-This module only reads: what to read, in which order, and which judge/ function gets it.
+This module reads and sends: what to read, in which order, which judge/ function gets it, and
+where the report goes (`last_boot`: stdout, the report directory, the journal, the textfile).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kmsgd.commands.said import Said
 from kmsgd.errors import NothingToJudge
 from kmsgd.judge import changes as chg
 from kmsgd.judge import telemetry as tv
@@ -35,10 +39,12 @@ from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
 from kmsgd.report import bootcache, death
 from kmsgd.report.bootcache import BootCache
+from kmsgd.report.boots import BootEnd, render_json, render_text
 from kmsgd.report.model import Report, ReportError, build_report
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import Entry, KernelRecord, Kind
-from kmsgd.types import Confidence, Outcome
+from kmsgd.text.escape import escape
+from kmsgd.types import Confidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +69,6 @@ def report(reader: RingReader, spec: str | None, opts: Options) -> Report:
             raise NothingToJudge(f"{err}; {moved[0]}", hint="judge that file with --ring") from None
         raise
     return judge(reader, ids, i, opts)
-
-
-@dataclass(frozen=True, slots=True)
-class BootEnd:
-    """How one boot ended, for `kmsgd boots`: a verdict, or why none could be made."""
-
-    outcome: Outcome | None
-    confidence: Confidence | None
-    error: str = ""
-
-    def __str__(self) -> str:
-        if self.outcome is None or self.confidence is None:
-            return f"error: {self.error}"
-        return f"{self.outcome.value} ({self.confidence.value})"
 
 
 def outcomes(
@@ -221,3 +213,81 @@ def _first_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
 
 def _last_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
     return _first_of(list(reversed(entries)), kind)
+
+
+def last_boot(
+    *,
+    ring: str,
+    boot: str | None,
+    fmt: str,
+    options: Options,
+    redact: bool = False,
+    color: bool = False,
+    plot: str = "",
+    save_dir: str | None = None,
+    keep: int,
+    textfile: str | None = None,
+) -> Said:
+    """`kmsgd last-boot`: the report of boot `boot` (None: the one before the running boot) in
+    `fmt` (text, md, json, html, or export: the journal entry). With `save_dir` (the boot-time
+    service) it is saved there instead, and the journal entry sent when `options.journal`;
+    with `textfile` the node_exporter file is written too. Nothing to judge raises
+    NothingToJudge, except with `save_dir`, where it is only said."""
+    with RingReader(ring) as reader:
+        try:
+            rep = report(reader, boot, options)
+        except NothingToJudge as err:
+            if save_dir is not None:  # the boot-time service: nothing to judge is no failure
+                return Said(f"kmsgd: {err}\n")
+            raise
+        boot_id = rep.boot_id
+        if save_dir is not None or textfile is not None:
+            from kmsgd.report.publish import publish
+
+            lines = publish(
+                rep,
+                boot_id,
+                save_dir=save_dir,
+                keep=keep,
+                journal=options.journal,
+                textfile=textfile,
+            )
+            warnings = tuple(escape(f"kmsgd: warning: {note}") for note in lines[1:])
+            if save_dir is not None:
+                return Said(f"{lines[0]}\n", warnings)
+        else:
+            warnings = ()
+    if fmt == "export":
+        from kmsgd.report.entry import export_entry
+
+        raw = export_entry(
+            rep,
+            now_us=int(dt.datetime.now(dt.UTC).timestamp() * 1e6),
+            machine_id=options.machine_id,
+            boot_id=options.current_boot_id or "",
+        )
+        return Said(raw, warnings)
+    redactor = None
+    if redact:
+        from kmsgd.report.redact import Redactor
+
+        redactor = Redactor((rep.hostname,), keep={boot_id})
+    from kmsgd.report.render import render_clean
+
+    out = render_clean(rep, fmt, redactor=redactor, color=color, plot=plot)
+    return Said(out if out.endswith("\n") else out + "\n", warnings)
+
+
+def boots(
+    *, ring: str, fmt: str, state_dir: str, current_boot_id: str | None, rtc_local: bool
+) -> Said:
+    """`kmsgd boots`: every boot the ring holds, oldest first, with how it ended (`fmt`: text
+    or json); verdicts of ended boots are kept in `state_dir` (kmsgd/report/bootcache.py)."""
+    cache = BootCache(state_dir)
+    with RingReader(ring) as reader:
+        rows = reader.boots(known=cache.segments)
+        torn = reader.torn_bytes
+        ends = outcomes(reader, rows, current_boot_id, rtc_local, cache=cache)
+    out = render_json(rows, ends) if fmt == "json" else render_text(rows, ends)
+    note = f"note: skipped {torn} bytes of a torn write at the ring's tail"
+    return Said(out, (note,) if torn else ())

@@ -286,8 +286,8 @@ def _tar(name: str, stream: BinaryIO, budget: _Budget, depth: int) -> Iterator[P
 
 def _journal_piece(name: str, stream: IO[bytes], *, path: str | None = None) -> Piece:
     """A binary journal file as `journalctl -o json` lines (what the log parser reads);
-    read with the systemd journal reader kmsgd/judge/journal.py uses for `last-boot`."""
-    from kmsgd.judge.journal import file_entries
+    read with the systemd journal reader kmsgd/logparse/systemd_journal.py uses for `last-boot`."""
+    from kmsgd.logparse.systemd_journal import file_entries
 
     with tempfile.TemporaryDirectory() as tmp:
         if path is None:  # a member of an archive: the reader needs a file

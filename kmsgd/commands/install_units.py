@@ -13,10 +13,11 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kmsgd.commands.said import Said
 from kmsgd.errors import KmsgdError
 from kmsgd.outputs import atomic_write
 from kmsgd.record import sysctl, sysctl_conf
@@ -41,9 +42,9 @@ class InstallFile:
 def find_units_dir() -> Path:
     """Where this installation's unit files are: a source checkout's units/, or the data files
     a wheel installs under `<prefix>/share/kmsgd/units`."""
-    here = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # kmsgd/
     candidates = [
-        here.parent / "units",
+        package.parent / "units",
         Path(sys.prefix) / "share" / "kmsgd" / "units",
         Path("/usr/local/share/kmsgd/units"),
         Path("/usr/share/kmsgd/units"),
@@ -164,3 +165,14 @@ def activate(root: Path, *, enable: bool) -> list[str]:
         status = "ok" if done.returncode == 0 else f"failed ({done.stderr.strip()})"
         lines.append(f"{' '.join(cmd)}: {status}")
     return lines
+
+
+def install_units(*, root: Path, exe: str | None = None, enable: bool = False) -> Iterator[Said]:
+    """`kmsgd install-units`: the units (ExecStart= `exe`, default this installation's kmsgd)
+    and the sysctl file under `root`, then systemd reloaded (and the units enabled and started
+    with `enable`); what to print, step by step, as each is done."""
+    exe = exe or default_exe()
+    yield Said(err=tuple(f"warning: {warning}" for warning in warnings_for(exe)))
+    installed = install(root, plan(exe, find_units_dir()))
+    yield Said("".join(f"installed {path}\n" for path in installed))
+    yield Said("".join(f"{line}\n" for line in activate(root, enable=enable)))
