@@ -65,7 +65,29 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "kernel": (
         r"BUG: ",
         r"kernel BUG at ",
-        r"Internal error: Oops",
+        r"Internal error: ",  # arm/arm64 die()
+        r"Unable to handle kernel ",  # arm, arm64, powerpc, riscv page faults
+        r"Oops(?: - [\w ()/-]+)? \[#\d",  # riscv die()
+        r"Kernel BUG \[#\d",  # riscv die() for BUG()
+        # x86 die() of the other kernel traps (arch/x86/kernel/traps.c)
+        r"(?:divide error|overflow|bounds|coprocessor segment overrun|invalid TSS"
+        r"|segment not present|stack segment|alignment check|double fault|int3"
+        r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#",
+        r"list_(?:add|del) corruption",  # lib/list_debug.c
+        r"WARNING: (?:possible|inconsistent|suspicious|bad unlock)",  # lockdep
+        r"refcount_t: ",  # lib/refcount.c
+        r"UBSAN: ",  # lib/ubsan.c
+        # lines only the die path prints (kmsgd/catalogue/indirect.py)
+        r"RIP \s*\[<[0-9a-f]+>\]",
+        r"EIP: \[<[0-9a-f]+>\]",
+        r"#PF: ",
+        r"Mem abort info:",
+        r"Fixing recursive fault but reboot is needed!",
+        r"(?:pc : |PC is at |epc : |NIP \[[0-9a-f]+\] )[\w.]+\+0x",  # show_regs
+        # FreeBSD's linuxkpi and drm2 WARN_ON (kmsgd/catalogue/indirect.py)
+        r"WARN_ON(?:_ONCE)?\(",
+        r"WARNING \S.* failed at ",
+        r"error: \[drm:",
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
@@ -84,7 +106,14 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Do you have a strange power saving mode enabled\?",  # unknown NMI, second line
         r"IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x",  # arch/x86/mm/fault.c show_fault_oops (to 4.14)
     ),
-    "cpu": (r"watchdog: ", r"NMI watchdog: ", r"rcu: ", r"INFO: rcu_", r"smpboot: "),
+    "cpu": (
+        r"watchdog: ",
+        r"NMI watchdog: ",
+        r"rcu: ",
+        r"INFO: rcu_",
+        r"smpboot: ",
+        r"tasks_rcu_\w+: ",  # kernel/rcu/tasks.h prints its function's name
+    ),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
     # the report
     "memory": (

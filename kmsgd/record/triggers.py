@@ -213,7 +213,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         "cpu_lockup",
         ("LOCKUP",),
         r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP"
-        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)",
+        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)"
+        r"|CPU (?P<cpu3>\d+) (?:self-detected hard LOCKUP|detected hard LOCKUP on other CPUs)",
     ),
     _t(
         "soft_lockup",
@@ -224,11 +225,13 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "rcu_stall",
         "cpu_lockup",
-        ("stall", "stalls", "starved"),
+        ("stall", "stalls", "starved", "wakeup", "gp_state"),
         r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
-        r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall",
+        r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
+        r"|\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies"
+        r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
     ),
     _t(
         "hung_task",

@@ -570,7 +570,12 @@ def test_find_signatures_keeps_order_and_index() -> None:
         KernelRecord("Kernel panic - not syncing: Fatal exception"),
     ]
     hits = find_signatures(records)
-    assert [(h.tag, h.index) for h in hits] == [("amdgpu_smu_timeout", 1), ("kernel_panic", 2)]
+    # die()'s panic is also the oops it ends (kmsgd/catalogue/indirect.py)
+    assert [(h.tag, h.index) for h in hits] == [
+        ("amdgpu_smu_timeout", 1),
+        ("kernel_panic", 2),
+        ("oops", 2),
+    ]
     assert hits[0].record is records[1]
 
 

@@ -216,9 +216,11 @@ def test_relation(relation: chains.Relation) -> None:
         primary = classify(tl).primary
         assert primary is not None and primary.tag == cause.tag
     alone = _timeline(effect_line, start_s=start_s)
-    if not relation.any_order and not any(chains.selects(relation.cause, t) for t in alone.tags):
+    own = chains.caused_by(_event(alone, effect_line, relation.effect), alone.tags)
+    if not relation.any_order and own is None:
         # printed before its "cause", the effect is not explained (unless its own line
-        # names the cause: "Kernel panic - not syncing: Hard LOCKUP")
+        # names a cause: "Kernel panic - not syncing: Hard LOCKUP", die()'s "Fatal
+        # exception", which is the oops it ends)
         tl = _timeline(effect_line, cause_line, start_s=start_s)
         assert chains.caused_by(_event(tl, effect_line, relation.effect), tl.tags) is None
 
