@@ -123,7 +123,7 @@ def build(path: Path, size: int, seed: int = 7, fmt: str = "dmesg") -> int:
 
 _CHILD = """
 import sys
-from kmsgd.analyze import analyze_inputs
+from kmsgd.commands.analyze import analyze_inputs
 r, _ = analyze_inputs(sys.argv[1:])
 print(r.outcome.value, r.primary.tag if r.primary else None)
 """
@@ -166,7 +166,7 @@ def _profile(path: Path) -> None:
     import cProfile
     import pstats
 
-    from kmsgd.analyze import analyze_inputs
+    from kmsgd.commands.analyze import analyze_inputs
 
     prof = cProfile.Profile()
     prof.runcall(analyze_inputs, [str(path)])

@@ -6,13 +6,10 @@ line on stderr, never a traceback), 3 nothing to judge (`last-boot`: no ended bo
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
-import json
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -22,6 +19,9 @@ from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
 from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader, pick_boot
 from kmsgd.text.escape import escape
+
+if TYPE_CHECKING:
+    from kmsgd.commands.said import Said
 
 F = TypeVar("F", bound=Callable[..., Any])
 RING_HELP = f"ring file (default: ring in the config file, {Config().ring})"
@@ -118,37 +118,17 @@ def _open(cfg: Config) -> RingReader:
 @config_option
 def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
-    from kmsgd.lastboot import outcomes, rtc_local
-    from kmsgd.report.bootcache import BootCache
+    from kmsgd.commands import lastboot
 
     cfg = settings(config_file, ring=ring, proc_root=proc_root)
-    cache = BootCache(cfg.state_dir)
-    with _open(cfg) as reader:
-        rows = reader.boots(known=cache.segments)
-        torn = reader.torn_bytes
-        current, rtc = _current_boot(cfg.proc_root), rtc_local(cfg.etc_root)
-        ends = outcomes(reader, rows, current, rtc, cache=cache)
-    if fmt == "json":
-        for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
-            obj = dataclasses.asdict(row) | {
-                "index": i - len(rows) + 1,
-                "outcome": end.outcome.value if end.outcome else f"error: {end.error}",
-                "confidence": end.confidence.value if end.confidence else None,
-            }
-            click.echo(json.dumps(obj, sort_keys=True))
-        return
-    click.echo(
-        f"{'IDX':>4} {'BOOT ID':32} {'FIRST (UTC)':19} {'LAST (UTC)':19} "
-        f"{'RECORDS':>8} {'KERNEL':>7} {'LOST':>5}  OUTCOME"
+    said = lastboot.boots(
+        ring=cfg.ring,
+        fmt=fmt,
+        state_dir=cfg.state_dir,
+        current_boot_id=_current_boot(cfg.proc_root),
+        rtc_local=lastboot.rtc_local(cfg.etc_root),
     )
-    for i, (row, end) in enumerate(zip(rows, ends, strict=True)):
-        click.echo(
-            f"{i - len(rows) + 1:>4} {row.boot_id:32} {_when(row.first_wall_us):19} "
-            f"{_when(row.last_wall_us):19} {row.records:>8} {row.kernel_records:>7} "
-            f"{row.lost:>5}  {escape(str(end))}"
-        )
-    if torn:
-        click.echo(f"note: skipped {torn} bytes of a torn write at the ring's tail", err=True)
+    _say(said)
 
 
 def select_boot(reader: RingReader, boot: str | None) -> str:
@@ -185,11 +165,9 @@ def analyze(
     """Explain pasted kernel logs (dmesg, journalctl, syslog, pstore, /dev/kmsg) and the
     bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
     *.journal files, pstore and other directories)."""
-    from kmsgd.analyze import analyze_paths
-    from kmsgd.bundle import Limits
+    from kmsgd.commands.analyze import analyze_paths, input_limits
 
     cfg = settings(config_file)  # only the input bounds change a pasted log's analysis
-    limits = Limits(cfg.archive_max_members, cfg.archive_max_depth, cfg.input_max_bytes)
     color = fmt == "text" and sys.stdout.isatty()
     out = analyze_paths(
         list(sources),
@@ -198,7 +176,7 @@ def analyze(
         redact=redact,
         color=color,
         plot=plot or "",
-        limits=limits,
+        limits=input_limits(cfg),
     )
     click.echo(out, nl=not out.endswith("\n"))
 
@@ -252,15 +230,10 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
     """Install the systemd units and the sysctl file (for pip installs; the .deb has them)."""
     from pathlib import Path
 
-    from kmsgd import install_units as iu
+    from kmsgd.commands.install_units import install_units
 
-    exe = exe or iu.default_exe()
-    for warning in iu.warnings_for(exe):
-        click.echo(f"warning: {warning}", err=True)
-    for path in iu.install(Path(root), iu.plan(exe, iu.find_units_dir())):
-        click.echo(f"installed {path}")
-    for line in iu.activate(Path(root), enable=enable):
-        click.echo(line)
+    for said in install_units(root=Path(root), exe=exe, enable=enable):
+        _say(said)
 
 
 @main.command("last-boot")
@@ -314,9 +287,8 @@ def last_boot(
     Exit status 3 when the ring holds no ended boot to judge (the first boot after installing);
     with --save or --save-dir (the boot-time service) that is said on stdout and exits 0.
     """
-    from kmsgd import lastboot
+    from kmsgd.commands import lastboot
     from kmsgd.record.procfs import read_machine_id
-    from kmsgd.report.render import render_clean
 
     if fmt == "export" and redact:
         raise BadInput(
@@ -326,64 +298,27 @@ def last_boot(
     if keep is not None and keep < 1:
         raise BadInput(f"--keep {keep}: must be at least 1 (the report just written is kept)")
     cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)
-    if save and save_dir is None:
-        save_dir = cfg.report_dir
-    if textfile == _FROM_CONFIG:
-        textfile = cfg.report_textfile or None
-    current = _current_boot(cfg.proc_root)
-    opts = lastboot.Options(
-        current,
+    options = lastboot.Options(
+        _current_boot(cfg.proc_root),
         read_machine_id(cfg.etc_root),
         journal,
         journal_dir,
         rtc_local=lastboot.rtc_local(cfg.etc_root),
         series=fmt == "html" or plot is not None,
     )
-    with _open(cfg) as reader:
-        try:
-            report = lastboot.report(reader, boot, opts)
-        except NothingToJudge as err:
-            if save_dir is not None:  # the boot-time service: nothing to judge is no failure
-                click.echo(f"kmsgd: {err}")
-                return
-            raise
-        boot_id = report.boot_id
-        if save_dir is not None or textfile is not None:
-            from kmsgd.report.publish import publish
-
-            lines = publish(
-                report,
-                boot_id,
-                save_dir=save_dir,
-                keep=cfg.reports_keep,
-                journal=journal,
-                textfile=textfile,
-            )
-            for note in lines[1:]:
-                click.echo(escape(f"kmsgd: warning: {note}"), err=True)
-            if save_dir is not None:
-                click.echo(lines[0])
-                return
-    if fmt == "export":
-        from kmsgd.report.entry import export_entry
-
-        raw = export_entry(
-            report,
-            now_us=int(dt.datetime.now(dt.UTC).timestamp() * 1e6),
-            machine_id=opts.machine_id,
-            boot_id=opts.current_boot_id or "",
-        )
-        sys.stdout.buffer.write(raw)
-        sys.stdout.buffer.flush()
-        return
-    redactor = None
-    if redact:
-        from kmsgd.report.redact import Redactor
-
-        redactor = Redactor((report.hostname,), keep={boot_id})
-    color = fmt == "text" and sys.stdout.isatty()
-    out = render_clean(report, fmt, redactor=redactor, color=color, plot=plot or "")
-    click.echo(out, nl=not out.endswith("\n"))
+    said = lastboot.last_boot(
+        ring=cfg.ring,
+        boot=boot,
+        fmt=fmt,
+        options=options,
+        redact=redact,
+        color=fmt == "text" and sys.stdout.isatty(),
+        plot=plot or "",
+        save_dir=cfg.report_dir if save and save_dir is None else save_dir,
+        keep=cfg.reports_keep,
+        textfile=(cfg.report_textfile or None) if textfile == _FROM_CONFIG else textfile,
+    )
+    _say(said)
 
 
 @main.command()
@@ -414,8 +349,15 @@ def fleet(
     click.echo(out, nl=not out.endswith("\n"))
 
 
-def _when(wall_us: int) -> str:
-    return dt.datetime.fromtimestamp(wall_us / 1e6, dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+def _say(said: Said) -> None:
+    """A command core's answer: its stderr lines, then its stdout as it is."""
+    for line in said.err:
+        click.echo(line, err=True)
+    if isinstance(said.out, bytes):
+        sys.stdout.buffer.write(said.out)
+        sys.stdout.buffer.flush()
+    else:
+        click.echo(said.out, nl=False)
 
 
 def _current_boot(proc_root: str) -> str | None:

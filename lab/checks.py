@@ -126,7 +126,7 @@ def time_of_death_s(report: dict[str, Any]) -> float | None:
     if isinstance(tod, int | float):
         return tod / 1e6 if tod > 1e12 else float(tod)
     leaves = [(p, v) for p, v in walk(tod) if isinstance(v, int | float) and p.endswith("_us")]
-    for path, value in leaves:  # kmsgd's own name for it (kmsgd/lastboot.py)
+    for path, value in leaves:  # kmsgd's own name for it (kmsgd/commands/lastboot.py)
         if path == "last_sign_of_life_wall_us":
             return float(value) / 1e6
     for words in (("last", "alive", "death", "died"), ("wall",)):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from scenario import Machine
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.report.render import render
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Kind

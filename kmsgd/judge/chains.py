@@ -44,6 +44,7 @@ class Relation:
     effect: str
     why: str
     any_order: bool = False  # the effect may be printed before its cause
+    same_device: bool = False  # only when both name one device (a PCI address)
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
@@ -103,6 +104,17 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for effect in _STALLS
         if cause != effect
     ),
+    # a commit waits on the GPU work it displays (drm_atomic_helper.c waits on the commit's
+    # fences, then on hw_done and flip_done, 10 s each): a GPU or display firmware that
+    # stopped fails the flip, whichever of the two timeouts is printed first
+    Relation("family:gpu", "drm_flip_timeout", "a page flip waits on the GPU", any_order=True),
+    # nvidia-drm's own flip wait (nvidia-drm-crtc.c, 3 s) on the same GPU work
+    Relation("family:gpu", "nvidia_flip_timeout", "a page flip waits on the GPU", any_order=True),
+    # a device's DMA through the IOMMU after its own driver reported a failure: a GPU being
+    # reset (amdgpu_device_gpu_recover) or hung still fetches through mappings its driver is
+    # tearing down, and the IOMMU (drivers/iommu/amd/iommu.c, intel/dmar.c) logs the faults;
+    # a fault from another device, or before any failure of its own, still leads
+    Relation("family:gpu", "iommu_fault", "the faults of a failing GPU", same_device=True),
     # kernel/hung_task.c: tasks in D state behind a stuck device or file system
     Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
     Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
@@ -199,6 +211,8 @@ def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relatio
     holds in any order first."""
     found = None
     for r in MAY_CAUSE:
+        if r.same_device and not (cause.device and cause.device == effect.device):
+            continue
         if selects(r.cause, cause) and selects(r.effect, effect):
             if r.any_order:
                 return r

@@ -13,7 +13,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from kmsgd.judge.journal import JournalEntry
+from kmsgd.logparse.systemd_journal import JournalEntry
 from kmsgd.types import Confidence
 
 # --- how the boot ended, from its final entries ----------------------------------------------

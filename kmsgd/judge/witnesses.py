@@ -4,17 +4,18 @@ end, and the ring's own notes (a corrupt ring replaced, a ring from another mach
 
 Also where the kernel lines' verdict and the ring's decision become one verdict (`merge`).
 Pure: each function takes what the command read and returns a value; nothing here reads a
-file or the journal itself except `journal_witness`, which asks journal.py.
+file or the journal itself except `journal_witness`, which asks
+kmsgd/logparse/systemd_journal.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from kmsgd.errors import KmsgdError
-from kmsgd.judge import journal, shutdown
 from kmsgd.judge import pstore as judge_pstore
+from kmsgd.judge import shutdown
 from kmsgd.judge.bootview import BootView
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.memory import memory_evidence
@@ -22,6 +23,7 @@ from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness
 from kmsgd.judge.rules import Evidence
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Timeline
+from kmsgd.logparse import systemd_journal
 from kmsgd.ring import pstore
 from kmsgd.ring.records import Boot, Entry, Kind
 from kmsgd.types import CLEAN, Confidence, Outcome, iso_utc
@@ -33,12 +35,9 @@ def pstore_witness(view: BootView, next_boot: Sequence[Entry]) -> Witness | None
     """A panic or oops dump imported at the next boot and attributed to this one, with the
     kernel lines only the dump has (those after the ring's last line)."""
     for e in next_boot:
-        if e.kind is not Kind.PSTORE or not isinstance(e.data, Mapping):
-            continue
-        try:
-            dump = pstore.from_payload(dict(e.data))
-        except Exception:  # a malformed record is skipped, the rest of the report stands
-            continue
+        dump = e.data
+        if e.kind is not Kind.PSTORE or not isinstance(dump, pstore.PstoreDump):
+            continue  # a malformed record is skipped, the rest of the report stands
         att = judge_pstore.attribute_detail(
             dump, {view.boot_id: view.kernel_tail}, importing_boot=e.boot_id
         )
@@ -67,7 +66,7 @@ def journal_witness(boot_id: str, directory: str | None) -> Witness | None:
     """The journal's word when it shows a clean shutdown or reboot of that boot; None when it
     cannot be read, lacks the boot, or shows no clean end."""
     try:
-        ev = shutdown.shutdown_evidence(journal.final_entries(boot_id, directory=directory))
+        ev = shutdown.shutdown_evidence(systemd_journal.final_entries(boot_id, directory=directory))
     except KmsgdError:
         return None
     if not ev.clean or ev.kind is None:

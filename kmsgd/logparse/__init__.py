@@ -5,7 +5,9 @@
 starts there: `MarkReason`). The stream asks recognise.py which known format a line is in
 (parsers in formats.py and journal_json.py), undoes what consoles, pagers and copying did
 (repair.py, clean.py) and salvages the rest (salvage.py). Every input line comes out: as a
-kernel or userspace record, as text, or as a command.
+kernel or userspace record, as text, or as a command. `bundle` opens the files, directories
+and archives a ticket carries; `systemd_journal` reads journal files and an earlier boot's
+journal.
 
 May import: kmsgd.ring (the kernel record type), kmsgd.errors, kmsgd.types.
 """

@@ -8,8 +8,8 @@ import io
 
 import pytest
 
-from kmsgd.analyze import analyze_report
 from kmsgd.catalogue.table import BY_TAG, CATALOGUE, match_record
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.report.model import Report
 from kmsgd.ring.records import KernelRecord
 

@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 import pytest
 
-from kmsgd.analyze import analyze, analyze_report
+from kmsgd.commands.analyze import analyze, analyze_report
 from kmsgd.errors import BadInput
 from kmsgd.logparse import reader
 

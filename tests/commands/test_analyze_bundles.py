@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kmsgd.analyze import analyze_inputs
+from kmsgd.commands.analyze import analyze_inputs
 from kmsgd.errors import BadInput
 
 DMESG = (

@@ -1,6 +1,6 @@
 """`kmsgd analyze` through the command line: exit statuses and one-line errors.
 
-Skips until cli.py wires the command (the lead owns cli.py; see kmsgd.analyze.analyze)."""
+Skips until cli.py wires the command (the lead owns cli.py; see kmsgd.commands.analyze.analyze)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from kmsgd.cli import main
 DATA = Path(__file__).parents[1] / "data" / "logs"
 pytestmark = pytest.mark.skipif(
     "analyze" not in getattr(main, "commands", {}),
-    reason="kmsgd.cli has no `analyze` command yet (the lead wires kmsgd.analyze.analyze)",
+    reason="kmsgd.cli has no `analyze` command yet (the lead wires kmsgd.commands.analyze.analyze)",
 )
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from kmsgd.analyze import analyze_inputs
-from kmsgd.bundle import LimitExceeded, Limits
+from kmsgd.commands.analyze import analyze_inputs
 from kmsgd.errors import BadInput
+from kmsgd.logparse.bundle import LimitExceeded, Limits
 
 DMESG = b"[  101.000000] Kernel panic - not syncing: Fatal exception\n"
 
@@ -84,8 +84,8 @@ def test_expanded_bytes_are_bounded_and_nothing_is_spooled(tmp_path: Path) -> No
 
 _BOUNDED_RUN = """
 import sys
-from kmsgd.analyze import analyze_inputs
-from kmsgd.bundle import Limits
+from kmsgd.commands.analyze import analyze_inputs
+from kmsgd.logparse.bundle import Limits
 from kmsgd.errors import BadInput
 try:
     analyze_inputs([sys.argv[1]], limits=Limits(max_bytes=1 << 20))

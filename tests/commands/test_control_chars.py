@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from conftest import make_proc
 from scenario import Machine
 
-from kmsgd.analyze import analyze
 from kmsgd.cli import main
+from kmsgd.commands.analyze import analyze
 
 # OSC 52 (clipboard), OSC 0 (title), DCS, CSI, BEL, BS, an 8-bit CSI, DEL and a CR, in the
 # form the kernel writes them to /dev/kmsg (printk escapes every byte < 0x20 and >= 0x7f)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from scenario import Machine
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.report.model import Report
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Kind

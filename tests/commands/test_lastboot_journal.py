@@ -7,7 +7,7 @@ from pathlib import Path
 from journals import POWEROFF, TYPED
 from scenario import Machine
 
-from kmsgd import lastboot
+from kmsgd.commands import lastboot
 from kmsgd.report.model import Report
 from kmsgd.ring.reader import RingReader
 

@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kmsgd.analyze import analyze_report
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.errors import BadInput
 
 CORPUS = Path(__file__).parent

@@ -24,7 +24,7 @@ from collections.abc import Callable
 import atheris
 
 from kmsgd import config
-from kmsgd.analyze import analyze
+from kmsgd.commands.analyze import analyze
 from kmsgd.errors import BadInput, RingCorrupt
 from kmsgd.ring import frame as fr
 from kmsgd.ring import layout as ring

@@ -46,7 +46,7 @@ def digest(data: bytes) -> str:
 def corpus_reports() -> Iterator[tuple[str, bytes]]:
     """`kmsgd analyze` of every corpus case, as `kmsgd analyze - < log.txt` builds it: each
     format, and the text with --redact; a refused input's one line instead of a report."""
-    from kmsgd.analyze import analyze_inputs
+    from kmsgd.commands.analyze import analyze_inputs
     from kmsgd.errors import BadInput
     from kmsgd.report.render import render_clean
     from tests.corpus.score import cases

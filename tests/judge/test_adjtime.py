@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
-from kmsgd.lastboot import rtc_local
+from kmsgd.commands.lastboot import rtc_local
 
 
 @pytest.mark.parametrize(("third_line", "local"), [("LOCAL", True), ("UTC", False)])

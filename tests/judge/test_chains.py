@@ -108,6 +108,23 @@ EXAMPLES[("amdgpu_illegal_register_access", "amdgpu_gpu_reset")] = (
     ILLEGAL,
     "amdgpu 0000:04:00.0: amdgpu: GPU reset begin!",
 )
+EXAMPLES[("family:gpu", "drm_flip_timeout")] = (
+    "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, "
+    "emitted seq=3",
+    "amdgpu 0000:04:00.0: [drm] *ERROR* [CRTC:79:crtc-0] flip_done timed out",
+)
+EXAMPLES[("family:gpu", "nvidia_flip_timeout")] = (
+    "NVRM: Xid (PCI:0000:01:00): 109, pid=1234, name=Xorg, Ch 00000010, errorString CTX SWITCH "
+    "TIMEOUT, Info 0x3c046",
+    "[drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip "
+    "event timeout on head 0",
+)
+# same device: the GPU being reset, and the IOMMU's fault for its DMA
+EXAMPLES[("family:gpu", "iommu_fault")] = (
+    "amdgpu 0000:2f:00.0: amdgpu: GPU reset begin!",
+    "amdgpu 0000:2f:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001a "
+    "address=0xec68053da00 flags=0x0010]",
+)
 TRANSPORT_EFFECTS = {
     "disk_io_error": "blk_update_request: I/O error, dev sde, sector 2048 op 0x0:(READ) flags 0x0",
     "fs_error": "EXT4-fs warning (device dm-8): ext4_end_bio:316: I/O error -5 writing to inode "
@@ -199,9 +216,11 @@ def test_relation(relation: chains.Relation) -> None:
         primary = classify(tl).primary
         assert primary is not None and primary.tag == cause.tag
     alone = _timeline(effect_line, start_s=start_s)
-    if not relation.any_order and not any(chains.selects(relation.cause, t) for t in alone.tags):
+    own = chains.caused_by(_event(alone, effect_line, relation.effect), alone.tags)
+    if not relation.any_order and own is None:
         # printed before its "cause", the effect is not explained (unless its own line
-        # names the cause: "Kernel panic - not syncing: Hard LOCKUP")
+        # names a cause: "Kernel panic - not syncing: Hard LOCKUP", die()'s "Fatal
+        # exception", which is the oops it ends)
         tl = _timeline(effect_line, cause_line, start_s=start_s)
         assert chains.caused_by(_event(tl, effect_line, relation.effect), tl.tags) is None
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import kmsgd.judge.classify as classify_mod
-from kmsgd.analyze import analyze_report
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.judge.classify import Confidence, classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.report.model import Report

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kmsgd.analyze import analyze_report
 from kmsgd.catalogue.table import CATALOGUE
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.judge import skim
 from kmsgd.judge.timeline import TimelineBuilder
 from kmsgd.logparse import reader

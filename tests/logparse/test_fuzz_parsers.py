@@ -7,23 +7,22 @@ from __future__ import annotations
 import contextlib
 import io
 import tracemalloc
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kmsgd import config
-from kmsgd.analyze import analyze
+from kmsgd.commands.analyze import analyze
 from kmsgd.errors import BadInput
 from kmsgd.record import kmsg as record_kmsg
 from kmsgd.report.render import FORMATS
 from kmsgd.ring import records as kmsg
 
-tried: Counter[str] = Counter()
+tried = Tried()
 
 
 @pytest.fixture(scope="module", autouse=True)

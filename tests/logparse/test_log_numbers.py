@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from kmsgd.analyze import analyze
+from kmsgd.commands.analyze import analyze
 from kmsgd.logparse.journal_json import parse_json
 
 HUGE = "9" * 400

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from kmsgd.analyze import analyze_report
 from kmsgd.catalogue.table import CATALOGUE
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.logparse import Line, Origin, parse_lines

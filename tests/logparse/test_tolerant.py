@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from kmsgd.analyze import analyze_report
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.errors import BadInput
 from kmsgd.logparse import BootMark, Line, Origin, parse_lines
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from debchroot import CACHE, SOS, Chroot, Unavailable, base
 
-from kmsgd.analyze import analyze_inputs
+from kmsgd.commands.analyze import analyze_inputs
 
 SUITE = "bookworm"
 # rsyslog's RSYSLOG_TraditionalFileFormat, as Debian 12 writes /var/log/kern.log

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kmsgd import install_units
+from kmsgd.commands import install_units
 from kmsgd.errors import KmsgdError
 from kmsgd.record import sysctl, sysctl_conf
 

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from kmsgd.analyze import analyze
+from kmsgd.commands.analyze import analyze
 from kmsgd.report.redact import Redactor
 
 BOOT = "7d2c0f5e9a1b4c3d8e7f6a5b4c3d2e1f"

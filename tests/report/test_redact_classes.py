@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from conftest import make_proc
 from scenario import Machine
 
-from kmsgd.analyze import analyze
 from kmsgd.cli import main
+from kmsgd.commands.analyze import analyze
 from kmsgd.report.redact import CLASSES, LEARNT, Redactor, redact_output
 
 FORMATS = ("text", "md", "json", "html")

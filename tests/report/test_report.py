@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kmsgd.analyze import analyze, analyze_report
+from kmsgd.commands.analyze import analyze, analyze_report
 from kmsgd.report.fingerprint import fingerprint, template
 from kmsgd.report.render import render
 
