@@ -44,7 +44,7 @@ from kmsgd.report.model import Report, ReportError, build_report
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import Entry, KernelRecord, Kind
 from kmsgd.text.escape import escape
-from kmsgd.types import Confidence
+from kmsgd.types import Confidence, Format
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +219,7 @@ def last_boot(
     *,
     ring: str,
     boot: str | None,
-    fmt: str,
+    fmt: Format,
     options: Options,
     redact: bool = False,
     color: bool = False,
@@ -257,7 +257,7 @@ def last_boot(
                 return Said(f"{lines[0]}\n", warnings)
         else:
             warnings = ()
-    if fmt == "export":
+    if fmt == Format.EXPORT:
         from kmsgd.report.entry import export_entry
 
         raw = export_entry(
@@ -279,7 +279,7 @@ def last_boot(
 
 
 def boots(
-    *, ring: str, fmt: str, state_dir: str, current_boot_id: str | None, rtc_local: bool
+    *, ring: str, fmt: Format, state_dir: str, current_boot_id: str | None, rtc_local: bool
 ) -> Said:
     """`kmsgd boots`: every boot the ring holds, oldest first, with how it ended (`fmt`: text
     or json); verdicts of ended boots are kept in `state_dir` (kmsgd/report/bootcache.py)."""
@@ -288,6 +288,6 @@ def boots(
         rows = reader.boots(known=cache.segments)
         torn = reader.torn_bytes
         ends = outcomes(reader, rows, current_boot_id, rtc_local, cache=cache)
-    out = render_json(rows, ends) if fmt == "json" else render_text(rows, ends)
+    out = render_json(rows, ends) if fmt == Format.JSON else render_text(rows, ends)
     note = f"note: skipped {torn} bytes of a torn write at the ring's tail"
     return Said(out, (note,) if torn else ())

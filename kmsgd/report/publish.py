@@ -11,6 +11,7 @@ from kmsgd.report import export
 from kmsgd.report.entry import entry_fields
 from kmsgd.report.model import Report
 from kmsgd.report.render import render
+from kmsgd.types import Format
 
 
 def publish(
@@ -30,7 +31,7 @@ def publish(
     saved = ""
     doc = report.to_json_dict()
     if save_dir:
-        texts = {"json": json.dumps(doc, indent=2) + "\n", "md": render(report, "md")}
+        texts = {"json": json.dumps(doc, indent=2) + "\n", "md": render(report, Format.MD)}
         paths = export.save_report(save_dir, boot_id, texts, keep=keep)
         saved = str(next(p for p in paths if p.suffix == ".json"))
     primary = report.primary.tag if report.primary else None
