@@ -22,6 +22,7 @@ from kmsgd.judge.bootview import BootView
 from kmsgd.judge.telemetry import GPU_DRIVERS
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
 from kmsgd.judge.timeline import Item, Timeline
+from kmsgd.logparse.model import EVIDENCE_ORIGINS
 from kmsgd.ring import frame as fr
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Entry, Kind
@@ -143,7 +144,7 @@ def kernel_series(
 ) -> BootSeries:
     """The kernel part of the picture from a Timeline alone: the signatures' lines as marks and
     the density of the kept lines. `end_wall_us` (default: the last line's) is what 0 is."""
-    items = [i for i in tl.items if i.line.origin in ("kernel", "userspace")]
+    items = [i for i in tl.items if i.line.origin in EVIDENCE_ORIGINS]
     end_wall = end_wall_us if end_wall_us is not None else tl.last_wall_us
     end_ts = None
     if end_wall is None:

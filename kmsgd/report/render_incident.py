@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kmsgd.catalogue.tags import Tag
+
 
 def _captured(c: Mapping[str, Any]) -> str:
     parts = []
@@ -34,7 +36,7 @@ def _head(i: Mapping[str, Any]) -> str:
 
 _FROM = {
     "proc": "/proc/PID/stack",
-    "hung_task": "the kernel's hung-task report",
+    Tag.HUNG_TASK: "the kernel's hung-task report",
     "sysrq": "SysRq w",
 }
 STACK_FRAMES = 8
