@@ -19,9 +19,7 @@ from dataclasses import dataclass
 
 from kmsgd.commands.said import Said
 from kmsgd.errors import NothingToJudge
-from kmsgd.judge import changes as chg
-from kmsgd.judge import telemetry as tv
-from kmsgd.judge import witnesses
+from kmsgd.judge import telemetry, witnesses
 from kmsgd.judge.bootview import (
     BootView,
     early_clock_steps,
@@ -29,6 +27,7 @@ from kmsgd.judge.bootview import (
     last_payload,
     read_boot,
 )
+from kmsgd.judge.changes import diff_inventory, sysctl_changes
 from kmsgd.judge.classify import classify
 from kmsgd.judge.clocks import downtime, rtc_in_local_time
 from kmsgd.judge.history import healthy_baseline, loop_notes
@@ -130,7 +129,9 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         ended=not current,
         previous_known=True,
     )
-    summary = tv.summarize((*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us)
+    summary = telemetry.summarize(
+        (*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us
+    )
     next_wall = witnesses.boot_wall(nxt)
     steps = early_clock_steps(reader, ids[i + 1]) if next_wall is not None else ()
     facts = RingFacts(
@@ -157,15 +158,13 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     nxt_tl = Timeline.from_records(nxt_kernel) if nxt_kernel else None
     rep = build_report(view.timeline, verdict, baseline=baseline, next_boot=nxt_tl)
     changes = [
-        *chg.diff_inventory(
-            prev_inv, _first_of(view.kept, Kind.INVENTORY), when="before this boot"
-        ),
-        *chg.diff_inventory(
+        *diff_inventory(prev_inv, _first_of(view.kept, Kind.INVENTORY), when="before this boot"),
+        *diff_inventory(
             _last_of(view.kept, Kind.INVENTORY),
             _first_of(nxt, Kind.INVENTORY),
             when="after the reboot",
         ),
-        *chg.sysctl_changes(view.kept),
+        *sysctl_changes(view.kept),
     ]
     notes = [
         *witnesses.foreign(view.live.boot, opts.machine_id),

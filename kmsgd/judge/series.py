@@ -23,7 +23,7 @@ from kmsgd.judge.telemetry import GPU_DRIVERS
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
 from kmsgd.judge.timeline import Item, Timeline
 from kmsgd.logparse.model import EVIDENCE_ORIGINS
-from kmsgd.ring import frame as fr
+from kmsgd.ring import frame
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Entry, Kind
 from kmsgd.ring.samples import DeviceSample, MemorySample, sample_from_payload
@@ -294,7 +294,7 @@ def ring_series(
         if h.code != _SAMPLE or _PROCS in reader.payload_head(h, 24):
             continue
         f = reader.check(h)
-        data = fr.to_entry(f).data if f is not None else None
+        data = frame.to_entry(f).data if f is not None else None
         try:
             s = sample_from_payload(data) if isinstance(data, dict) else None
         except Exception:  # a post-mortem never dies on one bad record
