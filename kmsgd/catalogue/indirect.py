@@ -11,6 +11,8 @@ incident's own captures.
 
 from __future__ import annotations
 
+import re
+
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 # a stack frame as dump_stack prints it (arch/x86/kernel/dumpstack.c printk_stack_address:
@@ -61,8 +63,210 @@ HUNG_TASK_BODY = sig(
     ),
 )
 
+_OOPS_MEANING = "The kernel faulted (Oops); the task was killed and the kernel may be unstable."
+_OOPS_NEXT = (
+    "Report the Oops with its 'Modules linked in' and RIP lines; with panic_on_oops it also "
+    "explains the panic."
+)
+
+# A register dump as show_regs prints it on arm64 (arch/arm64/kernel/process.c __show_regs:
+# "pc : %pS", 4.16+), on arm, and arm64 before 4.16 (arch/arm*/kernel/process.c "PC is at
+# %pS"), riscv (arch/riscv/kernel/process.c "epc : %pS", 5.10+) and powerpc
+# (arch/powerpc/kernel/process.c show_regs "NIP [%016lx] %pS"). x86's "RIP: 0010:%pS" is not
+# one of them: its unwinder prints the registers of every interrupt frame inside any stack
+# trace. Every report that stops a CPU prints one: die() (an oops or BUG()), __warn (a
+# WARN), the soft- and hard-lockup detectors, the NMI backtrace of an RCU stall, SysRq p. The
+# timeline keeps this entry's hit only where none of those reports' headers (REGS_HEADERS,
+# or a line of REGS_HEADER_TEXT) came in the lines before it (kmsgd/judge/timeline.py): a dump
+# whose header was cut away, and a dump with no header is most often an oops's, whose header
+# a paste cuts when it starts at the register lines.
+REGS_BODY = sig(
+    "oops",
+    r"^(?:pc : |PC is at |epc : |NIP \[[0-9a-f]+\] )[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",
+    ("pc", "PC", "epc", "NIP"),
+    Severity.CRITICAL,
+    "kernel",
+    _OOPS_MEANING,
+    _OOPS_NEXT,
+    80,
+    context=True,
+    formats=(
+        Format(
+            "pc : %pS",
+            "arch/arm64/kernel/process.c",
+            "4.19-6.18",
+            args=("tegra_xudc_unpowergate+0x148/0x760",),
+        ),
+        Format(
+            "PC is at %pS",
+            "arch/arm/kernel/process.c",
+            "4.4-6.18",
+            args=("mwl_fwcmd_exec_cmd+0x64/0x1d4 [mwlwifi]",),
+        ),
+        Format(
+            "epc : %pS",
+            "arch/riscv/kernel/process.c",
+            "5.10-6.18",
+            args=("kmem_cache_alloc+0x246/0x570",),
+        ),
+        Format(
+            "NIP [%016lx] %pS",
+            "arch/powerpc/kernel/process.c",
+            "4.4-6.18",
+            args=(0xC0000000001A2B3C, "xive_irq_eoi+0x2c/0x90"),
+        ),
+    ),
+)
+# the tags of the reports whose header comes before a register dump, and the headers of the
+# ones that have no tag (nmi_cpu_backtrace in lib/nmi_backtrace.c, SysRq p's "Show Regs",
+# arm64's SError panic, the "cut here" line __warn and BUG() print first)
+REGS_HEADERS = frozenset(
+    {
+        "oops",
+        "kernel_bug",
+        "general_protection_fault",
+        "kernel_warning",
+        "soft_lockup",
+        "hard_lockup",
+        "rcu_stall",
+        "hung_task",
+        "unknown_nmi",
+        "kernel_panic",
+    }
+)
+REGS_HEADER_TEXT = re.compile(
+    r"NMI backtrace for cpu \d+|(?:sysrq|SysRq) ?: Show Regs|SError Interrupt on CPU\d+"
+    r"|-+\[ cut here \]-+"
+)
+REGS_LOOKBACK = 100  # lines: a header, "Modules linked in", the CPU and hardware lines, and
+# other CPUs' or drivers' lines printed in between
+
 INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     HUNG_TASK_BODY,
+    REGS_BODY,
+    # die() ran, so an oops (or BUG) came first: oops_end panics "Fatal exception" or "Fatal
+    # exception in interrupt" (arch/x86/kernel/dumpstack.c, arch/arm/kernel/traps.c,
+    # arch/powerpc/kernel/traps.c, arch/riscv/kernel/traps.c), arm64's die() "%s: Fatal
+    # exception[ in interrupt]" with its trap's name (arch/arm64/kernel/traps.c); the panic is
+    # the oops's end, the oops the event. BUG()'s own ("Oops - BUG: Fatal exception") is below.
+    sig(
+        "oops",
+        r"Kernel panic - not syncing: (?!Oops - BUG: )(?:[^:]{1,60}: )?Fatal exception\b",
+        ("Fatal",),
+        Severity.CRITICAL,
+        "kernel",
+        _OOPS_MEANING,
+        _OOPS_NEXT,
+        80,
+        context=True,
+        formats=(
+            Format(
+                "Fatal exception",
+                "arch/x86/kernel/dumpstack.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+            ),
+            Format(
+                "Fatal exception in interrupt",
+                "arch/x86/kernel/dumpstack.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+            ),
+            Format(
+                "%s: Fatal exception",
+                "arch/arm64/kernel/traps.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+                args=("Oops",),
+            ),
+            Format(
+                "%s: Fatal exception in interrupt",
+                "arch/arm64/kernel/traps.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+                args=("Oops - Undefined instruction",),
+            ),
+        ),
+    ),
+    sig(
+        "kernel_bug",
+        r"Kernel panic - not syncing: Oops - BUG: Fatal exception\b",
+        ("Fatal",),
+        Severity.CRITICAL,
+        "kernel",
+        "The kernel hit an internal consistency check (BUG).",
+        "A kernel or driver bug: report with the backtrace; check for a newer kernel.",
+        79,
+        context=True,
+        formats=(
+            Format(
+                "%s: Fatal exception",
+                "arch/arm64/kernel/traps.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+                args=("Oops - BUG",),
+            ),
+        ),
+    ),
+    # Lines only the die path prints, so a cut below the oops's header still shows it:
+    # x86's "executive summary" at the end of __die (arch/x86/kernel/dumpstack.c, to 4.9:
+    # "RIP " then printk_address's " [<%p>] %s%pB" and " RSP <%016lx>"; 32-bit "EIP: [<%08lx>]
+    # %s SS:ESP %04x:%08lx"), show_fault_oops's "#PF: %s %s in %s mode" and "#PF:
+    # error_code(0x%04lx) - %s" (arch/x86/mm/fault.c, 5.4+), arm64's "Mem abort info:"
+    # (arch/arm64/mm/fault.c mem_abort_decode, kernel-mode faults only), and what the task's
+    # exit says after it (kernel/exit.c do_exit, make_task_dead from 5.17): "Fixing recursive
+    # fault but reboot is needed!" (the task oopsed again while exiting from an oops), "Oopsed
+    # too often (kernel.oops_limit is %d)" (6.2+, a panic)
+    sig(
+        "oops",
+        r"^RIP \s*\[<[0-9a-f]+>\] (?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+"
+        r"|^EIP: \[<[0-9a-f]+>\] \S+ SS:ESP"
+        r"|^#PF: (?:supervisor|user) [\w ]+ access in kernel mode|^#PF: error_code\(0x"
+        r"|^Mem abort info:|^Fixing recursive fault but reboot is needed!"
+        r"|Oopsed too often \(kernel\.oops_limit is \d+\)",
+        ("RIP", "EIP", "PF", "Mem", "Fixing", "Oopsed"),
+        Severity.CRITICAL,
+        "kernel",
+        _OOPS_MEANING,
+        _OOPS_NEXT,
+        80,
+        context=True,
+        formats=(
+            Format(
+                "RIP  [<%p>] %s%pB",
+                "arch/x86/kernel/dumpstack.c",
+                "4.4",
+                args=("ffffffff8106cf9b", "", "kthread_data+0xb/0x20"),
+            ),
+            Format(
+                "EIP: [<%08lx>] %s SS:ESP %04x:%08lx",
+                "arch/x86/kernel/dumpstack.c",
+                "4.4",
+                args=(0xC10A2B3C, "kmem_cache_alloc+0x4c/0x120", 0x68, 0xF5C9DE84),
+            ),
+            Format(
+                "#PF: %s %s in %s mode",
+                "arch/x86/mm/fault.c",
+                "5.4-6.18",
+                args=("supervisor", "read access", "kernel"),
+            ),
+            Format(
+                "#PF: error_code(0x%04lx) - %s",
+                "arch/x86/mm/fault.c",
+                "5.4-6.18",
+                args=(0, "not-present page"),
+            ),
+            Format("Mem abort info:", "arch/arm64/mm/fault.c", "4.19-6.18"),
+            Format("Fixing recursive fault but reboot is needed!", "kernel/exit.c", "4.4-6.18"),
+            Format(
+                "Oopsed too often (kernel.oops_limit is %d)",
+                "kernel/exit.c",
+                "6.2-6.18",
+                "Kernel panic - not syncing: ",
+                args=(10000,),
+            ),
+        ),
+    ),
     # The OOM report before its kill line (mm/oom_kill.c), so a cut above the kill still
     # shows it (its header, "%s invoked oom-killer: gfp_mask=…", is kernel.py's):
     # dump_oom_summary "oom-kill:constraint=%s,nodemask=%*pbl,…" (4.19+); mm/memcontrol.c
@@ -197,6 +401,46 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
                 "arch/x86/kernel/dumpstack.c",
                 "5.15-6.18",
                 args=("", "? ", "__die_body.cold+0x8/0xd"),
+            ),
+        ),
+    ),
+    # The Linux drivers FreeBSD runs (drm-kmod's i915 and amdgpu, over linuxkpi) print a
+    # WARN_ON as its condition, not as Linux's "WARNING: CPU:" header: linuxkpi's
+    # "WARNING %s failed at %s:%d" (sys/compat/linuxkpi/common/include/linux/kernel.h), the
+    # bare "WARN_ON(%s)" of the 2016 graphics branch, drm2's DRM_ERROR("WARN ON: %s")
+    # (sys/dev/drm2/drm_os_freebsd.h). Linux itself prints none of these: a whole line that
+    # is a C condition inside WARN_ON(…), or linuxkpi's sentence ending in a source position.
+    sig(
+        "kernel_warning",
+        # the condition: balanced parentheses, two levels deep ("WARN_ON(!list_empty(&x))")
+        r"^WARN_ON(?:_ONCE)?\((?:[^()]|\((?:[^()]|\([^()]*\))*\))+\)$"
+        r"|^WARNING \S.* failed at [\w./-]+\.[ch]:\d+$"
+        r"|(?:^|\*ERROR\* )WARN ON: \S",
+        ("WARN_ON", "WARN_ON_ONCE", "WARNING", "WARN"),
+        Severity.WARNING,
+        "kernel",
+        "A kernel WARN_ON fired: unexpected state, execution continued.",
+        "Often harmless once; repeated warnings from one driver before a failure matter.",
+        82,
+        formats=(
+            Format(
+                "WARNING %s failed at %s:%d",
+                "freebsd:sys/compat/linuxkpi/common/include/linux/kernel.h",
+                "FreeBSD 11-14 linuxkpi (the graphics branch's copy read)",
+                args=("domain->wake_count == 0", "/usr/src/sys/dev/drm/intel_uncore.c", 412),
+            ),
+            Format(
+                "WARN_ON(%s)",
+                "freebsd:drm-kmod i915 (FreeBSDDesktop graphics branch, 2016)",
+                "2016 graphics branch (the wording of a log of it; its macro not read here)",
+                args=("domain->wake_count == 0",),
+            ),
+            Format(
+                "WARN ON: %s",
+                "freebsd:sys/dev/drm2/drm_os_freebsd.h",
+                "FreeBSD 10-13 drm2",
+                "error: [drm:pid1234:intel_uncore_forcewake_reset] *ERROR* ",
+                args=("dev_priv->uncore.forcewake_count",),
             ),
         ),
     ),

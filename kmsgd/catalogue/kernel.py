@@ -56,12 +56,15 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # kernel/watchdog_perf.c / watchdog_buddy.c (6.x), kernel/watchdog_hld.c (4.13–6.6),
     # kernel/watchdog.c (3.x–4.12): "Watchdog detected hard LOCKUP on cpu %d", with the
     # pr_fmt "NMI watchdog: " (4.x) or "watchdog: " (5.x+) before it; 2.6's
-    # arch/x86/kernel/apic/nmi.c: "NMI Watchdog detected LOCKUP on CPU %d"; the panic:
-    # "Kernel panic - not syncing: Hard LOCKUP" (hardlockup_panic=1)
+    # arch/x86/kernel/apic/nmi.c: "NMI Watchdog detected LOCKUP on CPU %d"; powerpc's own
+    # watchdog (arch/powerpc/kernel/watchdog.c, 4.13+): "CPU %d self-detected hard LOCKUP @
+    # %pS", "CPU %d detected hard LOCKUP on other CPUs %*pbl"; the panic: "Kernel panic - not
+    # syncing: Hard LOCKUP" (hardlockup_panic=1)
     sig(
         "hard_lockup",
         r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP"
-        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)",
+        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)"
+        r"|CPU (?P<cpu3>\d+) (?:self-detected hard LOCKUP|detected hard LOCKUP on other CPUs)",
         ("LOCKUP",),
         S.CRITICAL,
         "cpu",
@@ -83,6 +86,20 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "Hard LOCKUP", "kernel/watchdog.c", "4.4, 6.8-6.18", "Kernel panic - not syncing: "
+            ),
+            Format(
+                "CPU %d self-detected hard LOCKUP @ %pS",
+                "arch/powerpc/kernel/watchdog.c",
+                "4.19-6.18",
+                "watchdog: ",
+                args=(5, "snooze_loop+0x9c/0x1d0"),
+            ),
+            Format(
+                "CPU %d detected hard LOCKUP on other CPUs %*pbl",
+                "arch/powerpc/kernel/watchdog.c",
+                "4.19-6.18",
+                "watchdog: ",
+                args=(0, 8, "5"),
             ),
         ),
     ),
@@ -123,15 +140,21 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # stalls on CPUs/tasks:"); tree_exp.h: "INFO: %s detected expedited stalls on CPUs/tasks"
     # (6.9+ also "…, but suppressed full report due to a stuck CSD-lock."); tasks.h (5.8+):
     # "INFO: rcu_tasks detected stalls on tasks:", the same for rcu_tasks_trace;
-    # "rcu_sched kthread starved for %ld jiffies" (4.x+); 2.6 rcutree's "RCU detected CPU %d
-    # stall"; Tiny RCU's "rcu_sched detected stall"
+    # "rcu_sched kthread starved for %ld jiffies" (4.x+), "%s kthread timer wakeup didn't
+    # happen for %ld jiffies!" (5.10+, the grace-period kthread's timer never fired); tasks.h's
+    # exit check (6.4+, backported to 6.1): "tasks_rcu_exit_srcu_stall: rcu_tasks grace period
+    # number %lu (since boot) gp_state: %s is %lu jiffies old." for a task stuck between
+    # exit_tasks_rcu_start() and _finish(); 2.6 rcutree's "RCU detected CPU %d stall"; Tiny
+    # RCU's "rcu_sched detected stall"
     sig(
         "rcu_stall",
         r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
-        r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall",
-        ("stall", "stalls", "starved"),
+        r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
+        r"|\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies"
+        r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
+        ("stall", "stalls", "starved", "wakeup", "gp_state"),
         S.ERROR,
         "cpu",
         "RCU grace periods stopped advancing: some CPU or task is stuck in the kernel.",
@@ -178,6 +201,30 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "INFO: rcu_tasks detected stalls on tasks:", "kernel/rcu/tasks.h", "5.15-6.18", _RCU
+            ),
+            # tasks.h rcu_tasks_wait_gp: "INFO: %s detected stalls on tasks:" with the flavour's
+            # name (rcu_tasks, rcu_tasks_rude, rcu_tasks_trace)
+            Format(
+                "INFO: %s detected stalls on tasks:",
+                "kernel/rcu/tasks.h",
+                "5.15-6.18",
+                _RCU,
+                args=("rcu_tasks_trace",),
+            ),
+            Format(
+                "%s: %s grace period number %lu (since boot) gp_state: %s is %lu jiffies old.",
+                "kernel/rcu/tasks.h",
+                "6.4-6.12 (its 2023 patch; the 6.1 stable backport prints the same)",
+                "",
+                args=("tasks_rcu_exit_srcu_stall", "rcu_tasks", 37, "RTGS_POST_SCAN_TASKLIST"),
+            ),
+            Format(
+                "%s kthread timer wakeup didn't happen for %ld jiffies! g%ld f%#x %s(%d) "
+                "->state=%#x",
+                "kernel/rcu/tree_stall.h",
+                "5.15-6.18",
+                _RCU,
+                args=("rcu_preempt", 2502, 16813, 0, "RCU_GP_WAIT_FQS", 5, 0x402),
             ),
             Format(
                 "%s kthread starved for %ld jiffies! g%ld f%#x %s(%d) ->state=%#x ->cpu=%d",
@@ -267,13 +314,22 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
     # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
     # dereference") is an oops, below, not a BUG() assertion. x86's die header of a BUG()
-    # ("invalid opcode: 0000 [#1]") is in indirect.py.
+    # ("invalid opcode: 0000 [#1]") is in indirect.py. arm and arm64 die() for BUG():
+    # "Internal error: Oops - BUG: %x [#%d]" (arch/arm*/kernel/traps.c), riscv's "Kernel BUG
+    # [#%d]" (arch/riscv/kernel/traps.c die(regs, "Kernel BUG")); KFENCE's "BUG: KFENCE: %s"
+    # (mm/kfence/report.c, 5.12+); x86's "BUG: %s stack guard page was hit at %p" (a kernel
+    # stack overflow, arch/x86/kernel/traps.c, 5.x+); lib/list_debug.c's list_add/list_del
+    # checks ("list_del corruption, %px->next is LIST_POISON1 (%px)", "list_add corruption.
+    # next->prev should be prev …"), CHECK_DATA_CORRUPTION: a kernel list already corrupted.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
-        r"(?:scheduling while atomic|Bad page|KASAN|sleeping function|"
-        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak)",
-        ("BUG",),
+        r"(?:scheduling while atomic|Bad page|KASAN|KFENCE|sleeping function|"
+        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak|"
+        r"(?:TASK |IRQ )?stack guard page was hit)"
+        r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
+        r"|\blist_(?:add|del) corruption[.,]",
+        ("BUG", "corruption"),
         S.CRITICAL,
         "kernel",
         "The kernel hit an internal consistency check (BUG).",
@@ -293,6 +349,55 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 args=("python3", 0x12345),
             ),
+            Format(
+                "BUG: sleeping function called from invalid context at %s:%d",
+                "kernel/sched/core.c",
+                "4.4-6.18",
+                args=("kernel/locking/mutex.c", 283),
+            ),
+            Format(
+                "BUG: KASAN: %s in %pS",
+                "mm/kasan/report.c",
+                "4.19-6.18",
+                "",
+                args=("slab-use-after-free", "amdgpu_vm_bo_update+0x4f/0x980 [amdgpu]"),
+            ),
+            Format(
+                "BUG: KFENCE: %s in %pS",
+                "mm/kfence/report.c",
+                "5.15-6.18",
+                args=("use-after-free read", "nvme_complete_rq+0x2c/0x110"),
+            ),
+            Format(
+                "BUG: %s stack guard page was hit at %p (stack is %p..%p)",
+                "arch/x86/kernel/traps.c",
+                "5.15-6.18",
+                args=("TASK",),
+            ),
+            Format(
+                "%s: %s: %x [#%d] PREEMPT SMP ARM",
+                "arch/arm/kernel/traps.c",
+                "4.4-6.18",
+                args=("Internal error", "Oops - BUG", 0, 1),
+            ),
+            Format(
+                "Internal error: %s: %016lx [#%d] SMP",
+                "arch/arm64/kernel/traps.c",
+                "6.18",
+                args=("Oops - BUG", 0xF2000800, 1),
+            ),
+            Format("%s [#%d]", "arch/riscv/kernel/traps.c", "5.4-6.18", args=("Kernel BUG", 1)),
+            Format(
+                "list_del corruption, %px->next is LIST_POISON1 (%px)",
+                "lib/list_debug.c",
+                "4.19-6.18",
+                args=("ffff8881003c4000", "dead000000000100"),
+            ),
+            Format(
+                "list_add corruption. next->prev should be prev (%px), but was %px. (next=%px).",
+                "lib/list_debug.c",
+                "4.19-6.18",
+            ),
         ),
     ),
     # A page fault in kernel mode, as each era and architecture words it:
@@ -302,14 +407,35 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # (4.20+); arch/x86/kernel/dumpstack.c __die_header "Oops: %04lx [#%d]"; arm/arm64
     # mm/fault.c "Unable to handle kernel NULL pointer dereference at virtual address" /
     # "… paging request at virtual address" and traps.c "Internal error: Oops: %x [#%d]";
-    # powerpc "Unable to handle kernel paging request for data at address" / "Oops: Kernel
-    # access of bad area, sig: 11 [#1]"
+    # powerpc "Unable to handle kernel paging request for data at address" (to 5.x), "BUG:
+    # Kernel NULL pointer dereference on %s at 0x%08lx", "BUG: Unable to handle kernel data
+    # access on %s at 0x%08lx", "BUG: Unable to handle kernel instruction fetch", "BUG: Unable
+    # to handle unknown paging fault at" (5.x+, arch/powerpc/mm/fault.c) and "Oops: Kernel
+    # access of bad area, sig: 11 [#1]"; arm64's die_kernel_fault "Unable to handle kernel %s
+    # at virtual address %016lx" with the other faults' words ("read from unreadable memory",
+    # "write to read-only memory", "execute from non-executable memory", "access to user
+    # memory outside uaccess routines"); ARM32's data abort calls die("") (arch/arm/mm/fault.c
+    # do_DataAbort → arm_notify_die), "Internal error: : 81b [#1] SMP ARM", and arm64's other
+    # die() callers name their trap ("Internal error: Oops - Undefined instruction: …",
+    # "synchronous external abort: …"); riscv's die() prints "%s [#%d]" ("Oops [#1]", "Oops -
+    # illegal instruction [#1]"); x86's other kernel traps die with their name
+    # (arch/x86/kernel/traps.c DO_ERROR: "divide error", "stack segment", "double fault", …),
+    # as "%s: %04lx [#%d]" and from 6.10 after "Oops: "
     sig(
         "oops",
-        r"^Oops: (?:[0-9a-f]{4,8} )?\[#\d+\]|^Oops: |BUG: kernel NULL pointer dereference"
-        r"|BUG: unable to handle (?:kernel |page fault)|Internal error: Oops\b"
-        r"|Unable to handle kernel (?:NULL pointer dereference|paging request)",
-        ("Oops", "NULL", "unable", "Unable"),
+        r"^Oops: (?:[0-9a-f]{4,8} )?\[#\d+\]|^Oops: |BUG: [Kk]ernel NULL pointer dereference"
+        r"|BUG: [Uu]nable to handle (?:kernel |page fault|unknown paging fault)"
+        r"|^Internal error: (?!Oops - BUG:)[^:]*: [0-9a-f]+ \[#\d+\]|Internal error: Oops\b"
+        r"|Unable to handle kernel (?:NULL pointer dereference|paging request"
+        r"|[a-z]+ (?:from|to|of))"
+        r"|^Oops(?: - [\w ()/-]+)? \[#\d+\]"
+        r"|^(?:Oops: )?(?:divide error|overflow|bounds|coprocessor segment overrun|invalid TSS"
+        r"|segment not present|stack segment|alignment check|double fault|int3"
+        r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#\d+\]",
+        (
+            *("Oops", "NULL", "unable", "Unable", "Internal", "divide", "overflow", "bounds"),
+            *("TSS", "coprocessor", "segment", "alignment", "double", "int3"),
+        ),
         S.CRITICAL,
         "kernel",
         "The kernel faulted (Oops); the task was killed and the kernel may be unstable.",
@@ -364,16 +490,93 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-5.15",
                 args=("Oops", 0x96000005, 1),
             ),
+            Format(
+                "Internal error: %s: %x [#%d] SMP ARM",
+                "arch/arm/kernel/traps.c",
+                "4.4-6.18",
+                args=("", 0x81B, 1),
+            ),
+            Format(
+                "Internal error: %s: %x [#%d] PREEMPT SMP ARM",
+                "arch/arm/kernel/traps.c",
+                "4.4-6.18",
+                args=("Oops", 0x17, 1),
+            ),
+            Format(
+                "Unable to handle kernel %s at virtual address %016lx",
+                "arch/arm64/mm/fault.c",
+                "5.4-6.18",
+                args=("read from unreadable memory", 0xFFFF800011DEB000),
+            ),
+            Format(
+                "Unable to handle kernel %s at virtual address %016lx",
+                "arch/arm64/mm/fault.c",
+                "5.4-6.18",
+                args=("execute from non-executable memory", 0xFFFF800011DEB000),
+            ),
+            Format(
+                "BUG: %s on %s at 0x%08lx",
+                "arch/powerpc/mm/fault.c",
+                "5.4-6.18",
+                args=("Kernel NULL pointer dereference", "read", 0),
+            ),
+            Format(
+                "BUG: %s on %s at 0x%08lx",
+                "arch/powerpc/mm/fault.c",
+                "5.4-6.18",
+                args=("Unable to handle kernel data access", "write", 0xC0000000DEAD0000),
+            ),
+            Format(
+                "Oops: %s, sig: %ld [#%d]",
+                "arch/powerpc/kernel/traps.c",
+                "4.4-6.18",
+                args=("Kernel access of bad area", 11, 1),
+            ),
+            Format("%s [#%d]", "arch/riscv/kernel/traps.c", "5.4-6.18", args=("Oops", 1)),
+            Format(
+                "%s [#%d]",
+                "arch/riscv/kernel/traps.c",
+                "5.4-6.18",
+                args=("Oops - illegal instruction", 1),
+            ),
+            Format(
+                "Unable to handle kernel %s at virtual address %016lx",
+                "arch/riscv/mm/fault.c",
+                "5.15-6.18",
+                args=("paging request", 0x10),
+            ),
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.19-6.8",
+                args=_die("divide error"),
+            ),
+            Format(
+                "Oops: %s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "6.12-6.18",
+                args=_die("stack segment"),
+            ),
         ),
     ),
     # kernel/panic.c __warn: "WARNING: CPU: %d PID: %d at %pS" (4.x–today; 6.x puts the
     # caller first: "WARNING: drivers/…:123 at func+0x…, CPU#3: comm/123"), "WARNING: at
-    # %s:%d %pS()" (2.6–3.x, no CPU)
+    # %s:%d %pS()" (2.6–3.x, no CPU); lockdep's report headers (kernel/locking/lockdep.c:
+    # "WARNING: possible circular locking dependency detected", "… recursive locking detected",
+    # "WARNING: inconsistent lock state", "WARNING: suspicious RCU usage", "WARNING: bad unlock
+    # balance detected!"); lib/refcount.c refcount_warn_saturate's WARN_ONCE message
+    # ("refcount_t: underflow; use-after-free.", printed before the WARN's own header); UBSAN's
+    # report header (lib/ubsan.c: "UBSAN: Undefined behaviour in %s:%d:%d" to 5.x, "UBSAN: %s in
+    # %s:%d:%d" 5.11+), which panics only with panic_on_warn
     sig(
         "kernel_warning",
         r"^WARNING: CPU: (?P<cpu>\d+) PID: \d+ at (?P<where>\S+)"
-        r"|^WARNING: (?:at )?(?P<where2>[\w./-]+:\d+)",
-        ("WARNING",),
+        r"|^WARNING: (?:at )?(?P<where2>[\w./-]+:\d+)"
+        r"|^WARNING: (?:possible (?:circular locking dependency|recursive locking|irq lock "
+        r"inversion dependency)|inconsistent lock state|suspicious RCU usage|bad unlock balance)"
+        r"|^refcount_t: (?:saturated|addition on 0|underflow|decrement hit 0)"
+        r"|^UBSAN: [\w -]+ in \S+:\d+",
+        ("WARNING", "refcount_t", "UBSAN"),
         S.WARNING,
         "kernel",
         "A kernel WARN_ON fired: unexpected state, execution continued.",
@@ -398,6 +601,30 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/panic.c",
                 "4.4-6.18",
                 args=(3, 4242, "dev_watchdog+0x21f/0x230"),
+            ),
+            Format(
+                "WARNING: possible circular locking dependency detected",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+            ),
+            Format("WARNING: suspicious RCU usage", "kernel/locking/lockdep.c", "4.19-6.18"),
+            Format(
+                "refcount_t: underflow; use-after-free.",
+                "lib/refcount.c",
+                "5.4-6.18",
+            ),
+            Format("refcount_t: saturated; leaking memory.", "lib/refcount.c", "5.4-6.18"),
+            Format(
+                "UBSAN: %s in %s:%d:%d",
+                "lib/ubsan.c",
+                "5.15-6.18",
+                args=("array-index-out-of-bounds", "drivers/gpu/drm/amd/pm/amdgpu_pm.c", 1234, 9),
+            ),
+            Format(
+                "UBSAN: Undefined behaviour in %s:%d:%d",
+                "lib/ubsan.c",
+                "4.19-5.4",
+                args=("net/ipv4/tcp_input.c", 3264, 25),
             ),
         ),
     ),

@@ -45,10 +45,19 @@ class Relation:
     effect: str
     why: str
     any_order: bool = False  # the effect may be printed before its cause
+    same_device: bool = False  # only when both name one device (a PCI address)
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
 _STALLS = (Tag.SOFT_LOCKUP, Tag.RCU_STALL, "workqueue_lockup", Tag.HUNG_TASK)
+STORAGE_TRANSPORTS = (
+    Tag.ISCSI_CONNECTION_ERROR,
+    Tag.FC_LINK_DOWN,
+    Tag.NFS_SERVER_NOT_RESPONDING,
+    Tag.CEPH_CONNECTION_ERROR,
+    Tag.CIFS_SERVER_NOT_RESPONDING,
+)
+CONTROLLER_FAULTS = (Tag.MEGARAID_FW_FAULT, Tag.MPT3SAS_IOC_FAULT)
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
     # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
@@ -96,17 +105,55 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for effect in _STALLS
         if cause != effect
     ),
+    # a commit waits on the GPU work it displays (drm_atomic_helper.c waits on the commit's
+    # fences, then on hw_done and flip_done, 10 s each): a GPU or display firmware that
+    # stopped fails the flip, whichever of the two timeouts is printed first
+    Relation("family:gpu", Tag.DRM_FLIP_TIMEOUT, "a page flip waits on the GPU", any_order=True),
+    # nvidia-drm's own flip wait (nvidia-drm-crtc.c, 3 s) on the same GPU work
+    Relation("family:gpu", Tag.NVIDIA_FLIP_TIMEOUT, "a page flip waits on the GPU", any_order=True),
+    # a device's DMA through the IOMMU after its own driver reported a failure: a GPU being
+    # reset (amdgpu_device_gpu_recover) or hung still fetches through mappings its driver is
+    # tearing down, and the IOMMU (drivers/iommu/amd/iommu.c, intel/dmar.c) logs the faults;
+    # a fault from another device, or before any failure of its own, still leads
+    Relation("family:gpu", Tag.IOMMU_FAULT, "the faults of a failing GPU", same_device=True),
     # kernel/hung_task.c: tasks in D state behind a stuck device or file system
     Relation("family:gpu", Tag.HUNG_TASK, "tasks wait on a hung GPU"),
     Relation("family:storage", Tag.HUNG_TASK, "tasks wait on a stuck disk"),
     Relation("family:fs", Tag.HUNG_TASK, "tasks wait on a stuck file system"),
-    # a storage transport (an iSCSI connection, a Fibre Channel link, an NFS server) failing
-    # fails the devices and mounts behind it: scsi_transport_iscsi.c and qla2xxx take the
-    # SCSI devices offline, and their reads and writes, and the file system's, fail
+    # a storage transport (an iSCSI connection, a Fibre Channel link, an NFS server, the
+    # kernel Ceph client's monitors and OSDs) failing fails the devices and mounts behind it:
+    # scsi_transport_iscsi.c and qla2xxx take the SCSI devices offline, RBD and CephFS
+    # requests wait for the session, and their reads and writes, and the file system's, fail
     *(
         Relation(cause, effect, "a transport failure fails the storage behind it")
-        for cause in (Tag.ISCSI_CONNECTION_ERROR, Tag.FC_LINK_DOWN, Tag.NFS_SERVER_NOT_RESPONDING)
+        for cause in STORAGE_TRANSPORTS
         for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR, Tag.HUNG_TASK)
+    ),
+    # a storage controller's firmware that faults stops completing commands: they time out
+    # and the SCSI error handler resets (scsi_error.c), and the reset's wait is where the
+    # driver finds the fault (megaraid_sas_fusion.c megasas_wait_for_outstanding_fusion,
+    # mpt3sas_base.c _base_fault_reset_work), so the fault may be printed after the reset
+    *(
+        Relation(fault, Tag.SCSI_HOST_RESET, "a controller's fault times its commands out", True)
+        for fault in CONTROLLER_FAULTS
+    ),
+    # what the controller stopped completing fails: the error handler's last step takes the
+    # disks offline (scsi_eh_offline_sdevs), their I/O and their file systems' fails
+    *(
+        Relation(cause, effect, "a stuck controller fails the disks behind it")
+        for cause in (*CONTROLLER_FAULTS, Tag.SCSI_HOST_RESET)
+        for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR)
+    ),
+    # mlx5 health.c: a firmware whose health fails stops completing commands (cmd.c), and
+    # the health poll may notice after the commands' timeouts; a NIC whose firmware stopped
+    # (mlx5, bnxt) stops sending, and tasks wait in the driver for its commands
+    Relation(
+        Tag.MLX5_HEALTH_ERROR, Tag.MLX5_CMD_TIMEOUT, "a failed firmware answers nothing", True
+    ),
+    *(
+        Relation(cause, effect, "a NIC's firmware stopped")
+        for cause in (Tag.MLX5_HEALTH_ERROR, Tag.MLX5_CMD_TIMEOUT, Tag.BNXT_FW_FAULT)
+        for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.HUNG_TASK)
     ),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation(Tag.NVME_TIMEOUT, Tag.NVME_RESET, "a command timeout resets the controller"),
@@ -167,6 +214,8 @@ def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relatio
     holds in any order first."""
     found = None
     for r in MAY_CAUSE:
+        if r.same_device and not (cause.device and cause.device == effect.device):
+            continue
         if selects(r.cause, cause) and selects(r.effect, effect):
             if r.any_order:
                 return r

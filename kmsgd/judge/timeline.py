@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from kmsgd.catalogue.base import DeviceKind, Signature
-from kmsgd.catalogue.indirect import HUNG_TASK_BODY
+from kmsgd.catalogue.indirect import (
+    HUNG_TASK_BODY,
+    REGS_BODY,
+    REGS_HEADER_TEXT,
+    REGS_HEADERS,
+    REGS_LOOKBACK,
+)
 from kmsgd.catalogue.table import TRIGGERS, WORD_SPLIT, SignatureHit, match_text
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.ring.records import Entry, KernelRecord
@@ -188,6 +194,8 @@ class TimelineBuilder:
             self._sysrq_w = True
         if found and self._sysrq_w:
             found = [f for f in found if f[1] is not HUNG_TASK_BODY]
+        if found and any(f[1] is REGS_BODY for f in found) and self._regs_header_before():
+            found = [f for f in found if f[1] is not REGS_BODY]
         if not found:
             item = _new_item((pos, line, ()))
         else:
@@ -200,6 +208,16 @@ class TimelineBuilder:
             self._head.append(item)
         self._tail.append(item)
         return tags
+
+    def _regs_header_before(self) -> bool:
+        """Whether a register dump's own report header came in the lines before it (its hit
+        counts only where the cut lost the header: kmsgd/catalogue/indirect.py REGS_BODY)."""
+        tail = self._tail
+        for k in range(len(tail) - 1, max(-1, len(tail) - 1 - REGS_LOOKBACK), -1):
+            item = tail[k]
+            if REGS_HEADERS.intersection(item.tags) or REGS_HEADER_TEXT.search(item.line.message):
+                return True
+        return False
 
     def count(
         self,
@@ -238,6 +256,11 @@ class TimelineBuilder:
             if len(self._groups) >= MAX_GROUPS:
                 self._overflow += 1
                 return
+            self._groups[key] = _Group(1, item, item, hit, not hit.signature.context)
+            return
+        if group.hit.signature.routine and not hit.signature.routine:
+            # a tag's routine lines (ext4's summary of errors recorded before) say nothing of
+            # when its failure began: the first failure line starts the event
             self._groups[key] = _Group(1, item, item, hit, not hit.signature.context)
             return
         group.last = item

@@ -3,7 +3,8 @@
 Each parser returns None when the line is not of its format. The stateful part (dmesg -H
 deltas, missing years, the host of a short-monotonic journal) lives in `stream.py`.
 Formats: util-linux dmesg(1) (`--time-format`, `-r`, `-x`, `-H`), journalctl(1) `-o short*`,
-rsyslog's RSYSLOG_TraditionalFileFormat and RSYSLOG_FileFormat, Documentation/ABI/testing/dev-kmsg.
+rsyslog's RSYSLOG_TraditionalFileFormat and RSYSLOG_FileFormat, RFC 5424 syslog,
+Documentation/ABI/testing/dev-kmsg.
 """
 
 from __future__ import annotations
@@ -143,6 +144,13 @@ _JOURNAL_ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})" + _TAIL
 )
 _JOURNAL_MONO = re.compile(r"\[\s*(\d{1,12})\.(\d+)\]" + _TAIL)
+# RFC 5424 syslog (rsyslog's RSYSLOG_SyslogProtocol23Format, syslog-ng's syslog(), journald
+# forwarders): "<PRI>1 TIMESTAMP HOST APP-NAME PROCID MSGID STRUCTURED-DATA MSG", "-" for
+# a field left out; the PRI carries the facility (0: the kernel's)
+_RFC5424 = re.compile(
+    r"<(\d{1,3})>1 (\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})"
+    r" (\S+) (\S+) (\S+) \S+ (?:-|(?:\[(?:[^\]\\]|\\.)*\])+)(?: \ufeff?(.*))?"
+)
 # rsyslog/journal kernel lines that carry printk's own stamp: "kernel: [   12.345678] text"
 _NO_HOST = re.compile(r"([^\s\[]+?)(?:\[(\d+)\])?:")
 _EMBEDDED_TS = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\] ?(.*)")
@@ -339,6 +347,38 @@ def parse_journal_mono(line: str, host: str = "") -> Fields | None:
     if not (known or m.group(5) or (host and m.group(3) == host)):
         return None
     return _journal_fields(LogFormat.JOURNAL_MONO, m, 3, ts_usec=usec(m.group(1), m.group(2)))
+
+
+def parse_rfc5424(line: str) -> Fields | None:
+    m = _RFC5424.match(line)
+    if m is None:
+        return None
+    prio, date, hms, frac, tz, host, app, procid, text = m.groups()
+    p = int(prio)
+    if p > 191:
+        return None
+    wall = iso_us(date, hms, frac, tz)
+    text = text or ""
+    host = "" if host == "-" else host
+    if p >> 3 == 0:  # the kernel's facility: the message, with printk's stamp if it kept one
+        ts = None
+        emb = _EMBEDDED_TS.match(text) if text[:1] == "[" else None
+        if emb is not None:
+            ts, text = usec(emb.group(1), emb.group(2)), emb.group(3)
+        return Fields(LogFormat.RFC5424, text, ts, wall, p & 7, 0, host=host)
+    pid = "" if procid == "-" else procid
+    ident = "" if app == "-" else app
+    message = f"{ident}[{pid}]: {text}" if pid else f"{ident}: {text}"
+    return Fields(
+        LogFormat.RFC5424,
+        message,
+        wall_us=wall,
+        level=p & 7,
+        facility=p >> 3,
+        host=host,
+        ident=ident,
+        pid=pid,
+    )
 
 
 def parse_pstore_header(line: str) -> bool:

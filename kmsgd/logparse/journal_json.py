@@ -1,4 +1,5 @@
-"""journalctl `-o json` lines and `-o export` blocks (systemd's JOURNAL_EXPORT_FORMATS.md).
+"""journalctl `-o json` lines, `-o export` blocks (systemd's JOURNAL_EXPORT_FORMATS.md) and
+`-o verbose` records (systemd's src/shared/logs-show.c output_verbose).
 
 Kernel entries have `_TRANSPORT=kernel`; their printk stamp is `_SOURCE_MONOTONIC_TIMESTAMP`
 (µs since boot), their realtime stamp is journald's receive time. A MESSAGE that is not
@@ -8,6 +9,7 @@ valid UTF-8 is exported as an array of byte values.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 
 from kmsgd.logparse.formats import Fields
@@ -107,3 +109,63 @@ class ExportBlock:
 
 def starts_export(line: str) -> bool:
     return line.startswith(("__CURSOR=", "__REALTIME_TIMESTAMP="))
+
+
+# output_verbose's record header: the realtime stamp ("%a %Y-%m-%d %H:%M:%S.%06u %Z", the
+# weekday in the user's locale) and the cursor in brackets, whose b=, m= and t= are the boot
+# id, the monotonic and the realtime stamp (hex µs)
+_VERBOSE_HEAD = re.compile(
+    r"\s*(?:\S+ )?\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \S+ "
+    r"\[s=[0-9a-f]{32};i=[0-9a-f]+;b=([0-9a-f]{32});m=([0-9a-f]+);t=([0-9a-f]+);x=[0-9a-f]+\]"
+)
+_VERBOSE_FIELD = re.compile(r"([ \t]+)([A-Z0-9_]+)=(.*)")
+
+
+def starts_verbose(line: str) -> VerboseBlock | None:
+    """A `-o verbose` record's header line opens a block; None for any other line."""
+    if "[s=" not in line:
+        return None
+    m = _VERBOSE_HEAD.fullmatch(line.rstrip())
+    if m is None:
+        return None
+    block = VerboseBlock(0)
+    block.fields["_BOOT_ID"] = m.group(1)
+    block.fields["__MONOTONIC_TIMESTAMP"] = str(int(m.group(2), 16))
+    block.fields["__REALTIME_TIMESTAMP"] = str(int(m.group(3), 16))
+    return block
+
+
+class VerboseBlock:
+    """Collects one `-o verbose` record: its header, then each field on a line of its own
+    ("    FIELD=value", four spaces in; print_multiline indents a value's further lines
+    past the "=") until a line that is neither ends it."""
+
+    __slots__ = ("_indent", "_last", "fields", "lineno")
+
+    def __init__(self, lineno: int) -> None:
+        self.fields: dict[str, str] = {}
+        self.lineno = lineno
+        self._indent = 0
+        self._last = ""
+
+    def add(self, line: str) -> bool:
+        """Take one line; False if it is not part of the record (then the record is over)."""
+        m = _VERBOSE_FIELD.fullmatch(line)
+        if m is not None and (not self._indent or len(m.group(1)) <= self._indent):
+            self._indent = len(m.group(1))
+            key = m.group(2)
+            if key in self.fields and key.startswith("__"):
+                return True  # the header's stamps win over a field of the same name
+            self.fields[key] = m.group(3)
+            self._last = key
+            return True
+        if self._last and line[: self._indent + 1].isspace() and line.strip():
+            self.fields[self._last] += "\n" + line.strip()  # a value's next line
+            return True
+        return False
+
+    def finish(self) -> tuple[Fields, str] | None:
+        fields = fields_from_entry(self.fields, LogFormat.VERBOSE)
+        if fields is None:
+            return None
+        return fields, self.fields.get("_BOOT_ID", "")

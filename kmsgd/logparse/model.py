@@ -26,8 +26,10 @@ class LogFormat(enum.StrEnum):
     JOURNAL = "journal"  # journalctl short / short-precise / classic syslog files
     JOURNAL_ISO = "journal-iso"  # journalctl short-iso(-precise), rsyslog's ISO format
     JOURNAL_MONO = "journal-mono"  # journalctl short-monotonic
+    RFC5424 = "syslog-5424"  # RFC 5424 syslog: "<PRI>1 2024-05-06T14:02:37Z host app …"
     JSON = "json"  # journalctl -o json
     EXPORT = "export"  # journalctl -o export (KEY=value blocks)
+    VERBOSE = "verbose"  # journalctl -o verbose (a header line, then indented FIELD=value)
     LOOSE = "loose"  # a kernel or journal line behind a prefix no format names (salvage.py)
     TEXT = "text"  # not a log line: kept as text
 
@@ -37,8 +39,10 @@ class LogFormat(enum.StrEnum):
         return self in (
             LogFormat.DMESG_ISO,
             LogFormat.JOURNAL_ISO,
+            LogFormat.RFC5424,
             LogFormat.JSON,
             LogFormat.EXPORT,
+            LogFormat.VERBOSE,  # the cursor's t= is the realtime stamp in UTC
             LogFormat.KMSG,  # ring records: wall_us is the recorder's real clock
         )
 

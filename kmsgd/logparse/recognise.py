@@ -22,6 +22,7 @@ _PARSERS: tuple[Parser, ...] = (
     formats.parse_kmsg,
     formats.parse_dmesg,
     formats.parse_journal,
+    formats.parse_rfc5424,
     formats.parse_journal_iso,
     formats.parse_dmesg_iso,
     formats.parse_dmesg_ctime,

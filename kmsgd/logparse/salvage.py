@@ -57,6 +57,15 @@ _QUOTED = re.compile(r'(?:^|\s)"')
 _CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
 _HOST_WORD = re.compile(r"([\w.-]+) ")
 _PRIO = re.compile(r"<([0-7])>\s?")
+# a Kubernetes event quoting a log line: `kubectl describe`'s "Type Reason Age From Message"
+# table ("Warning  TaskHung  5m23s (x3 over 10m)  kernel-monitor, node-1  INFO: task …") and
+# `kubectl get events`' "LAST SEEN TYPE REASON OBJECT MESSAGE" ("5m23s  Warning  TaskHung
+# node/node-1  INFO: task …"); node-problem-detector's kernel-monitor quotes kernel lines
+_K8S_AGE = r"(?:<unknown>|<invalid>|\d+[smhdy](?:\d+[smh])?(?: \(x\d+ over \S+\))?)"
+_K8S_EVENT = re.compile(
+    rf"(?:(?:Normal|Warning)\s+[A-Z]\w*\s+{_K8S_AGE}\s+(?P<src>[\w.-]+(?:, [\w.-]+)?)"
+    rf"|{_K8S_AGE}\s+(?:Normal|Warning)\s+[A-Z]\w*\s+\w+/[\w.-]+)\s+(?P<msg>\S.*)"
+)
 # Kernel wording at the start of a message: drivers and subsystems that print with a prefix
 # (dev_printk's "driver 0000:03:00.0: ", pr_fmt's "subsys: "), the oops/panic/lockup/stall
 # reports (lib/bug.c, kernel/panic.c, kernel/watchdog.c, kernel/rcu/tree_stall.h,
@@ -167,6 +176,11 @@ def salvage(text: str) -> Fields | None:
         return Fields(LogFormat.LOOSE, text[p.end() :], level=level)
     if kernelish(text) or kernel_opening(text):
         return Fields(LogFormat.LOOSE, text)
+    e = k8s_event(text)
+    if e is not None and (
+        (e["src"] or "").startswith("kernel-monitor") or kernel_opening(e["msg"])
+    ):
+        return Fields(LogFormat.LOOSE, e["msg"])
     c = _CONSOLE_PROGRAM.match(text)
     if c is not None:
         # a program's line on a console with no stamp: systemd-shutdown and its helpers
@@ -178,6 +192,11 @@ def salvage(text: str) -> Fields | None:
         msg = text[q.end() :].rstrip()
         return Fields(LogFormat.LOOSE, msg[:-1] if msg.endswith('"') else msg)
     return None
+
+
+def k8s_event(text: str) -> re.Match[str] | None:
+    """A row of a Kubernetes events table (`kubectl describe`, `kubectl get events`)."""
+    return _K8S_EVENT.match(text) if text[:1] in "NW<0123456789" else None
 
 
 def _looks_like_message(prefix: str) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from kmsgd.logparse import clean, formats, repair, salvage
 from kmsgd.logparse.formats import Fields
-from kmsgd.logparse.journal_json import ExportBlock, starts_export
+from kmsgd.logparse.journal_json import ExportBlock, VerboseBlock, starts_export, starts_verbose
 from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, MarkReason, Origin
 from kmsgd.logparse.recognise import Recogniser
 from kmsgd.logparse.repair import GLUE_DMESG, GLUE_HINT
@@ -40,7 +40,7 @@ class LogStream:
         self._counts: dict[LogFormat, int] = {}
         self._known = Recogniser()
         self._parse = self._known.parse
-        self._export: ExportBlock | None = None
+        self._export: ExportBlock | VerboseBlock | None = None
         self._last_ts: int | None = None
         self._current_boot = ""
         self._since_mark = 0
@@ -80,6 +80,10 @@ class LogStream:
         if starts_export(text):
             self._export = ExportBlock(lineno)
             self._export.add(text)
+            return out
+        if (verbose := starts_verbose(text)) is not None:
+            verbose.lineno = lineno
+            self._export = verbose
             return out
         if text[:1] == " " and self._pending is not None and self._kmsg_kv(text):
             return out
@@ -261,6 +265,7 @@ class LogStream:
             pending is not None
             and pending.origin is not Origin.TEXT
             and (glue := repair.wrap_joint(pending.raw, indented)) is not None
+            and salvage.k8s_event(text) is None  # another row of an events table
         ):
             # a wrapped continuation of the line before: join, keep the first line number
             self._pending = pending._replace(
