@@ -225,7 +225,7 @@ def sysctl_cmd(
 def check_cmd(fmt: Format, config_file: str | None) -> None:
     """Is this machine set up to leave a post-mortem? One line per check, OK/WARN/FAIL and the
     fix. Exit status 0 when nothing failed (warnings allowed), 1 otherwise."""
-    from kmsgd.check.model import exit_status, render_json, render_text
+    from kmsgd.check.findings import exit_status, render_json, render_text
     from kmsgd.check.run import run_checks
 
     findings = run_checks(read(config_file or DEFAULT_CONFIG, {}))

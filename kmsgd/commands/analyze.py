@@ -25,7 +25,7 @@ from kmsgd.logparse.bundle import (
     open_path,
     open_stream,
 )
-from kmsgd.logparse.reader import read_chunks
+from kmsgd.logparse.decode import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
 from kmsgd.report.render import render_clean

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from kmsgd.fleet.model import Box, Cluster, Fleet, Shared
+from kmsgd.fleet.answer import Box, Cluster, Fleet, Shared
 from kmsgd.fleet.window import iso
 from kmsgd.text.escape import escape_tree, json_text
 from kmsgd.types import Format

@@ -20,7 +20,7 @@ from kmsgd.judge.stacks import KernelStack, StackCollector
 from kmsgd.judge.telemetry import FINAL_WINDOW_US, MEMORY_WINDOW_US
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET, Thinner
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
-from kmsgd.logparse.model import Line, LogFormat, Origin
+from kmsgd.logparse.parsed import Line, LogFormat, Origin
 from kmsgd.ring import frame
 from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader

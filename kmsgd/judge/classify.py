@@ -29,7 +29,7 @@ from kmsgd.judge.rules import (
     previous_end,
 )
 from kmsgd.judge.timeline import Item, TagStats, Timeline
-from kmsgd.logparse.model import EVIDENCE_ORIGINS
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import CLEAN, Confidence, Outcome, Subject
 

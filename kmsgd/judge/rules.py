@@ -17,7 +17,7 @@ from kmsgd.catalogue.reset import decode_reset
 from kmsgd.catalogue.tags import Tag
 from kmsgd.judge import chains
 from kmsgd.judge.timeline import Item, TagStats, Timeline
-from kmsgd.logparse.model import EVIDENCE_ORIGINS
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
 from kmsgd.types import WORDS, Confidence, Outcome, Subject
 
 END_LINES = 40  # a shutdown marker must be this close to the end to count

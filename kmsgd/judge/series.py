@@ -22,7 +22,7 @@ from kmsgd.judge.bootview import BootView
 from kmsgd.judge.telemetry import GPU_DRIVERS
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
 from kmsgd.judge.timeline import Item, Timeline
-from kmsgd.logparse.model import EVIDENCE_ORIGINS
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
 from kmsgd.ring import frame
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Entry, Kind

@@ -20,7 +20,7 @@ from kmsgd.judge.classify import Verdict
 from kmsgd.judge.series import BootSeries, kernel_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
-from kmsgd.logparse.model import EVIDENCE_ORIGINS, Line, LogFormat
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS, Line, LogFormat
 from kmsgd.report.death import TimeOfDeath
 from kmsgd.report.fingerprint import driver_of, fingerprint
 from kmsgd.types import Confidence, Outcome, Subject
