@@ -80,6 +80,12 @@ class PostMortem(NamedTuple):
         return self.outcome not in NOT_BAD
 
     @property
+    def key(self) -> tuple[str, str]:
+        """What tells boxes apart: the collector's file and the identity claimed in it (two
+        peers claiming one host name are two boxes; one of them is not that host)."""
+        return self.source, self.box
+
+    @property
     def when_us(self) -> int:
         """When the boot ended, as well as known: its last sign of life, else the entry time."""
         return self.end_us if self.end_us is not None else self.realtime_us

@@ -108,7 +108,7 @@ def render_text(fl: Fleet) -> str:
     if bad:
         rows = [("box", "boots", "bad", "last outcome", "last bad end")]
         rows += [
-            (b.host, str(b.boots), str(b.bad_ends), b.last_outcome, _last_bad(b))
+            (b.label, str(b.boots), str(b.bad_ends), b.last_outcome, _last_bad(b))
             for b in bad[:SHOW_BOXES]
         ]
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -170,7 +170,8 @@ def render_md(fl: Fleet) -> str:
             "|---|---|---|---|---|",
         ]
         lines += [
-            f"| {_md(b.host)} | {b.boots} | {b.bad_ends} | {b.last_outcome} | {_md(_last_bad(b))} |"
+            f"| {_md(b.label)} | {b.boots} | {b.bad_ends} | {b.last_outcome} "
+            f"| {_md(_last_bad(b))} |"
             for b in bad[:SHOW_BOXES]
         ]
         if len(bad) > SHOW_BOXES:

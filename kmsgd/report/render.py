@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 
 from kmsgd.judge.changes import MAJOR
+from kmsgd.report import render_json
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
 from kmsgd.report.redact import Redactor
 from kmsgd.report.render_incident import incident_lines, incident_md
@@ -36,7 +37,10 @@ def render(report: Report, fmt: Format, *, color: bool = False, plot: str = "") 
     so a kernel line cannot drive the reader's terminal or forge a line; JSON holds the values
     exactly."""
     if fmt == Format.JSON:
-        return json_text(json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False)) + "\n"
+        return (
+            json_text(json.dumps(render_json.report_json(report), indent=2, ensure_ascii=False))
+            + "\n"
+        )
     if fmt == Format.MD:
         return escape(render_md(escape_tree(report), plot=plot), keep="\n")
     if fmt == Format.HTML:
@@ -66,16 +70,22 @@ def render_clean(
         redactor.learn(render(report, Format.TEXT))
         clean = redactor.redact
     if plot:
-        from kmsgd.report import plot as pictures
-
-        if report.series is not None:
-            pictures.save(report.series, plot, title=report.headline, clean=clean)
+        save_picture(report, plot, clean=clean)
     if fmt == Format.HTML:
         from kmsgd.report.render_html import escaped, page
 
         return page(escaped(report), clean=clean)
     out = render(report, fmt, color=color and redactor is None, plot=plot)
     return redactor.output(out, fmt) if redactor is not None else out
+
+
+def save_picture(report: Report, path: str, *, clean: Callable[[str], str] = str) -> None:
+    """`--plot PATH`: the timeline alone (.svg or .png); BadInput for another suffix or
+    without matplotlib. Nothing is written for a report without a time series."""
+    from kmsgd.report import plot as pictures
+
+    if report.series is not None:
+        pictures.save(report.series, path, title=report.headline, clean=clean)
 
 
 def _paint(color: bool, code: str, text: str) -> str:

@@ -6,11 +6,10 @@ of journal files themselves is libsystemd's (tests/fuzz/test_fuzz_journal_files.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,7 +21,7 @@ from kmsgd.fleet.source import Scan
 from kmsgd.fleet.window import Window
 from kmsgd.types import FLEET_FORMATS
 
-tried: Counter[str] = Counter()
+tried = Tried()
 NOW_US = 1_764_400_000_000_000
 
 

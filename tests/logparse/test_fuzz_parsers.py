@@ -7,12 +7,11 @@ from __future__ import annotations
 import contextlib
 import io
 import tracemalloc
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,7 +22,7 @@ from kmsgd.record import kmsg as record_kmsg
 from kmsgd.ring import records as kmsg
 from kmsgd.types import REPORT_FORMATS
 
-tried: Counter[str] = Counter()
+tried = Tried()
 
 
 @pytest.fixture(scope="module", autouse=True)
