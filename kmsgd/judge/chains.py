@@ -48,7 +48,7 @@ class Relation:
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
-_STALLS = ("soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
+_STALLS = ("hard_lockup", "soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
 STORAGE_TRANSPORTS = (
     "iscsi_connection_error",
     "fc_link_down",
@@ -95,9 +95,12 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # records the CPU kept across the reset, then "Machine check events logged": errors of
     # the boot before, not of this one
     Relation("mce_logged_at_boot", "mce_at_boot", "the records a CPU kept from before", True),
-    # the stall detectors (kernel/watchdog.c soft lockup, kernel/rcu/tree_stall.h,
-    # kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU or timer from
-    # different sides: the first to report it leads the ones that report it after
+    # the stall detectors (kernel/watchdog.c soft lockup and, from its NMI perf event
+    # (kernel/watchdog_perf.c, watchdog_hld.c before 6.6), hard lockup, kernel/rcu/
+    # tree_stall.h, kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU
+    # or timer from different sides: the first to report it leads the ones that report it
+    # after (a CPU spinning with interrupts off is soft-locked first on the CPUs waiting for
+    # it, then hard-locked on its own)
     *(
         Relation(cause, effect, "stall detectors report one stuck CPU")
         for cause in _STALLS
@@ -163,6 +166,8 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(cause, "kernel_panic", "a watchdog set to panic")
         for cause in ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
     ),
+    # drivers/watchdog/hpwdt.c hpwdt_pretimeout calls nmi_panic on the NMI it claims
+    Relation("hpwdt_nmi", "kernel_panic", "the iLO watchdog's NMI handler panics"),
 )
 
 # lines that close a chain: the failure before them was recovered from
