@@ -628,11 +628,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (all eras); the closing
-    # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it
+    # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (2.6.1x-today); the closing
+    # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it; 2.4 and the
+    # first 2.6 releases printed "Kernel panic: %s", then "In interrupt handler - not syncing"
     sig(
         "kernel_panic",
-        r"Kernel panic - not syncing",
+        r"Kernel panic - not syncing|^Kernel panic: \S",
         ("panic",),
         S.CRITICAL,
         "kernel",
@@ -651,6 +652,9 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/panic.c",
                 "4.4-6.18",
                 args=("Fatal exception",),
+            ),
+            Format(
+                "Kernel panic: %s", "kernel/panic.c", "2.4-early 2.6", args=("CPU context corrupt",)
             ),
         ),
     ),

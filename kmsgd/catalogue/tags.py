@@ -48,6 +48,7 @@ class Tag(enum.StrEnum):
     GHES_HARDWARE_ERROR = "ghes_hardware_error"
     GPU_FELL_OFF_BUS = "gpu_fell_off_bus"
     HARD_LOCKUP = "hard_lockup"
+    HPWDT_NMI = "hpwdt_nmi"
     HUNG_TASK = "hung_task"
     I915_GPU_HANG = "i915_gpu_hang"
     I915_INIT_FAILURE = "i915_init_failure"

@@ -49,7 +49,7 @@ class Relation:
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
-_STALLS = (Tag.SOFT_LOCKUP, Tag.RCU_STALL, "workqueue_lockup", Tag.HUNG_TASK)
+_STALLS = (Tag.HARD_LOCKUP, Tag.SOFT_LOCKUP, Tag.RCU_STALL, "workqueue_lockup", Tag.HUNG_TASK)
 STORAGE_TRANSPORTS = (
     Tag.ISCSI_CONNECTION_ERROR,
     Tag.FC_LINK_DOWN,
@@ -96,9 +96,12 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # records the CPU kept across the reset, then "Machine check events logged": errors of
     # the boot before, not of this one
     Relation(Tag.MCE_LOGGED_AT_BOOT, "mce_at_boot", "the records a CPU kept from before", True),
-    # the stall detectors (kernel/watchdog.c soft lockup, kernel/rcu/tree_stall.h,
-    # kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU or timer from
-    # different sides: the first to report it leads the ones that report it after
+    # the stall detectors (kernel/watchdog.c soft lockup and, from its NMI perf event
+    # (kernel/watchdog_perf.c, watchdog_hld.c before 6.6), hard lockup, kernel/rcu/
+    # tree_stall.h, kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU
+    # or timer from different sides: the first to report it leads the ones that report it
+    # after (a CPU spinning with interrupts off is soft-locked first on the CPUs waiting for
+    # it, then hard-locked on its own)
     *(
         Relation(cause, effect, "stall detectors report one stuck CPU")
         for cause in _STALLS
@@ -166,6 +169,8 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(cause, Tag.KERNEL_PANIC, "a watchdog set to panic")
         for cause in (Tag.HARD_LOCKUP, Tag.SOFT_LOCKUP, Tag.RCU_STALL, Tag.HUNG_TASK)
     ),
+    # drivers/watchdog/hpwdt.c hpwdt_pretimeout calls nmi_panic on the NMI it claims
+    Relation(Tag.HPWDT_NMI, Tag.KERNEL_PANIC, "the iLO watchdog's NMI handler panics"),
 )
 
 # lines that close a chain: the failure before them was recovered from

@@ -124,7 +124,39 @@ def _culprit(ctx: Context) -> TagStats | None:
     """The primary: the earliest event of the last failure chain (chains.py), among the
     final window's signatures that are neither next-boot evidence (rank 100) nor noise."""
     blamable = [t for t in ctx.final if t.hit.signature.rank < 100 and t.tag not in ctx.noise]
-    return chains.primary(blamable, ctx.tl.tail)
+    return chains.primary(_chain_start(ctx, blamable), ctx.tl.tail)
+
+
+def _chain_start(ctx: Context, events: list[TagStats]) -> list[TagStats]:
+    """`events` with the start of their chain that the final window cut off: an earlier
+    event that may cause one of the chain (chains.MAY_CAUSE), or is the same failure on
+    another device, and whose last line is within FINAL_SECONDS of that one's first joins
+    it, and so on back. Stall reports of one stuck machine run on for many minutes (soft
+    lockups on CPU after CPU, then the hard lockups), so a window counted back from the last
+    report may start in the middle of the chain."""
+    window = FINAL_SECONDS * 1_000_000
+    chain = list(events)
+    others = [
+        t
+        for t in ctx.tl.tags
+        if t not in chain and _failure(t, ctx.noise) and t.last.line.ts_usec is not None
+    ]
+    grown = True
+    while grown and others:
+        grown = False
+        for t in list(others):
+            end = t.last.line.ts_usec
+            assert end is not None
+            for e in chain:
+                start = e.first.line.ts_usec
+                if start is None or not 0 <= start - end <= window or e.first.pos < t.last.pos:
+                    continue
+                if t.tag == e.tag or chains.caused_by(e, [t]) is t:
+                    chain.append(t)
+                    others.remove(t)
+                    grown = True
+                    break
+    return chain
 
 
 def _own(ctx: Context) -> bool:
