@@ -73,6 +73,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"#PF: ",
         r"Mem abort info:",
         r"Fixing recursive fault but reboot is needed!",
+        r"Process .{1,16} \(pid: \d+, stack limit = ",  # arm __die
+        r"[LB]E PAGE_SIZE=\d+K",  # powerpc __die
         r"(?:pc : |PC is at |epc : |NIP \[[0-9a-f]+\] )[\w.]+\+0x",  # show_regs
         # FreeBSD's linuxkpi and drm2 WARN_ON (kmsgd/catalogue/indirect.py)
         r"WARN_ON(?:_ONCE)?\(",

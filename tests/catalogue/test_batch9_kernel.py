@@ -48,6 +48,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Mem abort info:",
             "Fixing recursive fault but reboot is needed!",
             "Kernel panic - not syncing: Oopsed too often (kernel.oops_limit is 10000)",
+            "Process kworker/0:2 (pid: 4242, stack limit = 0xc1a2b3c4)",
+            "LE PAGE_SIZE=64K MMU=Radix SMP NR_CPUS=2048 NUMA PowerNV",
         ],
         [
             "Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)",
@@ -62,6 +64,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "RIP: 0033:0x7f3c1a2b3c4d",
             "Internal error: invalid entry",
             "overflow: queue full",
+            "Process accounting resumed",
+            "PAGE_SIZE=4K",
         ],
     ),
     "kernel_bug": (
