@@ -208,6 +208,32 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # A line of the RCU CPU stall report (kernel/rcu/tree_stall.h, 5.10+, from
+    # rcu_check_gp_kthread_expired_fqs_timer): "%s kthread timer wakeup didn't happen for %ld
+    # jiffies! g%ld f%#x %s(%d) ->state=%#x", the grace-period kthread's timer never fired; the
+    # report's header counts the stall, this line shows it where a cut lost the header.
+    sig(
+        "rcu_stall",
+        r"\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies",
+        ("wakeup",),
+        Severity.ERROR,
+        "cpu",
+        "RCU grace periods stopped advancing: some CPU or task is stuck in the kernel.",
+        "Read the stack dumps that follow; a stall next to GPU or storage errors is their effect.",
+        74,
+        device_kind=DeviceKind.CPU,
+        context=True,
+        formats=(
+            Format(
+                "%s kthread timer wakeup didn't happen for %ld jiffies! g%ld f%#x %s(%d) "
+                "->state=%#x",
+                "kernel/rcu/tree_stall.h",
+                "5.15-6.18",
+                "rcu: ",
+                args=("rcu_preempt", 2502, 16813, 0, "RCU_GP_WAIT_FQS", 5, 0x402),
+            ),
+        ),
+    ),
     # Lines only the die path prints, so a cut below the oops's header still shows it:
     # x86's "executive summary" at the end of __die (arch/x86/kernel/dumpstack.c, to 4.9:
     # "RIP " then printk_address's " [<%p>] %s%pB" and " RSP <%016lx>"; 32-bit "EIP: [<%08lx>]

@@ -140,8 +140,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # stalls on CPUs/tasks:"); tree_exp.h: "INFO: %s detected expedited stalls on CPUs/tasks"
     # (6.9+ also "…, but suppressed full report due to a stuck CSD-lock."); tasks.h (5.8+):
     # "INFO: rcu_tasks detected stalls on tasks:", the same for rcu_tasks_trace;
-    # "rcu_sched kthread starved for %ld jiffies" (4.x+), "%s kthread timer wakeup didn't
-    # happen for %ld jiffies!" (5.10+, the grace-period kthread's timer never fired); tasks.h's
+    # "rcu_sched kthread starved for %ld jiffies" (4.x+); tasks.h's
     # exit check (6.4+, backported to 6.1): "tasks_rcu_exit_srcu_stall: rcu_tasks grace period
     # number %lu (since boot) gp_state: %s is %lu jiffies old." for a task stuck between
     # exit_tasks_rcu_start() and _finish(); 2.6 rcutree's "RCU detected CPU %d stall"; Tiny
@@ -152,9 +151,8 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
-        r"|\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
-        ("stall", "stalls", "starved", "wakeup", "gp_state"),
+        ("stall", "stalls", "starved", "gp_state"),
         S.ERROR,
         "cpu",
         "RCU grace periods stopped advancing: some CPU or task is stuck in the kernel.",
@@ -217,14 +215,6 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "6.4-6.12 (its 2023 patch; the 6.1 stable backport prints the same)",
                 "",
                 args=("tasks_rcu_exit_srcu_stall", "rcu_tasks", 37, "RTGS_POST_SCAN_TASKLIST"),
-            ),
-            Format(
-                "%s kthread timer wakeup didn't happen for %ld jiffies! g%ld f%#x %s(%d) "
-                "->state=%#x",
-                "kernel/rcu/tree_stall.h",
-                "5.15-6.18",
-                _RCU,
-                args=("rcu_preempt", 2502, 16813, 0, "RCU_GP_WAIT_FQS", 5, 0x402),
             ),
             Format(
                 "%s kthread starved for %ld jiffies! g%ld f%#x %s(%d) ->state=%#x ->cpu=%d",

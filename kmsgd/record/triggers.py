@@ -168,12 +168,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "rcu_stall",
         "cpu_lockup",
-        ("stall", "stalls", "starved", "wakeup", "gp_state"),
+        ("stall", "stalls", "starved", "gp_state"),
         r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
-        r"|\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
     ),
     _t(
