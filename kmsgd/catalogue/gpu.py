@@ -364,7 +364,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|PSP firmware loading failed|PSP load [\w ]+? failed!|PSP (?:create ring|tmr init|ring "
         r"init|resume) failed|Failed to load psp firmware|Error initializing DMUB HW: "
         r"|DMUB interface failed to initialize|No firmware provided for DMUB"
-        r"|Error creating DMUB service",
+        r"|Error creating DMUB service|Display Core (?:v\S+ )?failed to initiali[sz]e",
         ("failed", "Fatal", "Failed", "Error", "firmware"),
         Severity.ERROR,
         AMDGPU,
@@ -437,6 +437,15 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 "5.15-6.18",
                 _drm("dm_dmub_sw_init"),
                 args=(2,),
+            ),
+            # amdgpu_dm_init: the display core (DC) not created, then "hw_init of IP block <dm>
+            # failed" (DRM_INFO 4.15-6.x, drm_info with the device later)
+            Format(
+                "Display Core failed to initialize with v%s!",
+                "drivers/gpu/drm/amd/display/amdgpu_dm/amdgpu_dm.c",
+                "4.19-6.18",
+                "[drm] ",
+                args=("3.2.207",),
             ),
         ),
     ),

@@ -1,11 +1,14 @@
 """GPU failures of amdgpu and NVIDIA's driver that the other GPU modules do not catalogue:
 the command processor's privileged-register fault, the SR-IOV mailbox to the host,
-nvidia-modeset's display-channel errors and the resource manager's "reset required" status.
+nvidia-modeset's display-channel errors and the resource manager's "reset required" status;
+and the display's own hangs: amdgpu's display microcontroller (DMCUB) that stops answering,
+and DRM's atomic commit that never completes (any driver's: the screen freezes while the
+rest of the box may run on).
 """
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, nvrm_line, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, Trigger, nvrm_line, sig
 
 _PCI = DeviceKind.PCI
 AMDGPU = "gpu.amdgpu"
@@ -13,6 +16,10 @@ NVIDIA = "gpu.nvidia"
 _AMD = "drivers/gpu/drm/amd/amdgpu/"
 _NVKMS = "nvidia:src/nvidia-modeset/src/"
 _NVASSERT = "nvidia:src/nvidia/src/libraries/utils/nvassert.c"
+_DC = "drivers/gpu/drm/amd/display/dc/"
+_AMD_DRM = "amdgpu 0000:03:00.0: [drm] *ERROR* "  # drm_err (DC_LOG_ERROR, 6.x)
+_AMD_DRM_NEW = "amdgpu 0000:64:00.0: [drm] ERROR "  # drm_err as 6.17-6.18 print it
+_DRM = "drivers/gpu/drm/"
 
 
 GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
@@ -165,5 +172,161 @@ GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
                 ),
             ),
         ),
+    ),
+    # drivers/gpu/drm/amd/display/dc/dc_dmub_srv.c: every command to the display
+    # microcontroller (DMCUB, which runs the display engine's power states, PSR and pipe
+    # locks) that it does not accept or answer: DC_ERROR "Error queueing DMUB command:
+    # status=%d", "Error starting DMUB execution: status=%d", "Error waiting for DMUB idle:
+    # status=%d", "Error clearing INBOX0 ack: status=%d", "Error waiting for INBOX0 HW Lock
+    # Ack", "Error sending INBOX0 cmd" (5.15-6.18), then dc_dmub_srv_log_diagnostic_data's
+    # "%s: DMCUB error - collecting diagnostic data" (6.10-6.18; DRM_ERROR's "[drm:<fn>
+    # [amdgpu]] *ERROR* " in 5.x, drm_err's "amdgpu <bus id>: [drm] *ERROR* " in 6.x,
+    # "[drm] ERROR " in 6.17-6.18). The load failures of that firmware are
+    # amdgpu_init_failure's (gpu.py).
+    sig(
+        "amdgpu_dmcub_error",
+        r"DMCUB error - collecting diagnostic data"
+        r"|Error (?:queueing DMUB command|starting DMUB execution|waiting for DMUB idle"
+        r"|clearing INBOX0 ack|waiting for INBOX0 HW Lock Ack|sending INBOX0 cmd)",
+        ("DMCUB", "Error"),
+        Severity.ERROR,
+        AMDGPU,
+        "amdgpu's display microcontroller (DMCUB) stopped answering the driver: display "
+        "updates stall, and the screen freezes or goes black while the system may run on.",
+        "Update linux-firmware (the DMCUB firmware named at boot) and the kernel; as a "
+        "workaround, amdgpu.dcdebugmask=0x10 (no panel self refresh) or =0x410 avoids the "
+        "commands that usually hang it.",
+        37,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "%s: DMCUB error - collecting diagnostic data",
+                _DC + "dc_dmub_srv.c",
+                "6.10-6.16",
+                _AMD_DRM,
+                args=("dc_dmub_srv_log_diagnostic_data",),
+            ),
+            Format(
+                "%s: DMCUB error - collecting diagnostic data",
+                _DC + "dc_dmub_srv.c",
+                "6.17-6.18",
+                _AMD_DRM_NEW,
+                args=("dc_dmub_srv_log_diagnostic_data",),
+            ),
+            Format(
+                "Error queueing DMUB command: status=%d",
+                _DC + "dc_dmub_srv.c",
+                "6.1-6.18",
+                _AMD_DRM,
+            ),
+            Format(
+                "Error starting DMUB execution: status=%d",
+                _DC + "dc_dmub_srv.c",
+                "6.1-6.18",
+                _AMD_DRM,
+            ),
+            Format(
+                "Error waiting for DMUB idle: status=%d",
+                _DC + "dc_dmub_srv.c",
+                "5.15",
+                "[drm:dc_dmub_srv_wait_idle [amdgpu]] *ERROR* ",
+                args=(3,),
+            ),
+            Format(
+                "Error waiting for INBOX0 HW Lock Ack", _DC + "dc_dmub_srv.c", "6.1-6.18", _AMD_DRM
+            ),
+        ),
+    ),
+    # DRM's atomic commit helpers (any KMS driver: amdgpu, i915, nouveau, nvidia-drm): a
+    # commit whose hardware programming (hw_done) or page flip (flip_done) does not complete
+    # within 10 s. drivers/gpu/drm/drm_atomic_helper.c drm_atomic_helper_wait_for_flip_done
+    # "[CRTC:%d:%s] flip_done timed out" (DRM_ERROR 4.19-6.x, drm_err with the device later),
+    # drm_atomic_helper_wait_for_dependencies "[CRTC:%d:%s] hw_done timed out" / "flip_done
+    # timed out" (CONNECTOR and PLANE alike, 4.14-5.11), then "[CRTC:%d:%s] commit wait timed
+    # out" (5.12-6.18) after drm_atomic.c drm_crtc_commit_wait's "hw_done timed out" /
+    # "flip_done timed out"; stall_checks "[CRTC:%d:%s] cleanup_done timed out";
+    # drm_atomic_helper_wait_for_vblanks' WARN "[CRTC:%d:%s] vblank wait timed out" and
+    # drm_vblank.c drm_wait_one_vblank's drm_WARN "vblank wait timed out on crtc %i" (the
+    # display engine stopped delivering vblanks). amdgpu_dm.c's "Waiting for fences timed
+    # out!" is not one: that wait is on the GPU's rendering, whose own timeout (the ring
+    # timeout) reports the hang. What the commit waited on (a GPU hang, a
+    # display firmware that stopped) is its cause: kmsgd/judge/chains.py.
+    sig(
+        "drm_flip_timeout",
+        r"\[(?:CRTC|CONNECTOR|PLANE):\d+:[^\]]*\] (?:flip_done|hw_done|cleanup_done|commit wait"
+        r"|vblank wait) timed out|\b(?:flip_done|hw_done) timed out|vblank wait timed out on crtc",
+        ("timed",),
+        Severity.ERROR,
+        "gpu",
+        "A display update (a DRM atomic commit) never completed: the display engine, or the "
+        "GPU work the commit waited on, stopped; the screen freezes while the box may run on.",
+        "Look at the GPU lines before it (a ring timeout, a display firmware error): they "
+        "are the cause; alone, it points at the display driver (update the kernel, try "
+        "disabling panel self refresh or variable refresh rate).",
+        39,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "[CRTC:%d:%s] flip_done timed out",
+                _DRM + "drm_atomic_helper.c",
+                "4.19-5.15",
+                "[drm:drm_atomic_helper_wait_for_flip_done [drm_kms_helper]] *ERROR* ",
+                args=(57, "crtc-0"),
+            ),
+            Format(
+                "[CRTC:%d:%s] flip_done timed out",
+                _DRM + "drm_atomic_helper.c",
+                "6.1-6.16",
+                _AMD_DRM,
+                args=(79, "crtc-0"),
+            ),
+            Format(
+                "[CRTC:%d:%s] flip_done timed out",
+                _DRM + "drm_atomic_helper.c",
+                "6.17-6.18",
+                _AMD_DRM_NEW,
+                args=(80, "crtc-0"),
+            ),
+            Format(
+                "[CRTC:%d:%s] hw_done timed out",
+                _DRM + "drm_atomic_helper.c",
+                "4.19-5.10",
+                "[drm:drm_atomic_helper_wait_for_dependencies [drm_kms_helper]] *ERROR* ",
+                args=(57, "crtc-0"),
+            ),
+            Format(
+                "flip_done timed out",
+                _DRM + "drm_atomic.c",
+                "5.15-6.18",
+                "[drm:drm_crtc_commit_wait [drm]] *ERROR* ",
+            ),
+            Format(
+                "[PLANE:%d:%s] commit wait timed out",
+                _DRM + "drm_atomic_helper.c",
+                "5.15-6.18",
+                "[drm:drm_atomic_helper_wait_for_dependencies [drm_kms_helper]] *ERROR* ",
+                args=(31, "plane-0"),
+            ),
+            Format(
+                "[CRTC:%d:%s] cleanup_done timed out",
+                _DRM + "drm_atomic_helper.c",
+                "4.19-6.18",
+                "[drm:stall_checks [drm_kms_helper]] *ERROR* ",
+                args=(82, "pipe A"),
+            ),
+            Format(
+                "[CRTC:%d:%s] vblank wait timed out",
+                _DRM + "drm_atomic_helper.c",
+                "4.19-6.18",
+                args=(82, "pipe A"),
+            ),
+            Format(
+                "%s %s: [drm] vblank wait timed out on crtc %i",
+                _DRM + "drm_vblank.c",
+                "5.15-6.18",
+                args=("i915", "0000:00:02.0", 0),
+            ),
+        ),
+        trigger=Trigger("gpu_hang"),
     ),
 )

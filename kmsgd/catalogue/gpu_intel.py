@@ -4,23 +4,46 @@ that follows.
 i915 notices a hang through its hangcheck (4.x) or the GuC's engine reset (5.x+), captures
 an error state ("GPU HANG: ecode …") and resets the engine, or the whole chip when that
 fails. A hang that the reset recovers from costs a frame or a job; one the resets cannot
-recover wedges the GPU and freezes the desktop.
+recover wedges the GPU and freezes the desktop. Under GuC submission (Gen12+ and xe) the
+host talks to the GuC firmware over a command transport (CT): a GuC that stops answering it,
+or that the driver cannot reset, is the GPU's hang as these drivers report it.
+
+A GPU the driver cannot bring up (`i915_init_failure`): the GuC firmware fails to load or is
+too old, the uC or the GT fails to initialise, and the probe gives up; the display may stay
+on the firmware's framebuffer, but the GPU renders nothing for this boot.
 """
 
 from __future__ import annotations
 
 import re
 
-from kmsgd.catalogue.base import DeviceKind, Format, MatchInput, Severity, Signature, sig
+from kmsgd.catalogue.base import (
+    DeviceKind,
+    Format,
+    MatchInput,
+    Severity,
+    Signature,
+    Trigger,
+    sig,
+)
 
 I915 = "gpu.i915"
 _I915 = "drivers/gpu/drm/i915/"
 _DEV = "i915 0000:00:02.0: "  # dev_printk; drm_err/drm_notice add "[drm] " (and *ERROR*)
+_GT_ERR = _DEV + "[drm] *ERROR* GT0: "  # gt/intel_gt_print.h gt_err (6.4+)
+_GUC_ERR = _GT_ERR + "GUC: "  # gt/uc/intel_guc_print.h guc_err
+_XE = "drivers/gpu/drm/xe/"
+_XE_DEV = "xe 0000:00:02.0: "
+_XE_GT_ERR = _XE_DEV + "[drm] *ERROR* GT0: "  # xe_gt_printk.h xe_gt_err
+
+
+# what only i915 prints, so that DRM_INFO's bare "[drm] " (4.x) needs no driver name
+_I915_OWN = ("GPU HANG", "stuck on", "no progress on", "GPU crash dump")
 
 
 def _i915_line(m: re.Match[str], i: MatchInput) -> bool:
-    # "GPU HANG: ecode" is i915's alone; a reset line must name the driver
-    return m.group(0).startswith("GPU HANG") or "i915" in i.text or i.text.startswith("xe ")
+    # a reset line must name the driver
+    return m.group(0).startswith(_I915_OWN) or "i915" in i.text or i.text.startswith("xe ")
 
 
 I915_SIGNATURES: tuple[Signature, ...] = (
@@ -37,15 +60,69 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # guc_exec_queue_timedout_job: "Timedout job: seqno=%u, guc_id=%d, flags=0x%lx" (6.8,
     # drm_notice), "… seqno=%u, lrc_seqno=%u, guc_id=%d, flags=0x%lx" (xe_gt_notice, 6.12;
     # " in %s [%d]" later), xe_guc_exec_queue_reset_handler: xe_gt_info "Engine reset:
-    # engine_class=%s, logical_mask: 0x%x, guc_id=%d" (6.8-6.18)
+    # engine_class=%s, logical_mask: 0x%x, guc_id=%d" (6.8-6.18).
+    # The resets that fail: gt/uc/intel_uc.c __intel_uc_reset_hw "Failed to reset GuC, ret =
+    # %d" (DRM_ERROR 5.4-6.3, gt_err 6.4-6.18), gt/intel_reset.c "Failed to reset chip",
+    # "Failed to initialise HW following reset (%d)" and intel_wedge_me's "%s timed out,
+    # cancelling all in-flight rendering." (dev_err 4.19, drm_err 5.x, gt_err 6.4-6.18);
+    # xe_gt.c gt_reset "reset failed (%pe)" then xe_device.c xe_device_declare_wedged
+    # "CRITICAL: Xe has declared device %s as wedged." (6.11-6.18). The GuC that stops
+    # answering the host: gt/uc/intel_guc_ct.c CT_ERROR ("CT: " after drm_err 5.10-6.3,
+    # guc_err's "GT%u: GUC: " 6.4-6.18; Intel's backports print "CT%u: " or "[GUC
+    # COMMUNICATION] CT: ") "No response for request %#x (fence %u)", "Sending action %#x
+    # failed (%pe) status=%#X", "Communication stalled for %lld ms, desc status=%#x,%#x",
+    # wait_for_ct_request_update's DRM_ERROR "CT: fence %u err %d" (5.10-6.1 and the
+    # backports); the TLB invalidation it never confirms (gt/uc/intel_guc_submission.c
+    # guc_send_invalidate_tlb "TLB invalidation response timed out for seqno %u", guc_err
+    # 6.7-6.18, drm_info "tlb invalidation …" in the backports; xe_gt_tlb_invalidation.c "TLB
+    # invalidation fence timeout, seqno=%d recv=%d", 6.8-6.12); xe_guc_ct.c
+    # guc_ct_send_recv "Timed out wait for G2H, fence %u, action %04x" (6.8-6.11; ", done
+    # %s" 6.12-6.18); xe_guc_submit.c guc_exec_queue_timedout_job: the GuC that does not
+    # answer the timeout's schedule disable (xe_gt_warn "Schedule disable failed to respond,
+    # guc_id=%d", 6.8-6.18), and the driver's own jobs timing out (xe_gt_WARN "Kernel-submitted
+    # job timed out", "VM job timed out on non-killed execqueue", 6.9-6.18). xe's GT prefix
+    # is "GT%u: ", "Tile%u: GT%u: " in later kernels. 4.x's hangcheck before its error state:
+    # i915_irq.c i915_hangcheck_elapsed DRM_INFO "%s on %s" ("stuck" or "no progress", the
+    # ring's name: "[drm] stuck on render ring"), then i915_gpu_error.c DRM_INFO "GPU crash
+    # dump saved to /sys/class/drm/card%d/error" (4.4-5.x)
     sig(
         "i915_gpu_hang",
         r"GPU HANG: ecode \d+:|Resetting (?:chip after|\w+ for) "
         r"|\w+:? reset request time(?:d out|out)"
         r"|(?:GuC engine reset request|Engine reset) failed on \d+:\d+ \("
         r"|Timedout job: seqno=\d+, (?:lrc_seqno=\d+, )?guc_id=\d+"
-        r"|Engine reset: engine_class=\w+, logical_mask: 0x",
-        ("HANG", "Resetting", "reset", "Timedout"),
+        r"|Engine reset: engine_class=\w+, logical_mask: 0x"
+        # the resets that fail, and the GuC that stops answering (see the comment below)
+        r"|Failed to reset GuC, ret = -?\d+|Failed to reset chip\b"
+        r"|Failed to initialise HW following reset|timed out, cancelling all in-flight rendering"
+        r"|CT\d*: (?:No response for request 0x[0-9a-fA-F]+|Sending action 0x[0-9a-fA-F]+ failed"
+        r"|fence \d+ err -?\d+|Communication stalled for -?\d+ ms)"
+        r"|(?i:tlb invalidation response timed out for seqno) \d+"
+        r"|TLB invalidation fence timeout, seqno=|GT\d+: reset failed \("
+        r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action"
+        r"|Schedule disable failed to respond, guc_id=|Kernel-submitted job timed out"
+        r"|VM job timed out on non-killed execqueue"
+        r"|\b(?:stuck|no progress) on (?:render|bsd2?|blitter|video enhancement) ring\b"
+        r"|GPU crash dump saved to /sys/class/drm/card\d+/error",
+        (
+            "HANG",
+            "Resetting",
+            "reset",
+            "Timedout",
+            "chip",
+            "rendering",
+            "response",
+            "action",
+            "fence",
+            "stalled",
+            "wedged",
+            "Schedule",
+            "submitted",
+            "execqueue",
+            "stuck",
+            "progress",
+            "dump",
+        ),
         Severity.ERROR,
         I915,
         "Intel's GPU hung: a command buffer stopped making progress, and i915 captured an "
@@ -124,6 +201,248 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "5.15-6.1",
                 _DEV + "[drm] *ERROR* ",
                 args=(0, 0, "rcs0", 0x1),
+            ),
+            Format(
+                "Failed to reset GuC, ret = %d",
+                _I915 + "gt/uc/intel_uc.c",
+                "5.4-6.3",
+                "[drm:__intel_uc_reset_hw [i915]] *ERROR* ",
+                args=(-110,),
+            ),
+            Format(
+                "Failed to reset GuC, ret = %d",
+                _I915 + "gt/uc/intel_uc.c",
+                "6.4-6.18",
+                _DEV + "[drm] *ERROR* GT0: ",
+                args=(-110,),
+            ),
+            Format("Failed to reset chip", _I915 + "gt/intel_reset.c", "6.4-6.18", _GT_ERR),
+            Format(
+                "Failed to initialise HW following reset (%d)",
+                _I915 + "gt/intel_reset.c",
+                "6.4-6.18",
+                _GT_ERR,
+                args=(-5,),
+            ),
+            Format(
+                "%s timed out, cancelling all in-flight rendering.",
+                _I915 + "gt/intel_reset.c",
+                "6.4-6.18",
+                _GT_ERR,
+                args=("intel_gt_reset_global",),
+            ),
+            Format(
+                "No response for request %#x (fence %u)",
+                _I915 + "gt/uc/intel_guc_ct.c",
+                "6.4-6.18",
+                _GUC_ERR + "CT: ",
+                args=(0x5503, 168),
+            ),
+            Format(
+                "No response for request %#x (fence %u)",
+                _I915 + "gt/uc/intel_guc_ct.c",
+                "5.10-6.3",
+                _DEV + "[drm] *ERROR* CT: ",
+                args=(0x5503, 168),
+            ),
+            Format(
+                "Sending action %#x failed (%pe) status=%#X",
+                _I915 + "gt/uc/intel_guc_ct.c",
+                "6.4-6.18",
+                _GUC_ERR + "CT: ",
+                args=(0x5503, "-ETIME", 0),
+            ),
+            Format(
+                "Communication stalled for %lld ms, desc status=%#x,%#x",
+                _I915 + "gt/uc/intel_guc_ct.c",
+                "6.4-6.18",
+                _GUC_ERR + "CT: ",
+                args=(1501, 0, 0),
+            ),
+            Format(
+                "CT: fence %u err %d",
+                _I915 + "gt/uc/intel_guc_ct.c",
+                "5.10-6.1",
+                "[drm:wait_for_ct_request_update [i915]] *ERROR* ",
+                args=(168, -62),
+            ),
+            Format(
+                "TLB invalidation response timed out for seqno %u",
+                _I915 + "gt/uc/intel_guc_submission.c",
+                "6.7-6.18",
+                _GUC_ERR,
+                args=(3,),
+            ),
+            Format(
+                "TLB invalidation fence timeout, seqno=%d recv=%d",
+                _XE + "xe_gt_tlb_invalidation.c",
+                "6.8-6.12",
+                _XE_GT_ERR,
+                args=(12, 10),
+            ),
+            Format(
+                "reset failed (%pe)", _XE + "xe_gt.c", "6.8-6.18", _XE_GT_ERR, args=("-ETIMEDOUT",)
+            ),
+            Format(
+                "CRITICAL: Xe has declared device %s as wedged.",
+                _XE + "xe_device.c",
+                "6.11-6.18",
+                _XE_DEV + "[drm] *ERROR* ",
+                args=("0000:00:02.0",),
+            ),
+            Format(
+                "%s on %s", _I915 + "i915_irq.c", "4.4", "[drm] ", args=("stuck", "render ring")
+            ),
+            Format(
+                "GPU crash dump saved to /sys/class/drm/card%d/error",
+                _I915 + "i915_gpu_error.c",
+                "4.4-4.19",
+                "[drm] ",
+                args=(0,),
+            ),
+            Format(
+                "Schedule disable failed to respond, guc_id=%d",
+                _XE + "xe_guc_submit.c",
+                "6.8-6.18",
+                _XE_DEV + "[drm] GT0: ",
+                args=(3,),
+            ),
+            Format(
+                "Kernel-submitted job timed out",
+                _XE + "xe_guc_submit.c",
+                "6.9-6.18",
+                _XE_DEV + "[drm] GT0: ",
+            ),
+            Format(
+                "VM job timed out on non-killed execqueue",
+                _XE + "xe_guc_submit.c",
+                "6.9-6.18",
+                _XE_DEV + "[drm] GT0: ",
+            ),
+            Format(
+                "Timed out wait for G2H, fence %u, action %04x, done %s",
+                _XE + "xe_guc_ct.c",
+                "6.12-6.18",
+                _XE_GT_ERR,
+                args=(1024, 0x3003, "no"),
+            ),
+        ),
+        trigger=Trigger("gpu_hang"),
+    ),
+    # The GPU that does not come up. gt/uc/intel_guc_fw.c guc_wait_ucode: "GuC load failed:
+    # status = 0x%08X" (drm_info 5.4-6.3, later with ", time = …"), guc_info "load failed:
+    # status = 0x%08X, time = %lldms, freq = %dMHz, ret = %d" (6.4-6.18, "GT%u: GUC: ");
+    # gt/uc/intel_uc.c __uc_init_hw "GuC initialization failed %d" (i915_probe_error 5.4-6.3;
+    # gt_probe_error "%pe" 6.4-6.18), gt/uc/intel_uc_fw.c "Failed to load %s firmware %s (%d)"
+    # (a HuC load failing only costs media authentication: GuC alone counts); i915_gem.c
+    # i915_gem_init "Failed to initialize GPU, declaring it wedged!" and i915_driver.c
+    # i915_driver_probe "Device initialization failed (%d)" (5.4-6.18). xe (6.8-6.18):
+    # xe_uc_fw.c guc_read_css_info "Unsupported GuC v%u.%u! v70.19 or newer is required"
+    # (three-part versions by 6.12), "Failed to load %s firmware %s (%d)", uc_fw_request "No
+    # GuC firmware defined for platform", xe_guc.c xe_guc_init "GuC init failed with %pe",
+    # xe_uc.c xe_uc_init "Failed to initialize uC (%pe)", xe_guc.c guc_wait_ucode "load
+    # failed: status = 0x%08X, time = %lldms, freq = %dMHz (req %dMHz), done = %d". The driver
+    # core's "probe with driver … failed" for i915 and xe is kmsgd/catalogue/probe.py's.
+    sig(
+        "i915_init_failure",
+        r"(?:GuC |GUC: |GT\d+: )load failed: status = 0x|GuC initialization failed"
+        r"|Failed to load GuC firmware |Failed to initialize GPU, declaring it wedged"
+        r"|Device initialization failed \(-?\d+\)"
+        r"|Unsupported GuC v\d+\.\d+(?:\.\d+)*! v\d+\.\d+(?:\.\d+)* or newer is required"
+        r"|GuC init failed with |Failed to initialize uC \(|No GuC firmware defined for platform",
+        ("failed", "Failed", "Unsupported", "GuC"),
+        Severity.ERROR,
+        I915,
+        "Intel's GPU did not come up: its GuC firmware failed to load or is too old, or the "
+        "driver failed to initialise the GPU, so it renders nothing for this boot.",
+        "Install the GuC/HuC firmware the kernel asks for (linux-firmware's i915/ and xe/ "
+        "directories, named in the lines before) and rebuild the initramfs; on a backported "
+        "driver, match the firmware to the backport's release notes.",
+        42,
+        device_kind=DeviceKind.PCI,
+        check=_i915_line,
+        formats=(
+            Format(
+                "load failed: status = 0x%08X, time = %lldms, freq = %dMHz, ret = %d",
+                _I915 + "gt/uc/intel_guc_fw.c",
+                "6.4-6.18",
+                _DEV + "[drm] GT0: GUC: ",
+                args=(0x40000056, 0, 2050, -8),
+            ),
+            Format(
+                "GuC load failed: status = 0x%08X",
+                _I915 + "gt/uc/intel_guc_fw.c",
+                "5.4-6.1",
+                _DEV + "[drm] ",
+                args=(0x40000056,),
+            ),
+            Format(
+                "GuC initialization failed %pe",
+                _I915 + "gt/uc/intel_uc.c",
+                "6.4-6.18",
+                _DEV + "[drm] *ERROR* GT0: ",
+                args=("-ENOEXEC",),
+            ),
+            Format(
+                "Failed to load %s firmware %s (%d)",
+                _I915 + "gt/uc/intel_uc_fw.c",
+                "5.4-6.3",
+                _DEV + "[drm] *ERROR* ",
+                args=("GuC", "i915/dg2_guc_70.bin", -110),
+            ),
+            Format(
+                "Failed to initialize GPU, declaring it wedged!",
+                _I915 + "i915_gem.c",
+                "5.4-6.18",
+                _DEV + "[drm] *ERROR* ",
+            ),
+            Format(
+                "Device initialization failed (%d)",
+                _I915 + "i915_driver.c",
+                "5.15-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=(-5,),
+            ),
+            Format(
+                "Unsupported GuC v%u.%u! v70.19 or newer is required",
+                _XE + "xe_uc_fw.c",
+                "6.10",
+                _XE_GT_ERR,
+                args=(70, 5),
+            ),
+            Format(
+                "Unsupported GuC v%u.%u.%u! v%u.%u.%u or newer is required",
+                _XE + "xe_uc_fw.c",
+                "6.12",
+                _XE_GT_ERR,
+                args=(70, 20, 0, 70, 29, 2),
+            ),
+            Format(
+                "GuC init failed with %pe",
+                _XE + "xe_guc.c",
+                "6.8-6.18",
+                _XE_GT_ERR,
+                args=("-EINVAL",),
+            ),
+            Format(
+                "Failed to initialize uC (%pe)",
+                _XE + "xe_uc.c",
+                "6.8-6.18",
+                _XE_GT_ERR,
+                args=("-EINVAL",),
+            ),
+            Format(
+                "No GuC firmware defined for platform",
+                _XE + "xe_uc_fw.c",
+                "6.8-6.18",
+                _XE_DEV + "[drm] *ERROR* ",
+            ),
+            Format(
+                "load failed: status = 0x%08X, time = %lldms, freq = %dMHz (req %dMHz), done = %d",
+                _XE + "xe_guc.c",
+                "6.10-6.12",
+                _XE_GT_ERR,
+                args=(0x8002F034, 200, 1300, 1300, -1),
             ),
         ),
     ),

@@ -3,7 +3,9 @@
 radeon (drivers/gpu/drm/radeon, the pre-GCN AMD cards and GCN 1.0/1.1 when amdgpu does not take
 them) and nouveau (drivers/gpu/drm/nouveau, NVIDIA cards without NVIDIA's driver) still run on
 many boxes; the NVSwitch driver (NVIDIA's open-gpu-kernel-modules, src/common/nvswitch) prints
-SXids for the NVLink fabric of HGX/DGX machines. The firmware-first hardware errors of those
+SXids for the NVLink fabric of HGX/DGX machines; the GPUs of SoCs (Raspberry Pi's V3D, Arm
+Mali through panfrost, Vivante through etnaviv, Adreno through msm) report their hangs from
+their own drivers' job timeouts. The firmware-first hardware errors of those
 servers (APEI GHES) are here too until hardware.py takes them with its format-string data.
 """
 
@@ -15,6 +17,7 @@ _PCI = DeviceKind.PCI
 RADEON = "gpu.radeon"
 NOUVEAU = "gpu.nouveau"
 NVSWITCH = "gpu.nvswitch"
+SOC = "gpu.soc"
 _RADEON = "drivers/gpu/drm/radeon/"
 
 
@@ -106,12 +109,17 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # %d [%010llx %s]", "DATA_ERROR %08x [%s]", "ILLEGAL_MTHD" (nvkm/engine/gr/nv50.c, gf100.c);
     # and the probe's refusal of a chip it cannot read or does not know (nvkm/engine/device/
     # base.c nvkm_device_ctor: nvdev_error "unknown chipset (%08x)", 4.x-mainline; ffffffff
-    # is a GPU that answers no register read)
+    # is a GPU that answers no register read); the DRM side's channel that never idles
+    # (nouveau_chan.c nouveau_channel_idle: NV_PRINTK(err, cli, "failed to idle channel %d
+    # [%s]"), and the fbcon's acceleration given up on a hung GPU (nouveau_fbcon.c
+    # nouveau_fbcon_gpu_lockup: NV_ERROR "GPU lockup - switching to software fbcon"), both
+    # with "DRM: " after the device (3.x printed "[drm] nouveau <bus id>: ")
     sig(
         "nouveau_error",
         r"nouveau \S+: (?:fifo: (?:DMA_PUSHER|SCHED_ERROR|PBDMA\d+: |fault \w+ \[|"
         r"(?:read|write) fault at )|gr: (?:TRAP|DATA_ERROR|ILLEGAL_MTHD|ILLEGAL_CLASS)"
-        r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\))",
+        r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\)"
+        r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[))",
         ("nouveau",),
         Severity.ERROR,
         NOUVEAU,
@@ -128,6 +136,19 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "nouveau 0000:01:00.0: ",
                 args=(0xFFFFFFFF,),
+            ),
+            Format(
+                "failed to idle channel %d [%s]",
+                "drivers/gpu/drm/nouveau/nouveau_chan.c",
+                "4.4-6.18",
+                "nouveau 0000:01:00.0: DRM: ",
+                args=(2, "Xorg[1042]"),
+            ),
+            Format(
+                "GPU lockup - switching to software fbcon",
+                "drivers/gpu/drm/nouveau/nouveau_fbcon.c",
+                "4.4-6.1",
+                "nouveau 0000:01:00.0: DRM: ",
             ),
         ),
     ),
@@ -194,5 +215,57 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "Kernel panic - not syncing: GHES: ",
             ),
         ),
+    ),
+    # The GPUs of SoCs, each found hung by its driver's DRM-scheduler timeout or hangcheck, then
+    # reset: drivers/gpu/drm/v3d/v3d_gem.c v3d_reset "Resetting GPU for hang." (DRM_DEV_ERROR
+    # 4.18-6.x, drm_err later), panfrost/panfrost_job.c panfrost_job_timedout dev_err "gpu
+    # sched timeout, js=%d, config=0x%x, status=0x%x, head=0x%x, tail=0x%x, sched_job=%p"
+    # (5.4-6.18), etnaviv/etnaviv_gpu.c etnaviv_gpu_recover_hang dev_err "recover hung GPU!"
+    # (4.4-6.18), msm/msm_gpu.c hangcheck_handler DRM_DEV_ERROR "%s: hangcheck detected gpu
+    # lockup rb %d!" (4.4-6.18). A hang the reset clears costs a frame; a repeated one
+    # freezes the desktop of the board.
+    sig(
+        "soc_gpu_hang",
+        r"v3d \S+: .*Resetting GPU for hang\.|panfrost \S+: gpu sched timeout, js=\d+"
+        r"|etnaviv-gpu \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
+        ("Resetting", "sched", "hung", "hangcheck"),
+        Severity.ERROR,
+        SOC,
+        "A SoC's GPU (V3D, Mali, Vivante or Adreno) stopped finishing its jobs: the driver "
+        "timed the job out and reset the GPU.",
+        "Note the process in the lines around it; update the kernel and Mesa (v3d, panfrost, "
+        "etnaviv, freedreno); repeated hangs with one application point at it or its driver.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "Resetting GPU for hang.",
+                "drivers/gpu/drm/v3d/v3d_gem.c",
+                "4.19-6.12",
+                "v3d fec00000.v3d: [drm:v3d_reset [v3d]] *ERROR* ",
+            ),
+            Format(
+                "gpu sched timeout, js=%d, config=0x%x, status=0x%x, head=0x%x, tail=0x%x, "
+                "sched_job=%p",
+                "drivers/gpu/drm/panfrost/panfrost_job.c",
+                "5.4-6.18",
+                "panfrost ff9a0000.gpu: ",
+                args=(1, 0x7300, 0x8, 0x1000, 0x1000, "00000000a1b2c3d4"),
+            ),
+            Format(
+                "recover hung GPU!",
+                "drivers/gpu/drm/etnaviv/etnaviv_gpu.c",
+                "4.4-6.18",
+                "etnaviv-gpu 130000.gpu: ",
+            ),
+            Format(
+                "%s: hangcheck detected gpu lockup rb %d!",
+                "drivers/gpu/drm/msm/msm_gpu.c",
+                "4.4-6.18",
+                "msm_dpu ae01000.display-controller: [drm:hangcheck_handler [msm]] *ERROR* ",
+                args=("5.0.6.0", 0),
+            ),
+        ),
+        trigger=Trigger("gpu_hang"),
     ),
 )

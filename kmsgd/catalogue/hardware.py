@@ -407,14 +407,14 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # may hold spaces: "I/O Cmd", "Write Zeroes"), "I/O tag %d (%04x) opcode %#x (%s) QID %d
     # timeout, aborting" / "…, reset controller" (6.x); fabrics (tcp.c/rdma.c): "queue %d:
     # timeout request %#x type %d" (5.x+) and keep-alive failures "failed
-    # nvme_keep_alive_end_io error=%d" (5.x+)
+    # nvme_keep_alive_end_io error=%d" (5.x+), "keep-alive failed" (4.19; ": %ld" 6.x)
     sig(
         "nvme_timeout",
         r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
         r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
-        r"|controller is down; will reset",
-        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
+        r"|nvme\d+: keep-alive failed|controller is down; will reset",
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down", "alive"),
         S.ERROR,
         "storage",
         "An NVMe command timed out.",
@@ -446,6 +446,9 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                 args=(5, 0x0005, 2, "Read", 3, "READ", 0, 4096),
             ),
             Format(
+                "keep-alive failed: %ld", "drivers/nvme/host/core.c", "6.1-6.18", _NVME, args=(-5,)
+            ),
+            Format(
                 "failed nvme_keep_alive_end_io error=%d",
                 "drivers/nvme/host/core.c",
                 "4.19-6.18",
@@ -456,16 +459,32 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     ),
     # drivers/nvme/host/pci.c: "controller is down; will reset: CSTS=0x%x, PCI_STATUS=0x%hx"
     # (4.x+), nvme_timeout's "… QID %d timeout, reset controller" (it disables and resets the
-    # controller on that line; also rdma.c/tcp.c), "Removing after probe failure status: %d",
-    # "Device not ready; aborting reset";
-    # core.c "resetting controller"; fabrics "starting error recovery" / "Reconnecting in %d
-    # seconds..." (5.x+)
+    # controller on that line; also rdma.c/tcp.c), "Removing after probe failure status: %d"
+    # (4.19-6.1), its 6.x name "Disabling device after reset failure: %d" (the drive is
+    # removed), nvme_error_detected's "frozen state error detected, reset controller" and
+    # "failure state error detected, request disconnect" (PCIe AER/DPC, 4.19-6.18);
+    # core.c nvme_wait_ready "Device not ready; aborting %s" ("reset"/"initialisation",
+    # 4.4-6.18; ", CSTS=0x%x" from 5.x), "resetting controller" (also "… due to persistent
+    # internal error", 6.x), "Fw activation timeout, reset controller" (4.19-6.18); fabrics
+    # "starting error recovery" / "Reconnecting in %d seconds..." (5.x+)
     sig(
         "nvme_reset",
         r"nvme\d*: (?:resetting controller|Removing after probe failure|Device "
-        r"not ready; aborting reset|starting error recovery|Reconnecting in \d+ seconds)"
-        r"|controller is down; will reset|QID \d+ timeout, reset controller",
-        ("resetting", "Removing", "ready", "down", "recovery", "Reconnecting", "controller"),
+        r"not ready; aborting (?:reset|initialisation)|starting error recovery|Reconnecting in "
+        r"\d+ seconds|Disabling device after reset failure|(?:frozen|failure) state error "
+        r"detected, (?:reset controller|request disconnect)|Fw activation timeout, reset "
+        r"controller)|controller is down; will reset|QID \d+ timeout, reset controller",
+        (
+            "resetting",
+            "Removing",
+            "ready",
+            "down",
+            "recovery",
+            "Reconnecting",
+            "controller",
+            "Disabling",
+            "detected",
+        ),
         S.ERROR,
         "storage",
         "An NVMe controller was reset or removed.",
@@ -489,6 +508,32 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                 args=(0xFFFFFFFF, 0xFFFF),
             ),
             Format("starting error recovery", "drivers/nvme/host/tcp.c", "5.4-6.18", _NVME),
+            Format(
+                "Disabling device after reset failure: %d",
+                "drivers/nvme/host/pci.c",
+                "6.18",
+                _NVME,
+                args=(-19,),
+            ),
+            Format(
+                "frozen state error detected, reset controller",
+                "drivers/nvme/host/pci.c",
+                "4.19-6.18",
+                _NVME,
+            ),
+            Format(
+                "Device not ready; aborting %s, CSTS=0x%x",
+                "drivers/nvme/host/core.c",
+                "6.1-6.18",
+                _NVME,
+                args=("initialisation", 0x1),
+            ),
+            Format(
+                "Fw activation timeout, reset controller",
+                "drivers/nvme/host/core.c",
+                "4.19-6.18",
+                _NVME,
+            ),
         ),
     ),
     # block/blk-core.c: "I/O error, dev %s, sector %llu op 0x%x:(%s)"
@@ -526,9 +571,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     ),
     # fs/ext4/super.c __ext4_error: "EXT4-fs error (device %s): %s:%d: …" (2.6.2x–today;
     # EXT2-fs/EXT3-fs the same in fs/ext2, fs/ext3 until 4.3), ext4_load_journal "error
-    # loading journal", "Remounting filesystem read-only"; print_daily_error_info (at mount
-    # and daily while the superblock holds errors): "error count since last fsck: %u",
-    # "initial error at time %u: %.*s:%d", "last error at time …" (2.6.3x-today);
+    # loading journal", "Remounting filesystem read-only" (print_daily_error_info's summary
+    # of errors recorded before is history: lifecycle.py);
     # fs/ext4/namei.c __ext4_read_dirblock's __ext4_warning "error reading directory block
     # (ino %lu, block %lu)" (3.x-4.x), "error %ld reading directory block (ino …)" (4.x-5.x),
     # "inode #%lu: lblock %lu: comm %s: error %ld reading directory block" (5.x+);
@@ -561,9 +605,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
         r"|EXT[34]-fs \(\S+\): error loading journal"
-        r"|EXT[234]-fs \(\S+\): (?:error count since last fsck: \d+|(?:initial|last) error at "
-        r"time \d+)|EXT[34]-fs warning \(device \S+\): .*\berror (?:-?\d+ )?reading directory "
-        r"block|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
+        r"|EXT[34]-fs warning \(device \S+\): .*\berror (?:-?\d+ )?reading directory block"
+        r"|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
         r"|XFS(?: \(\S+\))?: [Ii]nternal error \S+ at line \d+ of file "
         r"|xfs_do_force_shutdown\(0x(?!4\))[0-9a-f]+\) called from line \d+"
         r"|(?:btrfs|BTRFS \w+ \(device \S+\):) csum failed (?:root -?\d+ )?ino \d+ off \d+ csum"

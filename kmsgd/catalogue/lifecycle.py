@@ -221,4 +221,46 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # fs/ext4/super.c print_daily_error_info, run 5 minutes after a mount and then daily
+    # while the superblock holds errors that no fsck has cleared: ext4_msg "error count
+    # since last fsck: %u", printk "EXT4-fs (%s): initial error at time %u: %.*s:%d" and
+    # "… last error at time …" (4.4-6.18; the stamp %llu from 4.19). The errors it counts
+    # happened before, at the stamps it names (often in an earlier boot): it is the file
+    # system's history, reported as a routine fs_error, so it leads only a log that shows
+    # nothing else and never stands for a failure of this boot (the file system's own error
+    # lines, when they come, are hardware.py's fs_error)
+    sig(
+        "fs_error",
+        r"EXT[234]-fs \(\S+\): (?:error count since last fsck: \d+|(?:initial|last) error at "
+        r"time \d+)",
+        ("error",),
+        S.WARNING,
+        "fs",
+        "A filesystem found corruption or an I/O failure.",
+        "Run fsck/scrub from a rescue system; check the disk below it.",
+        56,
+        device_kind=_FS,
+        routine=True,
+        formats=(
+            Format(
+                "error count since last fsck: %u",
+                "fs/ext4/super.c",
+                "4.4-6.18",
+                "EXT4-fs (dm-3): ",
+                args=(10,),
+            ),
+            Format(
+                "EXT4-fs (%s): initial error at time %llu: %.*s:%d",
+                "fs/ext4/super.c",
+                "4.19-6.18",
+                args=("dm-3", 1718869019, 32, "ext4_orphan_get", 1420),
+            ),
+            Format(
+                "EXT4-fs (%s): last error at time %llu: %.*s:%d",
+                "fs/ext4/super.c",
+                "4.19-6.18",
+                args=("vdb", 1529054176, 32, "ext4_find_entry", 1312),
+            ),
+        ),
+    ),
 )

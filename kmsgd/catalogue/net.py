@@ -1,9 +1,15 @@
-"""Network device signatures: the stack's transmit watchdog.
+"""Network device signatures: the stack's transmit watchdog, the drivers' own hang reports,
+and the firmware of Mellanox/NVIDIA ConnectX (mlx5) and Broadcom (bnxt) adapters failing.
 
 net/sched/sch_generic.c dev_watchdog runs every `watchdog_timeo` (5 s for most drivers) and
 calls the driver's ndo_tx_timeout when a transmit queue stayed stopped that long: the NIC
 stopped taking packets. Most drivers reset the NIC from that callback; a link that keeps
 timing out is a NIC, firmware, cable or driver failure, and the box drops off the network.
+The drivers say the same in their own words (Intel's "Detected Tx Unit Hang", i40e/ice's
+recovery level, bnxt's and mlx5's "TX timeout detected"). mlx5 drives its adapter through
+firmware commands (drivers/net/ethernet/mellanox/mlx5/core/cmd.c) and polls the firmware's
+health counter (health.c): a firmware that stops completing commands, or whose health
+fails, stops the NIC and the RDMA/InfiniBand traffic over it.
 """
 
 from __future__ import annotations
@@ -11,6 +17,10 @@ from __future__ import annotations
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 NET = "net"
+_MLX5 = "mlx5_core 0000:61:00.0: "  # dev_printk of the adapter's PCI function
+_MLX5_WARN = "wait_func:1132:(pid 141181): "  # mlx5_core_warn/_err: "%s:%d:(pid %d): "
+_MLX5_CMD = "drivers/net/ethernet/mellanox/mlx5/core/cmd.c"
+_MLX5_HEALTH = "drivers/net/ethernet/mellanox/mlx5/core/health.c"
 
 NET_SIGNATURES: tuple[Signature, ...] = (
     # net/sched/sch_generic.c dev_watchdog: WARN_ONCE(1, "NETDEV WATCHDOG: %s (%s): transmit
@@ -45,6 +55,215 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "6.8-6.18",
                 "r8169 0000:05:00.0 enp5s0: ",
                 args=(3, 0, 5120),
+            ),
+        ),
+    ),
+    # The drivers' own reports of a stuck transmit ring: ixgbe/igb/igc/e1000/fm10k/ixgbevf
+    # "Detected Tx Unit Hang" (their clean-up path's hang check, before the watchdog) and
+    # ixgbe's "tx hang %d detected on queue %d, resetting adapter", e1000e's "Detected
+    # Hardware Unit Hang:" (4.4-6.18); ndo_tx_timeout's lines after the watchdog: i40e
+    # "tx_timeout recovery level %d, hung_queue %d" (4.4-4.19) / "…, txqueue %d" (5.x+),
+    # ice "tx_timeout recovery level %d, txqueue %u" (5.4+), bnxt "TX timeout detected,
+    # starting reset task!" (4.4-6.18), mlx5 en_main.c "TX timeout detected" (4.19-6.18) and
+    # en/reporter_tx.c "TX timeout on queue: %d, SQ: 0x%x, …" (5.4+); IPoIB's (drivers/
+    # infiniband/ulp/ipoib/ipoib_main.c ipoib_timeout) ipoib_warn "transmit timeout: latency
+    # %d msecs" (4.4-6.18), ipoib_printk's "%s: " the interface
+    sig(
+        "netdev_tx_timeout",
+        r"Detected (?:Tx|Hardware) Unit Hang|tx hang \d+ detected on queue \d+, resetting"
+        r"|tx_timeout recovery level \d+|TX timeout detected|TX timeout on queue: \d+"
+        r"|transmit timeout: latency \d+ msecs",
+        ("Detected", "hang", "tx_timeout", "TX", "transmit"),
+        Severity.ERROR,
+        NET,
+        "A network card stopped sending: a transmit queue stayed stopped past the watchdog "
+        "timeout, and the driver reset the card.",
+        "Note the driver and interface on the line: update the NIC firmware and driver, check "
+        "the cable and switch port; a timeout that repeats takes the box off the network "
+        "(try disabling the NIC's power saving: ethtool --set-eee, pcie_aspm=off).",
+        48,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Detected Tx Unit Hang\n  Tx Queue             <%d>\n  TDH, TDT             "
+                "<%x>, <%x>",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0 eth0: ",
+                args=(3, 0x1A0, 0x1A4),
+            ),
+            Format(
+                "tx hang %d detected on queue %d, resetting adapter",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0 eth0: ",
+                args=(1, 3),
+            ),
+            Format(
+                "Detected Hardware Unit Hang:\n  TDH                  <%x>",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                "4.4-6.18",
+                "e1000e 0000:00:1f.6 eno1: ",
+                args=(0x5C,),
+            ),
+            Format(
+                "tx_timeout recovery level %d, txqueue %d",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "5.4-6.18",
+                "i40e 0000:3b:00.0 eth0: ",
+                args=(1, 6),
+            ),
+            Format(
+                "tx_timeout recovery level %d, txqueue %u",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.4-6.18",
+                "ice 0000:3b:00.0 ens1f0: ",
+                args=(2, 4),
+            ),
+            Format(
+                "TX timeout detected, starting reset task!",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "4.4-6.18",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+            ),
+            Format(
+                "transmit timeout: latency %d msecs",
+                "drivers/infiniband/ulp/ipoib/ipoib_main.c",
+                "4.4-6.18",
+                "ib0: ",
+                args=(10240,),
+            ),
+            Format(
+                "TX timeout detected",
+                "drivers/net/ethernet/mellanox/mlx5/core/en_main.c",
+                "4.19-6.18",
+                "mlx5_core 0000:3b:00.0 ens1f0np0: ",
+            ),
+        ),
+    ),
+    # mlx5 cmd.c: a firmware command that never completes. wait_func_handle_exec_timeout
+    # (5.8+): "cmd[%d]: %s(0x%x) No done completion"; wait_func: "%s(0x%x) timeout. Will
+    # cause a leak of a command resource" (4.4-6.18), "%s(0x%x) canceled on out of queue
+    # timeout." (5.x+); the async path: "cmd[%d]: %s(0x%x) Async, timeout. Will cause a leak
+    # of a command resource" (5.x+); all through mlx5_core_warn: dev_warn with
+    # "%s:%d:(pid %d): " (function, line, pid)
+    sig(
+        "mlx5_cmd_timeout",
+        r"\w+\(0x[0-9a-fA-F]+\) (?:No done completion|(?:Async, )?timeout\. Will cause a leak "
+        r"of a command resource|canceled on out of queue timeout)",
+        ("completion", "leak", "canceled"),
+        Severity.ERROR,
+        NET,
+        "The firmware of a Mellanox/NVIDIA ConnectX adapter (mlx5) stopped completing the "
+        "driver's commands: the command timed out, and the NIC and the RDMA traffic over it "
+        "stop being managed.",
+        "Update the adapter firmware (mlxfwmanager / mstflint) and the driver; collect the "
+        "firmware dump (devlink health) before rebooting; a command that times out again "
+        "after an update is a hardware case for the vendor.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "cmd[%d]: %s(0x%x) No done completion",
+                _MLX5_CMD,
+                "6.1-6.18",
+                _MLX5 + "wait_func_handle_exec_timeout:1104:(pid 141183): ",
+                args=(22, "CREATE_DCT", 0x710),
+            ),
+            Format(
+                "%s(0x%x) timeout. Will cause a leak of a command resource",
+                _MLX5_CMD,
+                "4.4-6.18",
+                _MLX5 + _MLX5_WARN,
+                args=("CREATE_DCT", 0x710),
+            ),
+            Format(
+                "%s(0x%x) canceled on out of queue timeout.",
+                _MLX5_CMD,
+                "6.1-6.18",
+                _MLX5 + _MLX5_WARN,
+                args=("QUERY_VPORT_COUNTER", 0x770),
+            ),
+        ),
+    ),
+    # mlx5 health.c poll_health: "device's health compromised - reached miss count" (the
+    # firmware's health counter stopped, 4.4-6.18), "Fatal error %u detected" (a fatal
+    # sensor, 5.x+), then print_health_info's "synd 0x%x: %s" (4.4-6.18) with the
+    # firmware's syndrome
+    sig(
+        "mlx5_health_error",
+        r"device's health compromised - reached miss count|\w+:\d+:\(pid \d+\): Fatal "
+        r"error \d+ detected|\bsynd 0x[0-9a-fA-F]+: \w",
+        ("compromised", "Fatal", "synd"),
+        Severity.ERROR,
+        NET,
+        "The firmware of a Mellanox/NVIDIA ConnectX adapter (mlx5) failed its health check "
+        "(a fatal error, or a health counter that stopped): the driver resets the adapter, "
+        "and its links go down meanwhile.",
+        "Note the syndrome on the health report; update the adapter firmware, check its "
+        "cooling and PCIe link; collect the firmware dump (devlink health) before rebooting.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "device's health compromised - reached miss count",
+                _MLX5_HEALTH,
+                "4.4-6.18",
+                _MLX5 + "poll_health:819:(pid 0): ",
+            ),
+            Format(
+                "Fatal error %u detected",
+                _MLX5_HEALTH,
+                "6.1-6.18",
+                _MLX5 + "poll_health:803:(pid 0): ",
+                args=(1,),
+            ),
+            Format(
+                "synd 0x%x: %s",
+                _MLX5_HEALTH,
+                "4.4-6.18",
+                _MLX5,
+                args=(1, "firmware internal error"),
+            ),
+        ),
+    ),
+    # drivers/net/ethernet/broadcom/bnxt/bnxt.c: the firmware health poll's netdev_warn
+    # "Detected firmware fatal condition, initiating reset" (bnxt_fw_exception),
+    # bnxt_fw_init_one_p1's netdev_err "Firmware not responding, status: 0x%x", and the
+    # recovery's "Firmware reset aborted" (with ", rc = %d" and other reasons) (6.1-6.18)
+    sig(
+        "bnxt_fw_fault",
+        r"Detected firmware fatal condition, initiating reset|Firmware not responding, status: "
+        r"0x[0-9a-fA-F]+|Firmware reset aborted",
+        ("fatal", "responding", "aborted"),
+        Severity.ERROR,
+        NET,
+        "The firmware of a Broadcom NetXtreme NIC (bnxt) failed: the driver resets it, or "
+        "gives the device up when the reset fails, and its links go down meanwhile.",
+        "Update the NIC firmware (niccli / bnxtnvm) and the driver; a reset that is aborted "
+        "leaves the port down until the next boot.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Detected firmware fatal condition, initiating reset",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "6.1-6.18",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+            ),
+            Format(
+                "Firmware not responding, status: 0x%x",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "6.1-6.18",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+                args=(0x8000,),
+            ),
+            Format(
+                "Firmware reset aborted, rc = %d",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "6.1-6.18",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+                args=(-19,),
             ),
         ),
     ),

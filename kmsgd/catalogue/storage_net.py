@@ -1,8 +1,9 @@
 """Storage reached over a network or a fabric: the transport failures below the block layer.
 
 An iSCSI connection (drivers/scsi/libiscsi.c, scsi_transport_iscsi.c), a Fibre Channel
-HBA's link (drivers/scsi/qla2xxx) or an NFS server (net/sunrpc/clnt.c) failing is what
-makes the block devices or mounts behind it fail: the I/O errors, read-only remounts and
+HBA's link (drivers/scsi/qla2xxx), an NFS server (net/sunrpc/clnt.c) or the Ceph cluster of
+the kernel's RBD and CephFS clients (net/ceph, fs/ceph) failing is what makes the block
+devices or mounts behind it fail: the I/O errors, read-only remounts and
 hung tasks after such a line are its consequence (kmsgd/judge/chains.py). dev_printk of the
 iSCSI class devices has no driver name, so their lines open with a space
 (" connection1:0: ", " session1: ").
@@ -15,6 +16,8 @@ from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 STORAGE_NET = "storage.net"
 _ISCSI_CONN = " connection1:0: "  # iscsi_conn_printk / iscsi_cls_conn_printk: dev_printk
 _ISCSI_SESSION = " session1: "  # iscsi_cls_session_printk: dev_printk
+_LIBCEPH = "libceph: "  # include/linux/ceph/ceph_debug.h pr_fmt: KBUILD_MODNAME ": "
+_CEPH_CON = "net/ceph/messenger.c"
 
 STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
     # drivers/scsi/scsi_transport_iscsi.c iscsi_conn_error_event: iscsi_cls_conn_printk(…,
@@ -112,6 +115,108 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
                 "net/sunrpc/clnt.c",
                 "4.4-6.18",
                 args=("nfs", "nas01"),
+            ),
+        ),
+    ),
+    # net/ceph/messenger.c con_fault: pr_warn("%s%lld %s %s\n", ENTITY_NAME(con->peer_name),
+    # ceph_pr_addr(…), con->error_msg) (4.4-6.18; 5.11+ addresses carry the protocol, "(1)"
+    # msgr1, "(2)" msgr2), the error_msg of a lost connection: "socket closed (con state %s)"
+    # (con_sock_closed's CASE(x), every state: OPEN, CONNECTING, V1_BANNER, …), "socket error
+    # on read", "socket error on write" (con_work/ceph_con_workfn), "connect error"
+    # (messenger.c to 5.10, messenger_v1.c/_v2.c 5.11+), after ceph_tcp_connect's pr_err
+    # "connect %s error %d"; mon_client.c reopen_session/mon_fault: pr_info("mon%d %s session
+    # lost, hunting for new mon") (4.4-6.18); fs/ceph/mds_client.c: pr_info("mds%d hung"),
+    # pr_warn("mds%d closed our session") (4.4-6.18; 6.6+ pr_*_client, "[<fsid> <id>]: " first)
+    sig(
+        "ceph_connection_error",
+        r"\b(?:mon|osd|mds)\d+ \S+ (?:socket closed \(con state \w+\)|socket error on "
+        r"(?:read|write)|connect error|session lost, hunting for new mon)"
+        r"|libceph: connect \S+ error -?\d+"
+        r"|ceph: (?:\[\S+ \d+\]: )?mds\d+ (?:hung|closed our session)$",
+        ("socket", "connect", "hunting", "hung", "closed"),
+        Severity.ERROR,
+        STORAGE_NET,
+        "The kernel's Ceph client lost its connection to a monitor, OSD or MDS of the cluster: "
+        "the RBD disks and CephFS mounts it serves stall until it reconnects.",
+        "Check the network to the Ceph cluster and the daemons named (ceph -s, ceph osd "
+        "tree); tasks blocked on its disks or mounts wait until the client reconnects, and "
+        "a shutdown hangs while such a mount is still up.",
+        46,
+        formats=(
+            Format(
+                "%s%lld %s %s",
+                _CEPH_CON,
+                "4.4-6.18",
+                _LIBCEPH,
+                args=("osd", 10, "9.125.70.42:6801", "socket closed (con state OPEN)"),
+            ),
+            Format(
+                "%s%lld %s %s",
+                _CEPH_CON,
+                "4.4-6.18",
+                _LIBCEPH,
+                args=("mon", 2, "(1)172.31.52.146:6789", "connect error"),
+            ),
+            Format(
+                "%s%lld %s %s",
+                _CEPH_CON,
+                "4.4-6.18",
+                _LIBCEPH,
+                args=("osd", 3, "(2)10.0.0.3:6802", "socket error on write"),
+            ),
+            Format(
+                "connect %s error %d",
+                _CEPH_CON,
+                "4.4-6.18",
+                _LIBCEPH,
+                args=("(1)172.31.52.146:6789", -111),
+            ),
+            Format(
+                "mon%d %s session lost, hunting for new mon",
+                "net/ceph/mon_client.c",
+                "4.4-6.18",
+                _LIBCEPH,
+                args=(1, "10.3.38.219:6790"),
+            ),
+            Format("mds%d hung", "fs/ceph/mds_client.c", "4.4-6.1", "ceph: ", args=(0,)),
+            Format(
+                "mds%d closed our session",
+                "fs/ceph/mds_client.c",
+                "4.4-6.18",
+                "ceph: [4f1e2d3c-0000-4000-8000-00000000cafe 4242]: ",
+                args=(0,),
+            ),
+        ),
+    ),
+    # fs/cifs/connect.c (fs/smb/client/ from 6.4) server_unresponsive: cifs_dbg(VFS, "Server
+    # %s has not responded in %lu seconds. Reconnecting...") (4.4-4.19: "CIFS VFS: " before
+    # it), cifs_server_dbg(VFS, "has not responded in %lu seconds. Reconnecting...") (5.x+:
+    # pr_fmt "CIFS: ", then "VFS: \\\\<server> ")
+    sig(
+        "cifs_server_not_responding",
+        r"(?:Server \S+|\\\\\S+) has not responded in \d+ seconds\. Reconnecting",
+        ("responded",),
+        Severity.ERROR,
+        STORAGE_NET,
+        "An SMB/CIFS server stopped answering: the client drops the session and reconnects, "
+        "and the processes using its mounts wait or get I/O errors meanwhile.",
+        "Check the server and the network to it (and the mount's echo_interval); tasks "
+        "blocked on the mount go on once the session is back.",
+        46,
+        formats=(
+            Format(
+                "has not responded in %lu seconds. Reconnecting...",
+                "fs/smb/client/connect.c",
+                "6.1-6.18",
+                "CIFS: VFS: \\\\nas01 ",
+                args=(180,),
+            ),
+            Format(
+                "Server %s has not responded in %lu seconds. Reconnecting...",
+                "fs/cifs/connect.c",
+                "4.4-4.19",
+                "CIFS VFS: ",
+                args=("nas01", 120),
             ),
         ),
     ),

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
+from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
@@ -28,6 +29,9 @@ from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
 from kmsgd.catalogue.nmi import NMI_SIGNATURES
+from kmsgd.catalogue.probe import PROBE_SIGNATURES
+from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
+from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
 from kmsgd.ring.records import KernelRecord
 
@@ -38,6 +42,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + MEMORY_SIGNATURES
     + HARDWARE_SIGNATURES
     + STORAGE_SIGNATURES
+    + STORAGE_HBA_SIGNATURES  # after hardware.py's: its disk_io_error adds wording
+    + STORAGE_MD_SIGNATURES
     + LIFECYCLE_SIGNATURES
     + NET_SIGNATURES
     + NMI_SIGNATURES
@@ -46,6 +52,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + GPU_FAULT_SIGNATURES
     + I915_SIGNATURES
     + STORAGE_NET_SIGNATURES
+    + PROBE_SIGNATURES  # the driver core's probe failure, for the GPU drivers' tags
+    + FIRMWARE_LOAD_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}
@@ -66,6 +74,10 @@ _USER = re.compile(r"([^\s\[:]+)(?:\[\d+\])?: ")
 _KMSG_WRITER = re.compile(r"([\w.@-]+)\[\d+\]: ")
 _PCI_FULL = re.compile(r"\b([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 _PCI_NV = re.compile(r"PCI:([0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\b")
+# the IOMMUs' own reports name the faulting device without its domain: AMD-Vi's
+# "IO_PAGE_FAULT device=%02x:%02x.%x" (drivers/iommu/amd/iommu.c, to 5.x) and VT-d's "Request
+# device [%02x:%02x.%d]" (drivers/iommu/intel/dmar.c); domain 0 is the one such boxes have
+_PCI_SHORT = re.compile(r"(?:\bdevice=|Request device \[)([0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\b")
 _DISK = re.compile(
     r"\b(?:dev |device )?(nvme\d+(?:n\d+(?:p\d+)?)?|sd[a-z]+\d*|vd[a-z]+\d*|"
     r"mmcblk\d+(?:p\d+)?|md\d+|dm-\d+|ata\d+(?:\.\d+)?)\b"
@@ -105,7 +117,10 @@ def extract_device(kind: DeviceKind, text: str) -> str:
         if m is not None:
             return m.group(1).lower()
         nv = _PCI_NV.search(text)
-        return f"{nv.group(1).lower()}.0" if nv is not None else ""
+        if nv is not None:
+            return f"{nv.group(1).lower()}.0"
+        short = _PCI_SHORT.search(text)
+        return f"0000:{short.group(1).lower()}" if short is not None else ""
     if kind in (DeviceKind.DISK, DeviceKind.FS):
         fs = _FS.search(text) if kind is DeviceKind.FS else None
         if fs is not None:

@@ -44,10 +44,19 @@ class Relation:
     effect: str
     why: str
     any_order: bool = False  # the effect may be printed before its cause
+    same_device: bool = False  # only when both name one device (a PCI address)
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
 _STALLS = ("soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
+STORAGE_TRANSPORTS = (
+    "iscsi_connection_error",
+    "fc_link_down",
+    "nfs_server_not_responding",
+    "ceph_connection_error",
+    "cifs_server_not_responding",
+)
+CONTROLLER_FAULTS = ("megaraid_fw_fault", "mpt3sas_ioc_fault")
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
     # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
@@ -95,17 +104,53 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for effect in _STALLS
         if cause != effect
     ),
+    # a commit waits on the GPU work it displays (drm_atomic_helper.c waits on the commit's
+    # fences, then on hw_done and flip_done, 10 s each): a GPU or display firmware that
+    # stopped fails the flip, whichever of the two timeouts is printed first
+    Relation("family:gpu", "drm_flip_timeout", "a page flip waits on the GPU", any_order=True),
+    # nvidia-drm's own flip wait (nvidia-drm-crtc.c, 3 s) on the same GPU work
+    Relation("family:gpu", "nvidia_flip_timeout", "a page flip waits on the GPU", any_order=True),
+    # a device's DMA through the IOMMU after its own driver reported a failure: a GPU being
+    # reset (amdgpu_device_gpu_recover) or hung still fetches through mappings its driver is
+    # tearing down, and the IOMMU (drivers/iommu/amd/iommu.c, intel/dmar.c) logs the faults;
+    # a fault from another device, or before any failure of its own, still leads
+    Relation("family:gpu", "iommu_fault", "the faults of a failing GPU", same_device=True),
     # kernel/hung_task.c: tasks in D state behind a stuck device or file system
     Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
     Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
     Relation("family:fs", "hung_task", "tasks wait on a stuck file system"),
-    # a storage transport (an iSCSI connection, a Fibre Channel link, an NFS server) failing
-    # fails the devices and mounts behind it: scsi_transport_iscsi.c and qla2xxx take the
-    # SCSI devices offline, and their reads and writes, and the file system's, fail
+    # a storage transport (an iSCSI connection, a Fibre Channel link, an NFS server, the
+    # kernel Ceph client's monitors and OSDs) failing fails the devices and mounts behind it:
+    # scsi_transport_iscsi.c and qla2xxx take the SCSI devices offline, RBD and CephFS
+    # requests wait for the session, and their reads and writes, and the file system's, fail
     *(
         Relation(cause, effect, "a transport failure fails the storage behind it")
-        for cause in ("iscsi_connection_error", "fc_link_down", "nfs_server_not_responding")
+        for cause in STORAGE_TRANSPORTS
         for effect in ("disk_io_error", "fs_error", "hung_task")
+    ),
+    # a storage controller's firmware that faults stops completing commands: they time out
+    # and the SCSI error handler resets (scsi_error.c), and the reset's wait is where the
+    # driver finds the fault (megaraid_sas_fusion.c megasas_wait_for_outstanding_fusion,
+    # mpt3sas_base.c _base_fault_reset_work), so the fault may be printed after the reset
+    *(
+        Relation(fault, "scsi_host_reset", "a controller's fault times its commands out", True)
+        for fault in CONTROLLER_FAULTS
+    ),
+    # what the controller stopped completing fails: the error handler's last step takes the
+    # disks offline (scsi_eh_offline_sdevs), their I/O and their file systems' fails
+    *(
+        Relation(cause, effect, "a stuck controller fails the disks behind it")
+        for cause in (*CONTROLLER_FAULTS, "scsi_host_reset")
+        for effect in ("disk_io_error", "fs_error")
+    ),
+    # mlx5 health.c: a firmware whose health fails stops completing commands (cmd.c), and
+    # the health poll may notice after the commands' timeouts; a NIC whose firmware stopped
+    # (mlx5, bnxt) stops sending, and tasks wait in the driver for its commands
+    Relation("mlx5_health_error", "mlx5_cmd_timeout", "a failed firmware answers nothing", True),
+    *(
+        Relation(cause, effect, "a NIC's firmware stopped")
+        for cause in ("mlx5_health_error", "mlx5_cmd_timeout", "bnxt_fw_fault")
+        for effect in ("netdev_tx_timeout", "hung_task")
     ),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation("nvme_timeout", "nvme_reset", "a command timeout resets the controller"),
@@ -166,6 +211,8 @@ def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relatio
     holds in any order first."""
     found = None
     for r in MAY_CAUSE:
+        if r.same_device and not (cause.device and cause.device == effect.device):
+            continue
         if selects(r.cause, cause) and selects(r.effect, effect):
             if r.any_order:
                 return r

@@ -258,6 +258,11 @@ class TimelineBuilder:
                 return
             self._groups[key] = _Group(1, item, item, hit, not hit.signature.context)
             return
+        if group.hit.signature.routine and not hit.signature.routine:
+            # a tag's routine lines (ext4's summary of errors recorded before) say nothing of
+            # when its failure began: the first failure line starts the event
+            self._groups[key] = _Group(1, item, item, hit, not hit.signature.context)
+            return
         group.last = item
         if hit.signature.context:
             return  # part of a report already counted, or to be counted by its own line

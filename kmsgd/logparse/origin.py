@@ -27,8 +27,15 @@ _BUS_ID = (
 
 # catalogue subsystem → message openings (regex, anchored at the message start)
 OPENINGS: dict[str, tuple[str, ...]] = {
-    # dev_printk: "amdgpu 0000:03:00.0: ", "nvme nvme0: ", "usb 1-1: ", "sd 0:0:0:0: "
-    "device": (rf"[\w.-]+ {_BUS_ID}: ",),
+    # dev_printk: "amdgpu 0000:03:00.0: ", "nvme nvme0: ", "usb 1-1: ", "sd 0:0:0:0: "; a
+    # driver's pr_fmt where it has no device, as bnx2x's BNX2X_ERR "bnx2x: [<func>:<line>(
+    # <ifname>)]" and bnx2's "bnx2: " (firmware_load_failure)
+    "device": (
+        rf"[\w.-]+ {_BUS_ID}: ",
+        r"bnx2x?: ",
+        # drivers/base/dd.c's pr_warn (4.4-6.8): "<driver>: probe of <device> failed …"
+        r"[\w.-]+: probe of \S+ failed with error ",
+    ),
     # mxgpu_ai.c's pr_err carries no prefix: its message is amdgpu's alone
     "gpu.amdgpu": (
         r"amdgpu: ",
@@ -44,6 +51,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
     "gpu.nvgpu": (r"nvgpu: ",),
+    # the SoC GPUs' dev_printk: their devices are platform devices ("ff9a0000.gpu")
+    "gpu.soc": (r"v3d \S+: ", r"panfrost \S+: ", r"etnaviv-gpu \S+: ", r"msm\w* \S+: "),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
     "gpu.i915": (
@@ -51,7 +60,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"drm/i915: ",
         r"xe \S+: ",
     ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
-    "gpu": (r"\[drm", r"GPU has fallen off the bus"),
+    # DRM's atomic helpers WARN with the object they waited on: "[CRTC:82:pipe A] vblank …"
+    "gpu": (r"\[drm", r"GPU has fallen off the bus", r"\[(?:CRTC|CONNECTOR|PLANE):\d+:"),
     "kernel": (
         r"BUG: ",
         r"kernel BUG at ",
@@ -120,12 +130,32 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
     "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
-    "net": (r"NETDEV WATCHDOG: ", r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: "),
+    # netdev_printk: "<driver> <bus id> <ifname>: " (net/core/dev.c __netdev_printk);
+    # IPoIB's ipoib_printk "<ifname>: "
+    "net": (
+        r"NETDEV WATCHDOG: ",
+        r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: ",
+        rf"[\w.-]+ {_BUS_ID} [\w.-]+: ",
+        r"ib\w*: transmit timeout: ",
+    ),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (r"Under-?voltage detected", r"raspberrypi-hwmon "),
-    "storage": (r"nvme ", r"blk_update_request: ", r"I/O error, dev ", r"Buffer I/O error"),
+    # mpt3sas's ioc->name "mpt3sas_cm0: " (MPT3SAS_FMT, ioc_info), megaraid_sas's 2.6-3.x
+    # printk "megasas: ", libata's ata_link_printk/ata_dev_printk "ata1: "/"ata1.00: "
+    "storage": (
+        r"nvme ",
+        r"blk_update_request: ",
+        r"I/O error, dev ",
+        r"(?:timeout|critical [\w ]+|recoverable transport|protection) error, dev ",
+        r"Buffer I/O error",
+        r"mpt[23]sas_cm\d+: ",
+        r"megasas: ",
+        r"ata\d+(?:\.\d+)?: ",
+        r"md/raid\d*:",  # drivers/md/raid*.c
+        r"device-mapper: ",  # include/linux/device-mapper.h DM_FMT
+    ),
     # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
     # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "
     "storage.net": (
@@ -133,6 +163,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r" ?session\d+: ",
         r"qla2xxx \[",
         r"(?:nfs|lockd|portmap|rpcbind|mountd): server ",
+        r"libceph: ",  # net/ceph and fs/ceph pr_fmt: KBUILD_MODNAME ": "
+        r"ceph: ",
+        r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
     ),
     "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
     "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),

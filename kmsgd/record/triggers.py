@@ -135,6 +135,63 @@ TABLE: tuple[KernelTrigger, ...] = (
         needs=_AMD,
     ),
     _t(
+        "i915_gpu_hang",
+        "gpu_hang",
+        (
+            "HANG",
+            "Resetting",
+            "reset",
+            "Timedout",
+            "chip",
+            "rendering",
+            "response",
+            "action",
+            "fence",
+            "stalled",
+            "wedged",
+            "Schedule",
+            "submitted",
+            "execqueue",
+            "stuck",
+            "progress",
+            "dump",
+        ),
+        r"GPU HANG: ecode \d+:|Resetting (?:chip after|\w+ for) "
+        r"|\w+:? reset request time(?:d out|out)"
+        r"|(?:GuC engine reset request|Engine reset) failed on \d+:\d+ \("
+        r"|Timedout job: seqno=\d+, (?:lrc_seqno=\d+, )?guc_id=\d+"
+        r"|Engine reset: engine_class=\w+, logical_mask: 0x"
+        r"|Failed to reset GuC, ret = -?\d+|Failed to reset chip\b"
+        r"|Failed to initialise HW following reset|timed out, cancelling all in-flight rendering"
+        r"|CT\d*: (?:No response for request 0x[0-9a-fA-F]+|Sending action 0x[0-9a-fA-F]+ failed"
+        r"|fence \d+ err -?\d+|Communication stalled for -?\d+ ms)"
+        r"|(?i:tlb invalidation response timed out for seqno) \d+"
+        r"|TLB invalidation fence timeout, seqno=|GT\d+: reset failed \("
+        r"|Xe has declared device \S+ as wedged|Timed out wait for G2H, fence \d+, action"
+        r"|Schedule disable failed to respond, guc_id=|Kernel-submitted job timed out"
+        r"|VM job timed out on non-killed execqueue"
+        r"|\b(?:stuck|no progress) on (?:render|bsd2?|blitter|video enhancement) ring\b"
+        r"|GPU crash dump saved to /sys/class/drm/card\d+/error",
+        # the catalogue's check: i915's own hang words, or a line that names i915 or opens as xe's
+        narrow=re.compile(
+            rb"GPU HANG|(?:stuck|no progress) on \w[\w ]* ring|GPU crash dump|i915|^xe "
+        ),
+    ),
+    _t(
+        "drm_flip_timeout",
+        "gpu_hang",
+        ("timed",),
+        r"\[(?:CRTC|CONNECTOR|PLANE):\d+:[^\]]*\] (?:flip_done|hw_done|cleanup_done|commit wait"
+        r"|vblank wait) timed out|\b(?:flip_done|hw_done) timed out|vblank wait timed out on crtc",
+    ),
+    _t(
+        "soc_gpu_hang",
+        "gpu_hang",
+        ("Resetting", "sched", "hung", "hangcheck"),
+        r"v3d \S+: .*Resetting GPU for hang\.|panfrost \S+: gpu sched timeout, js=\d+"
+        r"|etnaviv-gpu \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
+    ),
+    _t(
         "nvidia_gsp_timeout",
         "gpu_hang",
         ("GSP", "_kgspLogXid119", "heartbeat", "Heartbeat"),
@@ -227,11 +284,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "nvme_timeout",
         "storage",
-        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down"),
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down", "alive"),
         r"nvme\d*: I/O (?:tag )?\d+ \(?\S*\)? ?(?:opcode \S+ \([^)]*\) )?QID \d+ timeout"
         r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
-        r"|controller is down; will reset",
+        r"|nvme\d+: keep-alive failed|controller is down; will reset",
     ),
 )
 

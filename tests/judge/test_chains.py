@@ -108,6 +108,23 @@ EXAMPLES[("amdgpu_illegal_register_access", "amdgpu_gpu_reset")] = (
     ILLEGAL,
     "amdgpu 0000:04:00.0: amdgpu: GPU reset begin!",
 )
+EXAMPLES[("family:gpu", "drm_flip_timeout")] = (
+    "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, "
+    "emitted seq=3",
+    "amdgpu 0000:04:00.0: [drm] *ERROR* [CRTC:79:crtc-0] flip_done timed out",
+)
+EXAMPLES[("family:gpu", "nvidia_flip_timeout")] = (
+    "NVRM: Xid (PCI:0000:01:00): 109, pid=1234, name=Xorg, Ch 00000010, errorString CTX SWITCH "
+    "TIMEOUT, Info 0x3c046",
+    "[drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] Flip "
+    "event timeout on head 0",
+)
+# same device: the GPU being reset, and the IOMMU's fault for its DMA
+EXAMPLES[("family:gpu", "iommu_fault")] = (
+    "amdgpu 0000:2f:00.0: amdgpu: GPU reset begin!",
+    "amdgpu 0000:2f:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001a "
+    "address=0xec68053da00 flags=0x0010]",
+)
 TRANSPORT_EFFECTS = {
     "disk_io_error": "blk_update_request: I/O error, dev sde, sector 2048 op 0x0:(READ) flags 0x0",
     "fs_error": "EXT4-fs warning (device dm-8): ext4_end_bio:316: I/O error -5 writing to inode "
@@ -118,10 +135,43 @@ TRANSPORTS = {
     "iscsi_connection_error": " connection1:0: detected conn error (1022)",
     "fc_link_down": "qla2xxx [0000:81:00.1]-500b:10: LOOP DOWN detected (2 7 0 0).",
     "nfs_server_not_responding": "nfs: server nas01 not responding, still trying",
+    "ceph_connection_error": "libceph: osd10 9.125.70.42:6801 socket closed (con state OPEN)",
+    "cifs_server_not_responding": r"CIFS: VFS: \\nas01 has not responded in 180 seconds. "
+    "Reconnecting...",
 }
 EXAMPLES.update(
     {(c, e): (TRANSPORTS[c], TRANSPORT_EFFECTS[e]) for c in TRANSPORTS for e in TRANSPORT_EFFECTS}
 )
+CONTROLLERS = {
+    "megaraid_fw_fault": "megaraid_sas 0000:18:00.0: FW in FAULT state Fault code:0x10000 "
+    "subcode:0x0 func:megasas_wait_for_outstanding_fusion",
+    "mpt3sas_ioc_fault": "mpt3sas_cm0: fault_state(0x2651)!",
+}
+EH_RESET = "megaraid_sas 0000:18:00.0: [30]waiting for 65 commands to complete for scsi0"
+EXAMPLES.update({(c, "scsi_host_reset"): (line, EH_RESET) for c, line in CONTROLLERS.items()})
+EXAMPLES.update(
+    {
+        (c, e): (line, TRANSPORT_EFFECTS[e])
+        for c, line in (*CONTROLLERS.items(), ("scsi_host_reset", EH_RESET))
+        for e in ("disk_io_error", "fs_error")
+    }
+)
+MLX5 = "mlx5_core 0000:61:00.0: "
+MLX5_HEALTH = MLX5 + "poll_health:819:(pid 0): device's health compromised - reached miss count"
+MLX5_CMD = (
+    MLX5 + "wait_func:1132:(pid 141181): CREATE_DCT(0x710) timeout. Will cause a leak of a "
+    "command resource"
+)
+EXAMPLES[("mlx5_health_error", "mlx5_cmd_timeout")] = (MLX5_HEALTH, MLX5_CMD)
+TX_TIMEOUT = "mlx5_core 0000:61:00.0 ib0: TX timeout detected"
+BNXT = "bnxt_en 0000:3b:00.0 eth0: Detected firmware fatal condition, initiating reset"
+for cause, line in (
+    ("mlx5_health_error", MLX5_HEALTH),
+    ("mlx5_cmd_timeout", MLX5_CMD),
+    ("bnxt_fw_fault", BNXT),
+):
+    EXAMPLES[(cause, "netdev_tx_timeout")] = (line, TX_TIMEOUT)
+    EXAMPLES[(cause, "hung_task")] = (line, HUNG)
 
 
 STALLS = {
