@@ -619,10 +619,11 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (all eras); the closing
-    # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it
+    # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it; 2.4's panic()
+    # printed "Kernel panic: %s" (and "In interrupt handler - not syncing" after it)
     sig(
         "kernel_panic",
-        r"Kernel panic - not syncing",
+        r"Kernel panic - not syncing|^Kernel panic: \S",
         ("panic",),
         S.CRITICAL,
         "kernel",
@@ -641,6 +642,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/panic.c",
                 "4.4-6.18",
                 args=("Fatal exception",),
+            ),
+            Format(
+                "Kernel panic: %s",
+                "kernel/panic.c",
+                "2.4 (the wording of a 2.6-era vendor log too; not checked tree by tree)",
+                args=("CPU context corrupt",),
             ),
         ),
     ),
@@ -671,8 +678,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # mm/page_alloc.c warn_alloc: "%s: page allocation failure: order:%u, mode:%#x(%pGg)"
     sig(
         "page_allocation_failure",
-        r"page allocation failure: order:\d+",
-        ("allocation",),
+        r"page allocation failure: order:\d+|^__alloc_pages: \d+-order allocation failed",
+        ("allocation", "__alloc_pages"),
         S.WARNING,
         "memory",
         "A kernel memory allocation failed (fragmented or exhausted memory).",
@@ -699,13 +706,21 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "4.4",
                 args=("python3", 4),
             ),
+            # 2.4's __alloc_pages: "__alloc_pages: %u-order allocation failed (gfp=0x%x/%i)"
+            Format(
+                "__alloc_pages: %u-order allocation failed (gfp=0x%x/%i)",
+                "mm/page_alloc.c",
+                "2.4 (the wording of a 2.4 router's log; not checked tree by tree)",
+                args=(0, 0x1D2, 0),
+            ),
         ),
     ),
     # mm/oom_kill.c by era: "Out of memory: Kill process %d (%s) score %u or sacrifice
     # child" then "Killed process %d (%s) total-vm:…" (2.6.3x–4.x), "Memory cgroup out of
     # memory: Kill process …" (3.x–4.18), "Out of memory: Killed process %d (%s)" and
     # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
-    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
+    # process %d (%s)"; 2.4's "Out of Memory: Killed process %d (%s)." and "VM: killing
+    # process %s"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
     # With nothing left to kill, out_of_memory panics "Out of memory and no killable
     # processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is enabled": the
     # memory ran out, the panic is its end. The report's other lines (its header, the
@@ -715,8 +730,9 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
-        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled"
+        r"|^Out of Memory: Killed process \d+ \((?P<comm3>[^)]*)\)|^VM: killing process \S",
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom", "killing"),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -757,6 +773,20 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "mm/oom_kill.c",
                 "4.4",
                 args=(4242, "python3"),
+            ),
+            # 2.4's OOM killer: "Out of Memory: Killed process %d (%s)." and, in the earlier
+            # 2.4 releases, "VM: killing process %s"
+            Format(
+                "Out of Memory: Killed process %d (%s).",
+                "mm/oom_kill.c",
+                "2.4 (the wording of 2.4 logs; not checked tree by tree)",
+                args=(4242, "gammu-smsd"),
+            ),
+            Format(
+                "VM: killing process %s",
+                "mm/oom_kill.c",
+                "2.4 (the wording of a 2.4 router's log; not checked tree by tree)",
+                args=("gammu-smsd",),
             ),
         ),
     ),

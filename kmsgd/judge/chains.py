@@ -152,6 +152,10 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for cause in ("mlx5_health_error", "mlx5_cmd_timeout", "bnxt_fw_fault")
         for effect in ("netdev_tx_timeout", "hung_task")
     ),
+    # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
+    # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the
+    # same exhaustion, and its first sign is the first failed allocation
+    Relation("page_allocation_failure", "oom_kill", "memory runs out before the OOM kill"),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation("nvme_timeout", "nvme_reset", "a command timeout resets the controller"),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic

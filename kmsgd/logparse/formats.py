@@ -120,7 +120,13 @@ def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None)
 
 
 _KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
-_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
+# after the stamp, CONFIG_PRINTK_CALLER's "[T123]"/"[C3]", or a vendor kernel's CPU number glued
+# to it ("[  183.060000][0]WARNING: …": Lantiq/AVM MIPS builds); printk itself puts a space
+_CPU = r"\[\d{1,3}\](?=\S)"
+_CPU_FIELD = rf"(?:{_CPU})?"
+_DMESG = re.compile(
+    rf"(?:<(\d{{1,3}})>)?\[\s*(\d{{1,12}})\.(\d+)\](?:\s?\[\s*([TC]\d+)\]|{_CPU})?\s?(.*)"
+)
 _DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})\.(\d+)\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 # dmesg -T prints strftime "%a %b %e %H:%M:%S %Y" in the user's locale: CJK locales write
@@ -153,7 +159,7 @@ _RFC5424 = re.compile(
 )
 # rsyslog/journal kernel lines that carry printk's own stamp: "kernel: [   12.345678] text"
 _NO_HOST = re.compile(r"([^\s\[]+?)(?:\[(\d+)\])?:")
-_EMBEDDED_TS = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\] ?(.*)")
+_EMBEDDED_TS = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\]" + _CPU_FIELD + r" ?(.*)")
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
 
 

@@ -93,6 +93,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
+        r"Kernel panic: ",  # 2.4's panic()
         r"Oops: ",
         r"general protection fault",
         r"INFO: task \S+ blocked",
@@ -126,6 +127,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Killed process \d+ \(",
         r".{1,15} invoked oom-killer: ",
         r".{1,15}: page allocation failure: ",
+        r"__alloc_pages: \d+-order allocation failed",  # 2.4
+        r"Out of Memory: Killed process ",  # 2.4
+        r"VM: killing process ",  # 2.4
     ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"

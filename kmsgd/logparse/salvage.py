@@ -35,7 +35,7 @@ _LEAD = re.compile(
 _FENCE = re.compile(r"`{3,}(?:\w+$)?|~{3,}(?:\w+$)?")
 
 # a printk stamp anywhere in a line's first 200 characters, or a blank console one
-_STAMP = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\]\s?")
+_STAMP = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\](?:\[\d{1,3}\](?=\S))?\s?")
 _BLANK_STAMP = re.compile(r"\[\s+\]\s?")
 # a wall-clock time (with its date before it, in any language) ending a prefix
 _TIME = re.compile(
