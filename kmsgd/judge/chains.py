@@ -48,7 +48,7 @@ class Relation:
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
-_STALLS = ("soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
+_STALLS = ("hard_lockup", "soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
 STORAGE_TRANSPORTS = (
     "iscsi_connection_error",
     "fc_link_down",
@@ -95,7 +95,7 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # records the CPU kept across the reset, then "Machine check events logged": errors of
     # the boot before, not of this one
     Relation("mce_logged_at_boot", "mce_at_boot", "the records a CPU kept from before", True),
-    # the stall detectors (kernel/watchdog.c soft lockup, kernel/rcu/tree_stall.h,
+    # the stall detectors (kernel/watchdog.c soft and hard lockup, kernel/rcu/tree_stall.h,
     # kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU or timer from
     # different sides: the first to report it leads the ones that report it after
     *(

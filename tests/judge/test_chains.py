@@ -179,6 +179,7 @@ for cause, line in (
 
 
 STALLS = {
+    "hard_lockup": "NMI watchdog: Watchdog detected hard LOCKUP on cpu 3",
     "soft_lockup": "watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [kworker/1:2:77]",
     "rcu_stall": "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
     "workqueue_lockup": "BUG: workqueue lockup - pool cpus=0-1 flags=0x4 nice=0 stuck for 2530s!",
