@@ -182,11 +182,16 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # drivers/firmware/efi/cper.c cper_estatus_print: "%sevent severity: %s" with
     # "recoverable", "fatal", "corrected", "info"; only the first two are failures (the
     # firmware corrected the others); ghes_proc panics "Fatal hardware error!" on a fatal
-    # one (6.12+: "GHES: Fatal hardware error", without the "!").
+    # one (6.12+: "GHES: Fatal hardware error", without the "!"). A memory or processor
+    # section (cper.c cper_estatus_print_section "%ssection_type: memory error", "general
+    # processor error", "ARM processor error", 3.x-mainline) is a hardware fault the firmware
+    # reports whatever its severity: a corrected one is the only finding of its paste (a
+    # corrected PCIe section is aer_corrected in indirect.py).
     sig(
         "ghes_hardware_error",
-        r"\[Hardware Error\]: event severity: (?:recoverable|fatal)\b|Fatal hardware error\b",
-        ("severity", "Fatal"),
+        r"\[Hardware Error\]: event severity: (?:recoverable|fatal)\b|Fatal hardware error\b"
+        r"|\[Hardware Error\]:\s+section_type: (?:memory|general processor|ARM processor) error",
+        ("severity", "Fatal", "section_type"),
         Severity.CRITICAL,
         "hardware",
         "The platform firmware reported an uncorrected hardware error (APEI GHES): memory, "
@@ -201,6 +206,18 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/firmware/efi/cper.c",
                 "4.4-6.18",
                 args=("{1}[Hardware Error]: ", "fatal"),
+            ),
+            Format(
+                "%ssection_type: memory error",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{35}[Hardware Error]:   ",),
+            ),
+            Format(
+                "%ssection_type: general processor error",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{2}[Hardware Error]:   ",),
             ),
             Format(
                 "Fatal hardware error!",

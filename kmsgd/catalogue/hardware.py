@@ -39,13 +39,20 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     # Error]: Corrected error, no action required." / "Uncorrected, software restartable
     # error."; powerpc's die() of an unrecovered machine check (arch/powerpc/kernel/traps.c
     # machine_check_exception → die("Machine check", regs, SIGBUS)): "Oops: Machine check,
-    # sig: 7 [#1]"
+    # sig: 7 [#1]". The AMD decoder's bank lines (drivers/edac/mce_amd.c amd_decode_mce):
+    # "MC%d_STATUS[%s|%s|%s|%s|%s" (2.6.3x-3.2), "CPU:%d\tMC%d_STATUS[…" (3.3-3.9), "CPU:%d
+    # (%x:%x:%x) MC%d_STATUS[…" (3.10+), printed for corrected and uncorrected errors alike
+    # before any other decoder line; older kernels print no "Corrected error" line, and their
+    # northbridge decoder says "Northbridge Error (node %d): " (≤3.7; "MC4 Error (node %d): "
+    # 3.8+)
     sig(
         "mce",
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|"
         r"RIP|TSC|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
         r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
-        r"|^Oops: Machine check, sig: \d+",
+        r"|^Oops: Machine check, sig: \d+"
+        r"|\[Hardware Error\]: (?:CPU:\d+\s(?:\([0-9a-f:]+\) )?)?MC\d+_STATUS\["
+        r"|\[Hardware Error\]: (?:Northbridge|MC4) Error \(node \d+\): ",
         ("Hardware", "Machine", "machine"),
         S.CRITICAL,
         "hardware",
@@ -72,6 +79,34 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
             Format("Machine check events logged", _MCE_FILE, "5.4-6.18", _MCE),
             Format(
                 "Machine check events logged", "arch/x86/kernel/cpu/mcheck/mce.c", "4.4-4.19", _MCE
+            ),
+            Format(
+                "CPU:%d (%x:%x:%x) MC%d_STATUS[%s|%s|%s|%s|%s",
+                "drivers/edac/mce_amd.c",
+                "3.10-6.18",
+                "[Hardware Error]: ",
+                args=(12, 0x17, 0x31, 0, 27, "-", "CE", "MiscV", "-", "AddrV"),
+            ),
+            Format(
+                "MC%d_STATUS[%s|%s|%s|%s|%s",
+                "drivers/edac/mce_amd.c",
+                "2.6.32-3.2",
+                "[Hardware Error]: ",
+                args=(4, "Over", "CE", "MiscV", "-", "AddrV"),
+            ),
+            Format(
+                "Northbridge Error (node %d): ",
+                "drivers/edac/mce_amd.c",
+                "2.6.32-3.7",
+                "[Hardware Error]: ",
+                args=(4,),
+            ),
+            Format(
+                "MC4 Error (node %d): ",
+                "drivers/edac/mce_amd.c",
+                "3.8-6.18",
+                "[Hardware Error]: ",
+                args=(0,),
             ),
         ),
         trigger=Trigger(

@@ -718,6 +718,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
     # process %d (%s)"; 2.4's "Out of Memory: Killed process %d (%s)." and "VM: killing
     # process %s"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
+    # RHEL 6's 2.6.32 oom_kill_task puts the UID before the comm: "Killed process %d, UID
+    # %d, (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB", with no "Out of memory:".
     # With nothing left to kill, out_of_memory panics "Out of memory and no killable
     # processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is enabled": the
     # memory ran out, the panic is its end. The report's other lines (its header, the
@@ -727,6 +729,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|^Killed process \d+, UID \d+, \((?P<comm4>[^)]*)\) total-vm:"
         r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled"
         r"|^Out of Memory: Killed process \d+ \((?P<comm3>[^)]*)\)|^VM: killing process \S",
         ("Killed", "Kill", "kill", "killable", "panic_on_oom", "killing"),
@@ -770,6 +773,12 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "mm/oom_kill.c",
                 "4.4",
                 args=(4242, "python3"),
+            ),
+            Format(
+                "Killed process %d, UID %d, (%s) total-vm:%lukB, anon-rss:%lukB, file-rss:%lukB",
+                "mm/oom_kill.c",
+                "RHEL 6 2.6.32 (the wording of RHEL 6 logs; not checked tree by tree)",
+                args=(11726, 498, "mysqld"),
             ),
             # 2.4's OOM killer: "Out of Memory: Killed process %d (%s)." and, in the earlier
             # 2.4 releases, "VM: killing process %s"

@@ -251,6 +251,7 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
+        r"|^Killed process \d+, UID \d+, \((?P<comm4>[^)]*)\) total-vm:"
         r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled"
         r"|^Out of Memory: Killed process \d+ \((?P<comm3>[^)]*)\)|^VM: killing process \S",
     ),
@@ -261,7 +262,9 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"\[Hardware Error\]: (?:CPU \d+: Machine Check|Machine check: |PROCESSOR|RIP|TSC"
         r"|Run the above|(?:Un)?[Cc]orrected(?: error|, ))|Machine check events logged"
         r"|Fatal [Mm]achine check|^CPU \d+: Machine Check Exception:|^HARDWARE ERROR$"
-        r"|^Oops: Machine check, sig: \d+",
+        r"|^Oops: Machine check, sig: \d+"
+        r"|\[Hardware Error\]: (?:CPU:\d+\s(?:\([0-9a-f:]+\) )?)?MC\d+_STATUS\["
+        r"|\[Hardware Error\]: (?:Northbridge|MC4) Error \(node \d+\): ",
         narrow=re.compile(rb"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"),
     ),
     _t(
