@@ -60,6 +60,20 @@ def journal_note(line: str) -> bool:
     return _JOURNAL_NOTE.fullmatch(line) is not None
 
 
+# a dmesg stamp after a prompt: on a serial console the kernel prints its record over
+# whatever is being typed, so the record starts mid-line ("root@lede:/# /etc/init[   90.3]")
+_STAMP_IN_PROMPT = re.compile(r"\[\s*\d{1,12}\.\d{6}\] \S")
+
+
+def record_after_prompt(line: str) -> int | None:
+    """Where a kernel record printed into a shell prompt line starts, if one is there."""
+    m = _PROMPT.match(line)
+    if m is None:
+        return None
+    found = _STAMP_IN_PROMPT.search(line, m.end() - 1)
+    return found.start() if found is not None else None
+
+
 def is_command(line: str) -> bool:
     """A shell prompt or a diagnostic command someone ran: never evidence (in docs/incidents.md's
     amdgpu freeze, `journalctl … | grep -c 'systemd-shutdown'` matched its own pattern)."""

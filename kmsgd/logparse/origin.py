@@ -135,6 +135,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"oom_reaper: ",
         r"Memory cgroup out of memory",
         r"Killed process \d+ \(",
+        r"Killed process \d+, UID \d+, \(",  # RHEL 6 2.6.32
         r".{1,15} invoked oom-killer: ",
         r".{1,15}: page allocation failure: ",
         r"__alloc_pages: \d+-order allocation failed",  # 2.4

@@ -237,6 +237,10 @@ class LogStream:
             fields = self._parse(cleaned)
             if fields is not None:
                 return fields, cleaned
+        if (at := clean.record_after_prompt(cleaned)) is not None:
+            fields = self._parse(cleaned[at:])
+            if fields is not None:
+                return fields, cleaned[at:]
         if clean.is_command(cleaned) or clean.boot_separator(cleaned)[0]:
             return None, cleaned
         return salvage.salvage(cleaned), cleaned
