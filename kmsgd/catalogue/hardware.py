@@ -618,11 +618,13 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # fs/xfs/xfs_message.c & friends:
     # "XFS (%s): Corruption detected", "Metadata corruption detected at", "Metadata CRC
     # error detected at" (3.10+), "log I/O error", "Filesystem has been shut down"
-    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; xfs_error.c xfs_error_report: "Internal
-    # error %s at line %d of file %s.  Caller %pS" (xfs_alert, "XFS (dev): " or "XFS: " when
-    # no mount; 2.6's xfs_cmn_err the same words); xfs_do_force_shutdown: "xfs_do_force_shutdown
-    # (0x%x) called from line %d of file %s. Return address = %pS" (2.6-today; flag 0x4 alone
-    # is a forced unmount that an administrator asked for, not an error);
+    # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; a mount whose log cannot be read or
+    # replayed (fs/xfs/xfs_log.c xfs_log_mount "log mount/recovery failed: error %d", then
+    # xfs_mount.c xfs_mountfs "log mount failed", 2.6.3x-6.18); xfs_error.c
+    # xfs_error_report: "Internal error %s at line %d of file %s.  Caller %pS" (xfs_alert,
+    # "XFS (dev): " or "XFS: " when no mount; 2.6's xfs_cmn_err the same words);
+    # xfs_do_force_shutdown: "xfs_do_force_shutdown (0x%x) called from line %d of file %s.
+    # Return address = %pS" (2.6-today; flag 0x4 alone is a forced unmount that an administrator asked for, not an error);
     # fs/btrfs "BTRFS error (device %s)", and data checksum failures at warning level
     # (btrfs_print_data_csum_error, btrfs_warn_rl): "csum failed root %llu ino %llu off %llu
     # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
@@ -649,7 +651,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
         r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
         r"|bch2_fs_start\(\): error starting filesystem)|error not marked as autofix"
-        r"|XFS \(\S+\): .*Shutting down filesystem"
+        r"|XFS \(\S+\): .*Shutting down filesystem|XFS \(\S+\): log mount(?:/recovery)? failed"
         r"|EXT4-fs warning \(device \S+\): ext4_end_bio:\d+: I/O error -?\d+ writing to inode",
         (
             "error",
@@ -704,6 +706,14 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                 args=("CRC error", "xfs_agf_read_verify+0x1c/0x80 [xfs]", "xfs_agf", 0x1, ""),
             ),
             Format("log I/O error %d", "fs/xfs/xfs_log.c", "4.4-6.18", "XFS (sda1): ", args=(-5,)),
+            Format(
+                "log mount/recovery failed: error %d",
+                "fs/xfs/xfs_log.c",
+                "4.4-6.18",
+                "XFS (dm-6): ",
+                args=(-30,),
+            ),
+            Format("log mount failed", "fs/xfs/xfs_mount.c", "4.4-6.18", "XFS (dm-6): "),
             Format(
                 "%s (0x%x) detected at %pS (%s:%d).  Shutting down filesystem.",
                 "fs/xfs/xfs_fsops.c",

@@ -313,11 +313,15 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     # shows it (its header, "%s invoked oom-killer: gfp_mask=…", is kernel.py's):
     # dump_oom_summary "oom-kill:constraint=%s,nodemask=%*pbl,…" (4.19+); mm/memcontrol.c
     # mem_cgroup_print_oom_info "Task in %s killed as a result of limit of %s" (3.x-4.18); and
-    # the report's own stack (dump_header calls dump_stack from oom_kill_process).
+    # the report's own stack (dump_header calls dump_stack from oom_kill_process). 32-bit
+    # ARM (arch/arm/kernel/traps.c dump_backtrace_entry) names each frame's function before
+    # its caller: " %ps from %pS" (5.17+), "[<%08lx>] (%ps) from [<%08lx>] (%pS)" (before,
+    # and CONFIG_BACKTRACE_VERBOSE), so oom_kill_process shows without its offset.
     sig(
         "oom_kill",
         r"^oom-kill:constraint=CONSTRAINT_|^Task in \S+ killed as a result of limit of "
-        rf"|{_FRAME}oom_kill_process\+0x[0-9a-f]+/0x[0-9a-f]+",
+        rf"|{_FRAME}oom_kill_process\+0x[0-9a-f]+/0x[0-9a-f]+"
+        rf"|{_FRAME}\(?oom_kill_process\)? from ",
         ("kill", "killed", "oom_kill_process"),
         Severity.ERROR,
         "memory",
@@ -344,6 +348,12 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
                 "arch/x86/kernel/dumpstack.c",
                 "5.15-6.18",
                 args=("", "", "oom_kill_process+0x116/0x150"),
+            ),
+            Format(
+                "%s %ps from %pS",
+                "arch/arm/kernel/traps.c",
+                "5.17-6.18",
+                args=("", "oom_kill_process", "out_of_memory+0x218/0x34c"),
             ),
         ),
     ),

@@ -165,12 +165,15 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
     # orphan cleanup; fs/xfs/xfs_log_recover.c "Starting recovery (logdev: %s)", "Ending
     # recovery"; e2fsck "recovering journal"; btrfs "start tree-log replay"; fs/jbd2/
     # recovery.c replaying a journal that fails a checksum ("JBD2: Invalid checksum recovering
-    # …", fs_error too); bcachefs recovery.c (6.7+) "recovering from unclean shutdown",
-    # "journal read done, replaying entries %llu-%llu"
+    # …", fs_error too); xfs_log_recover.c xlog_recover "recovery required on read-only
+    # device." (a log that needs replay on a read-only mount, 4.4-6.18); bcachefs
+    # recovery.c (6.7+) "recovering from unclean shutdown", "journal read done, replaying
+    # entries %llu-%llu"
     sig(
         "fs_recovery",
         r"EXT4-fs \(\S+\): (?:recovery complete|orphan cleanup|INFO: recovery "
         r"required)|XFS \(\S+\): (?:Starting|Ending) recovery|recovering journal"
+        r"|XFS \(\S+\): recovery required on read-only device"
         r"|BTRFS info \(device \S+\): .*log replay|clean-up .*orphan"
         r"|JBD2: Invalid checksum recovering|bcachefs \(\S+\): (?:recovering from unclean "
         r"shutdown|journal read done, replaying entries)",
@@ -204,6 +207,12 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18 (xfs_log_recover.c to 5.4)",
                 "XFS (sda1): ",
                 args=("internal",),
+            ),
+            Format(
+                "recovery required on read-only device.",
+                "fs/xfs/xfs_log_recover.c",
+                "4.4-6.18",
+                "XFS (dm-6): ",
             ),
             Format(
                 "start tree-log replay",

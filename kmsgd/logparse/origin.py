@@ -116,6 +116,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"task:\S+\s+state:\w ",  # sched_show_task: a hung-task report's task line
         r"Task in \S+ killed as a result of limit",  # memcg OOM report (3.x-4.18)
         r" *(?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",  # a stack frame of a kernel report
+        # a 32-bit ARM frame (arch/arm/kernel/traps.c dump_backtrace_entry): callee, caller
+        r" *(?:\[<[0-9a-f]{8}>\] )?\(?[\w.]+\)? from (?:\[<[0-9a-f]{8}>\] )?\(?[\w.]+\+0x",
         r"Do you have a strange power saving mode enabled\?",  # unknown NMI, second line
         r"IP: (?:\[<[0-9a-f]+>\] )?[\w.]+\+0x",  # arch/x86/mm/fault.c show_fault_oops (to 4.14)
     ),

@@ -17,10 +17,15 @@ BATCH13_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             # RHEL 6 2.6.32: the UID before the comm, no "Out of memory:" prefix
             "Killed process 11726, UID 498, (mysqld) total-vm:7823732kB, anon-rss:2539268kB, "
             "file-rss:768kB",
+            # the OOM report's own stack on 32-bit ARM, callee first, both eras
+            " oom_kill_process from out_of_memory+0x218/0x34c",
+            "[<c02a1b3c>] (oom_kill_process) from [<c02a2210>] (out_of_memory+0x124/0x334)",
         ],
         [
             "oom_reaper: reaped process 11726 (mysqld), now anon-rss:0kB, file-rss:0kB",
             "Killed process 11726, UID 498",
+            " out_of_memory from __alloc_pages+0xa98/0x1044",
+            " oom_kill_process_ext from out_of_memory+0x218/0x34c",
         ],
     ),
     "mce": (
@@ -37,6 +42,21 @@ BATCH13_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "EDAC MC0: Giving out device to module amd64_edac controller F10h: DEV "
             "0000:00:18.2 (INTERRUPT)",
             "[Hardware Error]: cache level: L3/GEN, mem/io: MEM, mem-tx: RD, part-proc: RES",
+        ],
+    ),
+    "fs_error": (
+        [
+            "XFS (dm-6): log mount/recovery failed: error -30",
+            "XFS (dm-6): log mount/recovery failed: error 30",  # 2.6.3x-3.x positive errno
+            "XFS (dm-6): log mount failed",
+        ],
+        ["XFS (dm-6): Mounting Filesystem", "XFS (dm-6): Ending clean mount"],
+    ),
+    "fs_recovery": (
+        ["XFS (dm-6): recovery required on read-only device."],
+        [
+            "XFS (dm-6): write access unavailable, cannot proceed.",
+            "XFS (dm-6): Mounting V5 Filesystem",
         ],
     ),
     "ghes_hardware_error": (
