@@ -624,7 +624,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # xfs_error_report: "Internal error %s at line %d of file %s.  Caller %pS" (xfs_alert,
     # "XFS (dev): " or "XFS: " when no mount; 2.6's xfs_cmn_err the same words);
     # xfs_do_force_shutdown: "xfs_do_force_shutdown (0x%x) called from line %d of file %s.
-    # Return address = %pS" (2.6-today; flag 0x4 alone is a forced unmount that an administrator asked for, not an error);
+    # Return address = %pS" (2.6-today; flag 0x4 alone is a forced unmount that an
+    # administrator asked for, not an error);
     # fs/btrfs "BTRFS error (device %s)", and data checksum failures at warning level
     # (btrfs_print_data_csum_error, btrfs_warn_rl): "csum failed root %llu ino %llu off %llu
     # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
