@@ -91,6 +91,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
+        r"Kernel panic: \S",  # 2.4 and early 2.6 panic()
         r"Oops: ",
         r"general protection fault",
         r"INFO: task \S+ blocked",
