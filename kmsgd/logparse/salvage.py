@@ -17,8 +17,8 @@ import html
 import re
 
 from kmsgd.logparse.formats import MONTHS, Fields, iso_us, parse_kmsg, usec, wall_from_parts
-from kmsgd.logparse.model import LogFormat
 from kmsgd.logparse.origin import kernel_opening
+from kmsgd.logparse.parsed import LogFormat
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _TAG = r"</?(?:details|summary|code|pre|p|br|div|span|b|i|tt|kbd|samp|blockquote|sub|sup)\b[^>]*>"
@@ -58,7 +58,7 @@ _KERNEL_WORD = re.compile(
 _QUOTED = re.compile(r'(?:^|\s)"')
 # a whole line "ident[pid]: text", after the leading space a console indents it with
 _CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
-_HOST_WORD = re.compile(r"([\w.-]+) ")
+_HOST_WORD = re.compile(r"([\w.-]+) +")  # a scrubbed host may be padded
 _PRIO = re.compile(r"<([0-7])>\s?")
 # a Kubernetes event quoting a log line: `kubectl describe`'s "Type Reason Age From Message"
 # table ("Warning  TaskHung  5m23s (x3 over 10m)  kernel-monitor, node-1  INFO: task …") and
