@@ -158,6 +158,10 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for cause in (Tag.MLX5_HEALTH_ERROR, Tag.MLX5_CMD_TIMEOUT, Tag.BNXT_FW_FAULT)
         for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.HUNG_TASK)
     ),
+    # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
+    # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the
+    # same exhaustion, and its first sign is the first failed allocation
+    Relation(Tag.PAGE_ALLOCATION_FAILURE, Tag.OOM_KILL, "memory runs out before the OOM kill"),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation(Tag.NVME_TIMEOUT, Tag.NVME_RESET, "a command timeout resets the controller"),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic

@@ -93,6 +93,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"#PF: ",
         r"Mem abort info:",
         r"Fixing recursive fault but reboot is needed!",
+        r"Process .{1,16} \(pid: \d+, stack limit = ",  # arm __die
+        r"[LB]E PAGE_SIZE=\d+K",  # powerpc __die
         r"(?:pc : |PC is at |epc : |NIP \[[0-9a-f]+\] )[\w.]+\+0x",  # show_regs
         # FreeBSD's linuxkpi and drm2 WARN_ON (kmsgd/catalogue/indirect.py)
         r"WARN_ON(?:_ONCE)?\(",
@@ -101,7 +103,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
-        r"Kernel panic: \S",  # 2.4 and early 2.6 panic()
+        r"Kernel panic: ",  # 2.4's panic()
         r"Oops: ",
         r"general protection fault",
         r"INFO: task \S+ blocked",
@@ -135,6 +137,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Killed process \d+ \(",
         r".{1,15} invoked oom-killer: ",
         r".{1,15}: page allocation failure: ",
+        r"__alloc_pages: \d+-order allocation failed",  # 2.4
+        r"Out of Memory: Killed process ",  # 2.4
+        r"VM: killing process ",  # 2.4
     ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"

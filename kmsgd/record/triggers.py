@@ -228,12 +228,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "rcu_stall",
         "cpu_lockup",
-        ("stall", "stalls", "starved", "wakeup", "gp_state"),
+        ("stall", "stalls", "starved", "gp_state"),
         r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
-        r"|\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
     ),
     _t(
@@ -247,12 +246,13 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom", "killing"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled"
+        r"|^Out of Memory: Killed process \d+ \((?P<comm3>[^)]*)\)|^VM: killing process \S",
     ),
     _t(
         "mce",

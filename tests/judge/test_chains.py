@@ -64,6 +64,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         "EXT4-fs error (device nvme0n1p2): ext4_find_entry:1455: inode #2: comm ls",
         HUNG,
     ),
+    ("page_allocation_failure", "oom_kill"): (
+        "kworker/u64:2: page allocation failure: order:4, mode:0x40cc0(GFP_KERNEL|__GFP_COMP)",
+        "Out of memory: Killed process 4242 (python3) total-vm:8000kB, anon-rss:4000kB",
+    ),
     ("nvme_timeout", "nvme_reset"): (
         "nvme nvme0: I/O 12 QID 3 timeout, aborting",
         "nvme nvme0: resetting controller",
