@@ -71,7 +71,8 @@ def _case(name: str, ring: str, proc: str, rounds: int) -> None:
         runs = ", ".join(f"{w:.2f}" for w in walls[fmt])
         cpu = ", ".join(f"{w:.2f}" for w in cpus[fmt])
         print(f"    --format {fmt:4}  wall s {runs}  CPU s {cpu}  peak RSS {rss[fmt]:.1f} MiB")
-    ok = "met" if html <= GOAL_RATIO * md and size <= GOAL_BYTES else "NOT met"
+    # CPU, not wall: on a shared machine the wall time is mostly waiting for the other jobs
+    ok = "met" if html_cpu <= GOAL_RATIO * md_cpu and size <= GOAL_BYTES else "NOT met"
     # the minimum is the run the other jobs on a shared machine disturbed least
     best = min(cpus["html"]) / min(cpus["md"])
     print(
@@ -85,19 +86,29 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--size-mib", type=int, default=256)
     ap.add_argument("--boots", type=int, default=12)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument(
+        "--keep",
+        metavar="DIR",
+        help="fill the rings in DIR and keep them; a later run with the same DIR reuses them",
+    )
     args = ap.parse_args(argv)
-    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as d:
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_DIR", "/var/tmp")) as tmp:
+        d = args.keep or tmp
         for incident in (False, True):
-            ring = os.path.join(d, f"ring-{incident}")
-            t0 = time.perf_counter()
-            n = _fill(ring, args.size_mib, args.boots, incident)
-            print(
-                f"filled a {args.size_mib} MiB ring: {n} records in "
-                f"{time.perf_counter() - t0:.1f} s"
-            )
+            ring = os.path.join(d, f"ring-{args.size_mib}-{args.boots}-{incident}")
+            if not os.path.exists(ring):
+                t0 = time.perf_counter()
+                n = _fill(ring, args.size_mib, args.boots, incident)
+                print(
+                    f"filled a {args.size_mib} MiB ring: {n} records in "
+                    f"{time.perf_counter() - t0:.1f} s"
+                )
             name = "incident from the boot's start" if incident else "no incident (last 10 min)"
-            _case(name, ring, d, args.rounds)
-            os.unlink(ring)
+            _case(name, ring, tmp, args.rounds)
+            if not args.keep:
+                os.unlink(ring)
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

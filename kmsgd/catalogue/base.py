@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kmsgd.catalogue.tags import Tag
+
 
 class Severity(enum.StrEnum):
     CRITICAL = "critical"  # the machine or a device is going down
@@ -80,7 +82,8 @@ class Format:
     `fmt`: the string as the C source writes it (adjacent literals joined, macros such as
     GPFSTR expanded, the trailing newline dropped); `file`: where it is, relative to the
     source tree (the Linux kernel unless it names another project: "nvidia:" is NVIDIA's
-    open-gpu-kernel-modules, "systemd:" systemd, "e2fsprogs:" e2fsprogs); `versions`: the
+    open-gpu-kernel-modules, "systemd:" systemd, "e2fsprogs:" e2fsprogs, "i915-backports:"
+    Intel's out-of-tree i915, named by its release tag); `versions`: the
     releases whose source holds it, as checked (kernel trees 4.4, 4.19, 5.4, 5.15, 6.1, 6.8,
     6.12, 6.18; NVIDIA release tags r515-r595), a range meaning every checked release
     between its ends. `prefix`: what the printing macro puts before the message, with
@@ -121,7 +124,7 @@ class Signature:
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""
-        if self.tag == "nvidia_xid" and m.groupdict().get("xid"):
+        if self.tag == Tag.NVIDIA_XID and m.groupdict().get("xid"):
             return f"nvidia_xid_{int(m.group('xid'))}"
         return self.tag
 

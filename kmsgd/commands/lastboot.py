@@ -19,16 +19,15 @@ from dataclasses import dataclass
 
 from kmsgd.commands.said import Said
 from kmsgd.errors import NothingToJudge
-from kmsgd.judge import changes as chg
-from kmsgd.judge import telemetry as tv
-from kmsgd.judge import witnesses
+from kmsgd.judge import telemetry, witnesses
 from kmsgd.judge.bootview import (
     BootView,
     early_clock_steps,
     early_records,
-    last_payload,
+    last_inventory,
     read_boot,
 )
+from kmsgd.judge.changes import diff_inventory, sysctl_changes
 from kmsgd.judge.classify import classify
 from kmsgd.judge.clocks import downtime, rtc_in_local_time
 from kmsgd.judge.history import healthy_baseline, loop_notes
@@ -41,10 +40,11 @@ from kmsgd.report import bootcache, death
 from kmsgd.report.bootcache import BootCache
 from kmsgd.report.boots import BootEnd, render_json, render_text
 from kmsgd.report.model import Report, ReportError, build_report
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import Entry, KernelRecord, Kind
 from kmsgd.text.escape import escape
-from kmsgd.types import Confidence
+from kmsgd.types import Confidence, Format
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +116,7 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     boot_id = ids[i]
     view = read_boot(reader, boot_id, index=i, recent_us=WINDOW_US if opts.series else 0)
     nxt = early_records(reader, ids[i + 1]) if i + 1 < len(ids) else []
-    prev_inv = last_payload(reader, ids[i - 1], Kind.INVENTORY) if i else None
+    prev_inv = last_inventory(reader, ids[i - 1]) if i else None
     baseline = healthy_baseline(reader, ids[:i]) if opts.baseline else {}
     nxt_kernel = [e.data for e in nxt if isinstance(e.data, KernelRecord)]
     current = boot_id == opts.current_boot_id
@@ -130,7 +130,9 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         ended=not current,
         previous_known=True,
     )
-    summary = tv.summarize((*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us)
+    summary = telemetry.summarize(
+        (*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us
+    )
     next_wall = witnesses.boot_wall(nxt)
     steps = early_clock_steps(reader, ids[i + 1]) if next_wall is not None else ()
     facts = RingFacts(
@@ -157,15 +159,13 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     nxt_tl = Timeline.from_records(nxt_kernel) if nxt_kernel else None
     rep = build_report(view.timeline, verdict, baseline=baseline, next_boot=nxt_tl)
     changes = [
-        *chg.diff_inventory(
-            prev_inv, _first_of(view.kept, Kind.INVENTORY), when="before this boot"
-        ),
-        *chg.diff_inventory(
-            _last_of(view.kept, Kind.INVENTORY),
-            _first_of(nxt, Kind.INVENTORY),
+        *diff_inventory(prev_inv, _first_inventory(view.kept), when="before this boot"),
+        *diff_inventory(
+            _last_inventory(view.kept),
+            _first_inventory(nxt),
             when="after the reboot",
         ),
-        *chg.sysctl_changes(view.kept),
+        *sysctl_changes(view.kept),
     ]
     notes = [
         *witnesses.foreign(view.live.boot, opts.machine_id),
@@ -207,19 +207,19 @@ def _series(
     )
 
 
-def _first_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
-    return next((e.data for e in entries if e.kind is kind and isinstance(e.data, dict)), None)
+def _first_inventory(entries: Sequence[Entry]) -> Inventory | None:
+    return next((e.data for e in entries if isinstance(e.data, Inventory)), None)
 
 
-def _last_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
-    return _first_of(list(reversed(entries)), kind)
+def _last_inventory(entries: Sequence[Entry]) -> Inventory | None:
+    return _first_inventory(list(reversed(entries)))
 
 
 def last_boot(
     *,
     ring: str,
     boot: str | None,
-    fmt: str,
+    fmt: Format,
     options: Options,
     redact: bool = False,
     color: bool = False,
@@ -251,13 +251,15 @@ def last_boot(
                 keep=keep,
                 journal=options.journal,
                 textfile=textfile,
+                # with a save the command ends here; else the picture comes with the output
+                plot=plot if save_dir is not None else "",
             )
             warnings = tuple(escape(f"kmsgd: warning: {note}") for note in lines[1:])
             if save_dir is not None:
                 return Said(f"{lines[0]}\n", warnings)
         else:
             warnings = ()
-    if fmt == "export":
+    if fmt == Format.EXPORT:
         from kmsgd.report.entry import export_entry
 
         raw = export_entry(
@@ -279,7 +281,7 @@ def last_boot(
 
 
 def boots(
-    *, ring: str, fmt: str, state_dir: str, current_boot_id: str | None, rtc_local: bool
+    *, ring: str, fmt: Format, state_dir: str, current_boot_id: str | None, rtc_local: bool
 ) -> Said:
     """`kmsgd boots`: every boot the ring holds, oldest first, with how it ended (`fmt`: text
     or json); verdicts of ended boots are kept in `state_dir` (kmsgd/report/bootcache.py)."""
@@ -288,6 +290,6 @@ def boots(
         rows = reader.boots(known=cache.segments)
         torn = reader.torn_bytes
         ends = outcomes(reader, rows, current_boot_id, rtc_local, cache=cache)
-    out = render_json(rows, ends) if fmt == "json" else render_text(rows, ends)
+    out = render_json(rows, ends) if fmt == Format.JSON else render_text(rows, ends)
     note = f"note: skipped {torn} bytes of a torn write at the ring's tail"
     return Said(out, (note,) if torn else ())

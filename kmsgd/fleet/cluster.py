@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from kmsgd.fleet.model import Box, Cluster, Fleet, LastBad
+from kmsgd.fleet.answer import Box, Cluster, Fleet, LastBad
 from kmsgd.fleet.postmortem import PostMortem
 from kmsgd.fleet.shared import Baseline, shared
 from kmsgd.fleet.source import Scan
@@ -23,12 +23,16 @@ def boxes(post_mortems: Sequence[PostMortem]) -> tuple[Box, ...]:
     ends first. `post_mortems` in time order."""
     by_box: dict[tuple[str, str], list[PostMortem]] = defaultdict(list)
     for pm in post_mortems:
-        by_box[pm.source, pm.box].append(pm)
-    sources_of: dict[str, set[str]] = defaultdict(set)  # identity -> sources claiming it
-    identities_of: dict[str, set[str]] = defaultdict(set)  # source -> identities claimed
-    for source, key in by_box:
+        by_box[pm.key].append(pm)
+    # who claims an identity: sources per machine id, and per host name (two boxes may
+    # claim one name under two ids); and the identities each source claims
+    sources_of: dict[str, set[str]] = defaultdict(set)
+    sources_of_host: dict[str, set[str]] = defaultdict(set)
+    identities_of: dict[str, set[str]] = defaultdict(set)
+    for (source, key), pms in by_box.items():
         if source:
             sources_of[key].add(source)
+            sources_of_host[pms[-1].host].add(source)
             identities_of[source].add(key)
     rows = []
     for (source, key), pms in by_box.items():
@@ -50,7 +54,11 @@ def boxes(post_mortems: Sequence[PostMortem]) -> tuple[Box, ...]:
                 else LastBad(lb.when_us, lb.outcome, lb.primary, lb.fingerprint),
                 kmsgd_version=version,
                 source=source,
-                claimed_from=tuple(sorted(sources_of[key] - {source})) if source else (),
+                claimed_from=tuple(
+                    sorted((sources_of[key] | sources_of_host[last.host]) - {source})
+                )
+                if source
+                else (),
                 source_identities=len(identities_of[source]) if source else 1,
             )
         )
@@ -65,14 +73,17 @@ def identity_notes(rows: Sequence[Box]) -> list[str]:
     """What the operator must know when a box's entries claim what its file does not: the
     same identity from two collector files, or one file speaking for several boxes."""
     notes = []
-    claimed: dict[str, list[str]] = defaultdict(list)
+    claimed: dict[str, list[Box]] = defaultdict(list)  # host name -> its claimants
     crowded: dict[str, list[str]] = defaultdict(list)
     for b in rows:
         if b.claimed_from:
-            claimed[f"{b.host} ({b.box})"].append(b.source)
+            claimed[b.host].append(b)
         if b.source_identities > 1:
             crowded[b.source].append(b.host)
-    for who, sources in sorted(claimed.items()):
+    for host, claimants in sorted(claimed.items()):
+        ids = {b.box for b in claimants}
+        who = f"{host} ({next(iter(ids))})" if len(ids) == 1 else f"{host} ({len(ids)} ids)"
+        sources = {src for b in claimants for src in (b.source, *b.claimed_from)}
         notes.append(
             f"identity {who} is claimed by the entries of {len(sources)} collector files "
             f"(remote-{', remote-'.join(sorted(sources))}): the boxes are kept apart; "
@@ -92,8 +103,27 @@ def identity_notes(rows: Sequence[Box]) -> list[str]:
     return notes
 
 
+def _box_names(members: Sequence[PostMortem]) -> Counter[str]:
+    """Bad ends per box of a cluster, a box named by its host; a host name that boxes of two
+    collector files claim is named with its file too (`gpu-a via remote-gpu-b`), so they are
+    counted apart and a reader sees which is which."""
+    per_key = Counter(pm.key for pm in members)
+    host_of = {pm.key: pm.host for pm in members}
+    keys_of_host = Counter(host_of.values())
+    named = {
+        key: f"{host} via remote-{key[0]}" if keys_of_host[host] > 1 and key[0] else host
+        for key, host in host_of.items()
+    }
+    keys_of_name = Counter(named.values())
+    out: Counter[str] = Counter()
+    for key, n in per_key.items():
+        name = named[key]
+        out[f"{name} ({key[1]})" if keys_of_name[name] > 1 else name] += n
+    return out
+
+
 def _cluster(kind: str, key: str, members: list[PostMortem], base: Baseline) -> Cluster:
-    hosts = Counter(pm.host for pm in members)
+    hosts = _box_names(members)
     newest = max(members, key=lambda p: p.when_us)
     found, note = shared(members, base)
     return Cluster(

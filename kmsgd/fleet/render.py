@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 
-from kmsgd.fleet.model import Box, Cluster, Fleet, Shared
+from kmsgd.fleet.answer import Box, Cluster, Fleet, Shared
 from kmsgd.fleet.window import iso
 from kmsgd.text.escape import escape_tree, json_text
+from kmsgd.types import Format
 
-FORMATS = ("text", "md", "json")
 SHOW_CLUSTERS = 20  # text and Markdown; JSON holds every cluster and box
 SHOW_BOXES = 100
 SHOW_SHARED = 5
@@ -108,7 +108,7 @@ def render_text(fl: Fleet) -> str:
     if bad:
         rows = [("box", "boots", "bad", "last outcome", "last bad end")]
         rows += [
-            (b.host, str(b.boots), str(b.bad_ends), b.last_outcome, _last_bad(b))
+            (b.label, str(b.boots), str(b.bad_ends), b.last_outcome, _last_bad(b))
             for b in bad[:SHOW_BOXES]
         ]
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -170,7 +170,8 @@ def render_md(fl: Fleet) -> str:
             "|---|---|---|---|---|",
         ]
         lines += [
-            f"| {_md(b.host)} | {b.boots} | {b.bad_ends} | {b.last_outcome} | {_md(_last_bad(b))} |"
+            f"| {_md(b.label)} | {b.boots} | {b.bad_ends} | {b.last_outcome} "
+            f"| {_md(_last_bad(b))} |"
             for b in bad[:SHOW_BOXES]
         ]
         if len(bad) > SHOW_BOXES:
@@ -181,10 +182,10 @@ def render_md(fl: Fleet) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(fl: Fleet, fmt: str) -> str:
-    """`fmt` is one of FORMATS."""
-    if fmt == "json":
+def render(fl: Fleet, fmt: Format) -> str:
+    """`fmt` is one of FLEET_FORMATS."""
+    if fmt == Format.JSON:
         return json_text(json.dumps(fl.to_json_dict(), indent=2)) + "\n"
-    if fmt == "md":
+    if fmt == Format.MD:
         return render_md(escape_tree(fl))
     return render_text(escape_tree(fl))

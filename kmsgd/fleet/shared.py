@@ -16,7 +16,10 @@ without `iommu=pt`, where 40 % of the fleet's boots lack it, passes (z 4.2). The
 not the ratio, is ranked: a ratio rewards rarity (3 of 3 against 0.1 % of the fleet is a
 ratio of 1000 and says little); a difference rewards what covers the cluster and sets it
 apart. Shares are over post-mortems that carry attributes (a kmsgd with the fleet); the counts
-go with every share so a reader can judge them.
+go with every share so a reader can judge them. A box is counted as the box table counts it:
+the collector's file its entries are in and the identity they claim (`PostMortem.key`), so
+two peers claiming one host name are two boxes, and one box cannot pass MIN_BOXES alone by
+sending what it shares from one name.
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from kmsgd.fleet.answer import Shared
 from kmsgd.fleet.attributes import Attribute, Attributes
-from kmsgd.fleet.model import Shared
 from kmsgd.fleet.postmortem import PostMortem
 
 MIN_SUPPORT = 3  # bad ends of the cluster with the attribute
@@ -52,7 +55,7 @@ class Baseline:
         for pm in post_mortems:
             if pm.attributes is not None:
                 per_set[pm.attributes] += 1  # boots of one box share one set: count sets
-                boxes.add(pm.box)
+                boxes.add(pm.key)
         counts: Counter[Attribute] = Counter()
         for attrs, n in per_set.items():
             for a in attrs:
@@ -88,18 +91,18 @@ def shared(members: Sequence[PostMortem], base: Baseline) -> tuple[tuple[Shared,
         if older
         else ""
     )
-    boxes_all = {pm.box for pm in with_attrs}
+    boxes_all = {pm.key for pm in with_attrs}
     small = _too_small(n_c, len(boxes_all), base)
     if small:
         return (), "; ".join(x for x in (small, older_note) if x)
 
     count: Counter[Attribute] = Counter()
-    holders: dict[Attribute, set[str]] = {}
+    holders: dict[Attribute, set[tuple[str, str]]] = {}
     for pm in with_attrs:
         assert pm.attributes is not None
         for a in pm.attributes:
             count[a] += 1
-            holders.setdefault(a, set()).add(pm.box)
+            holders.setdefault(a, set()).add(pm.key)
     found: list[Shared] = []
     for a, k in count.items():
         s = Shared(a, True, k, n_c, base.counts[a], base.n, len(holders[a]))
@@ -113,7 +116,7 @@ def shared(members: Sequence[PostMortem], base: Baseline) -> tuple[tuple[Shared,
         k = n_c - count.get(a, 0)
         if k < MIN_SUPPORT:
             continue
-        lacking = {pm.box for pm in with_attrs if a not in (pm.attributes or ())}
+        lacking = {pm.key for pm in with_attrs if a not in (pm.attributes or ())}
         s = Shared(a, False, k, n_c, base.n - k_f, base.n, len(lacking))
         if _enough(s):
             found.append(s)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
 from kmsgd.catalogue.table import describe
+from kmsgd.catalogue.tags import Tag
 from kmsgd.judge import chains
 from kmsgd.judge.rules import (
     RULES,
@@ -28,6 +29,7 @@ from kmsgd.judge.rules import (
     previous_end,
 )
 from kmsgd.judge.timeline import Item, TagStats, Timeline
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import CLEAN, Confidence, Outcome, Subject
 
@@ -61,7 +63,7 @@ def _final_window(tl: Timeline, at: Item | None = None) -> list[TagStats]:
     """Tags whose last occurrence is near the end: within FINAL_SECONDS of the last stamp
     when the log has clocks, else within the last FINAL_LINES kernel/userspace lines.
     `at`: the window of the boot's last failure instead, ending at that line."""
-    ev = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
+    ev = [i for i in tl.tail if i.line.origin in EVIDENCE_ORIGINS]
     start = ev[-FINAL_LINES].pos if len(ev) >= FINAL_LINES else (ev[0].pos if ev else 0)
     if len(ev) < FINAL_LINES and tl.total <= len(tl.head) + len(tl.tail):
         start = 0
@@ -112,7 +114,7 @@ def _noise(ctx: Context) -> None:
     hours = max(ctx.tl.span_hours or 1.0, 1.0)
     for tag, rate in ctx.baseline.items():
         count = ctx.tl.count(tag)
-        if not count or rate <= 0 or tag == "kernel_panic":
+        if not count or rate <= 0 or tag == Tag.KERNEL_PANIC:
             continue
         if count <= rate * hours * NOISE_FACTOR + 1:
             ctx.noise.add(tag)
@@ -205,7 +207,7 @@ def _verdict(ctx: Context, d: Decision) -> Verdict:
 
 # the next boot's evidence, most telling first: a decoded reset cause, machine checks the
 # CPU kept across the reset, then what only says the shutdown was not clean
-NEXT_BOOT_ORDER = ("reset_reason", "mce_logged_at_boot", "fs_recovery", "journal_unclean")
+NEXT_BOOT_ORDER = (Tag.RESET_REASON, Tag.MCE_LOGGED_AT_BOOT, Tag.FS_RECOVERY, Tag.JOURNAL_UNCLEAN)
 
 
 def _next_boot_culprit(ctx: Context, d: Decision) -> TagStats | None:

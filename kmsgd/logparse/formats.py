@@ -15,8 +15,8 @@ import functools
 import re
 from typing import NamedTuple
 
-from kmsgd.logparse.model import LogFormat
 from kmsgd.logparse.origin import kernel_opening
+from kmsgd.logparse.parsed import LogFormat
 
 MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 LEVELS = {

@@ -30,8 +30,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     # dev_printk: "amdgpu 0000:03:00.0: ", "nvme nvme0: ", "usb 1-1: ", "sd 0:0:0:0: "; a
     # driver's pr_fmt where it has no device, as bnx2x's BNX2X_ERR "bnx2x: [<func>:<line>(
     # <ifname>)]" and bnx2's "bnx2: " (firmware_load_failure)
+    # netdev_printk adds the interface: "<driver> <bus id> <ifname>: " (net/core/dev.c)
     "device": (
-        rf"[\w.-]+ {_BUS_ID}: ",
+        rf"[\w.-]+ {_BUS_ID}(?: [\w.-]+)?: ",
         r"bnx2x?: ",
         # drivers/base/dd.c's pr_warn (4.4-6.8): "<driver>: probe of <device> failed …"
         r"[\w.-]+: probe of \S+ failed with error ",
@@ -134,12 +135,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
     "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
-    # netdev_printk: "<driver> <bus id> <ifname>: " (net/core/dev.c __netdev_printk);
-    # IPoIB's ipoib_printk "<ifname>: "
+    # netdev_printk's "<driver> <bus id> <ifname>: " is "device"; IPoIB's ipoib_printk
+    # "<ifname>: "
     "net": (
         r"NETDEV WATCHDOG: ",
         r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: ",
-        rf"[\w.-]+ {_BUS_ID} [\w.-]+: ",
         r"ib\w*: transmit timeout: ",
     ),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),

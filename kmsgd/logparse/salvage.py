@@ -17,8 +17,8 @@ import html
 import re
 
 from kmsgd.logparse.formats import MONTHS, Fields, iso_us, parse_kmsg, usec, wall_from_parts
-from kmsgd.logparse.model import LogFormat
 from kmsgd.logparse.origin import kernel_opening
+from kmsgd.logparse.parsed import LogFormat
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _TAG = r"</?(?:details|summary|code|pre|p|br|div|span|b|i|tt|kbd|samp|blockquote|sub|sup)\b[^>]*>"

@@ -243,12 +243,13 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom", "killing"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled"
+        r"|^Out of Memory: Killed process \d+ \((?P<comm3>[^)]*)\)|^VM: killing process \S",
     ),
     _t(
         "mce",

@@ -44,11 +44,25 @@ _RC: Any = {  # Any: matplotlib types the keys as a Literal of every rcParam
     "font.size": 8,
     "axes.titlesize": 9,
     "axes.titlelocation": "left",
+    "axes.titley": 1.0,  # a fixed place: found automatically, it measured every tick label
     "axes.grid": True,
     "grid.alpha": 0.3,
     "path.simplify": True,
 }
 _DEATH, _SILENCE, _INCIDENT, _BEAT = "#d62728", "#7f7f7f", "#ff7f0e", "#2ca02c"
+# matplotlib's default colours (tab10) as hex: a "C3" is looked up in the rcParams' property
+# cycle on every conversion and never cached (each hover point is one conversion: about a
+# quarter of the drawing time of an 8-GPU picture), a hex string is converted once
+_PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+)  # fmt: skip
+
+
+def _color(k: int) -> str:
+    return _PALETTE[k % len(_PALETTE)]
+
+
 _SEVERITY = {"critical": "#b2182b", "error": "#d6604d", "warning": "#e08214", "info": "#4d4d4d"}
 Clean = Callable[[str], str]
 
@@ -247,7 +261,7 @@ def _power(ax: Axes, s: BootSeries, titles: _Titles, share: int) -> None:
     than its lines on an 8-GPU box (every panel has its own ticks, labels and grid)."""
     ax.set_title("GPU power (W): per-second mean, min-max band, 10 Hz reads, cap")
     for k, g in enumerate(s.gpus):
-        color = f"C{k % 10}"
+        color = _color(k)
         for tr in g.power:
             if tr.lo:
                 t, lo, hi = _envelope(tr, s.start_s)
@@ -356,7 +370,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     titles = _Titles({}, {})
     # a colour a GPU (as in the power panel), a line style a sensor
     temps: list[Styled] = [
-        (f"{g.device} {t.label}", t, f"C{k % 10}", _DASHES[j % len(_DASHES)])
+        (f"{g.device} {t.label}", t, _color(k), _DASHES[j % len(_DASHES)])
         for k, g in enumerate(s.gpus)
         for j, t in enumerate(g.temps)
     ]
@@ -364,7 +378,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     if s.mem_available is not None:
         mem.append(("MemAvailable", s.mem_available, "#000000", "-"))
     mem += [
-        (f"{g.device} VRAM used", g.vram_used, f"C{k % 10}", "--")
+        (f"{g.device} VRAM used", g.vram_used, _color(k), "--")
         for k, g in enumerate(s.gpus)
         if g.vram_used is not None
     ]
@@ -423,7 +437,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
             _lines(
                 ax,
                 s,
-                [(t.label, t, f"C{k}", "-") for k, t in enumerate(s.psi)],
+                [(t.label, t, _color(k), "-") for k, t in enumerate(s.psi)],
                 titles,
                 share,
                 "%",
@@ -462,7 +476,7 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
             ax.plot(
                 [t for t, _ in pts],
                 [v for _, v in pts],
-                color=f"C{k}",
+                color=_color(k),
                 marker="o" if raw else "",
                 ms=3,
                 lw=1.2 if raw else 0.6,
@@ -472,7 +486,7 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
                 ax,
                 s,
                 Trace(tr.label, tr.unit, tuple(t for t, _ in pts), tuple(v for _, v in pts)),
-                f"C{k}",
+                _color(k),
                 40,
                 titles,
                 f"{g.device} {tr.label}" + (" 10 Hz" if raw else " mean"),

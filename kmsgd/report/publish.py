@@ -7,10 +7,11 @@ import os
 import time
 
 from kmsgd import outputs
-from kmsgd.report import export
+from kmsgd.report import export, render_json
 from kmsgd.report.entry import entry_fields
 from kmsgd.report.model import Report
-from kmsgd.report.render import render
+from kmsgd.report.render import render, save_picture
+from kmsgd.types import Format
 
 
 def publish(
@@ -21,16 +22,21 @@ def publish(
     keep: int,
     journal: bool,
     textfile: str | None,
+    plot: str = "",
 ) -> list[str]:
-    """Save `<boot_id>.json/.md`, send one journal entry, write the last-boot textfile.
+    """Save `<boot_id>.json/.md`, send one journal entry, write the last-boot textfile;
+    with `plot` (`--plot`), first the timeline picture there, which the saved .md links.
 
     Returns a one-line summary, then one line per thing that could not be done and should be
     said (a missing node_exporter directory). A missing journal is not worth a line."""
     notes: list[str] = []
     saved = ""
-    doc = report.to_json_dict()
+    doc = render_json.report_json(report)
+    if plot:  # first: a bad --plot is refused (exit 2) before anything is written
+        save_picture(report, plot)
     if save_dir:
-        texts = {"json": json.dumps(doc, indent=2) + "\n", "md": render(report, "md")}
+        md = render(report, Format.MD, plot=plot)
+        texts = {"json": json.dumps(doc, indent=2) + "\n", "md": md}
         paths = export.save_report(save_dir, boot_id, texts, keep=keep)
         saved = str(next(p for p in paths if p.suffix == ".json"))
     primary = report.primary.tag if report.primary else None

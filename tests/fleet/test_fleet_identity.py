@@ -116,6 +116,31 @@ def test_the_same_boot_sent_again_from_another_file_counts_once(exe: str, tmp_pa
     assert (doc["post_mortems"], doc["duplicates"], doc["bad_ends"]) == (1, 1, 1)
 
 
+@pytest.mark.parametrize("second_id", ["c" * 32, "e" * 32], ids=["same-id", "other-id"])
+def test_two_peers_claiming_one_host_name_are_two_boxes_flagged(
+    exe: str, tmp_path: Path, second_id: str
+) -> None:
+    """Two collector files (gpu-c's and the peer 10.0.0.9's) each send a freeze claiming the
+    host gpu-c, with gpu-c's machine id or another: two boxes, each flagged, in the box table
+    and in the cluster."""
+    out = tmp_path / "remote"
+    store(exe, out, "gpu-c", pm("gpu-c", 1, "hard_freeze", NOW_US - 2 * HOUR_US))
+    spoof = pm("gpu-c", 2, "hard_freeze", NOW_US - HOUR_US, _MACHINE_ID=second_id)
+    store(exe, out, "10.0.0.9", spoof)
+    doc = json.loads(fleet("--journal-dir", str(out), "--format", "json").stdout)
+    claimants = {b["source"]: b for b in doc["boxes"] if b["host"] == "gpu-c"}
+    assert sorted(claimants) == ["10.0.0.9", "gpu-c"]
+    assert claimants["gpu-c"]["identity"]["also_claimed_from"] == ["10.0.0.9"]
+    assert claimants["10.0.0.9"]["identity"]["also_claimed_from"] == ["gpu-c"]
+    assert doc["boxes_with_bad_ends"] == 2
+    boxes = {b["host"]: b["bad_ends"] for b in doc["clusters"][0]["boxes"]}
+    assert boxes == {"gpu-c via remote-10.0.0.9": 1, "gpu-c via remote-gpu-c": 1}
+    assert any("identity gpu-c" in n and "2 collector files" in n for n in doc["notes"])
+    text = fleet("--journal-dir", str(out)).stdout
+    assert "2 bad ends on 2 boxes" in text
+    assert "gpu-c via remote-10.0.0.9" in text and "gpu-c via remote-gpu-c" in text
+
+
 HOSTILE_HOST = (
     "gpu-c\nBoxes with bad ends (most first)\n  gpu-z  1  0  clean \x1b]52;c;cHduZWQ=\x07\x1b[2J"
 )

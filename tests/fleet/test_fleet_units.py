@@ -10,11 +10,14 @@ from datetime import datetime
 import pytest
 
 from kmsgd.errors import BadInput
+from kmsgd.fleet import cluster
 from kmsgd.fleet import entry as f
 from kmsgd.fleet.attributes import Attribute, from_fields, ram_label, split_cmdline
 from kmsgd.fleet.postmortem import PostMortem
+from kmsgd.fleet.render import render
 from kmsgd.fleet.shared import Baseline, shared
-from kmsgd.fleet.window import parse_time, window
+from kmsgd.fleet.source import Scan
+from kmsgd.fleet.window import Window, parse_time, window
 from kmsgd.judge.changes import ConfigFacts, GpuFacts
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.report import publish as publish_mod
@@ -165,6 +168,41 @@ def test_too_small_to_tell(pms: list[PostMortem], says: str) -> None:
     bad = [p for p in pms if p.bad] or pms
     found, note = shared(bad, Baseline.of(pms))
     assert found == () and says in note
+
+
+def test_two_peers_claiming_one_host_name_are_two_boxes_flagged() -> None:
+    """box0 freezes without iommu=pt; a second collector file (another peer) sends freezes
+    of its own under box0's name and machine id. The shares count them as two boxes (one
+    name is no proof of one box), and the box table and cluster say which file is which."""
+    pms = [p._replace(source=p.box) for p in fleet_of(10, 10, 1, 5)]
+    impostor = [
+        p._replace(source="10.9.8.7", boot_id=f"{p.realtime_us + 5000:032x}")
+        for p in pms
+        if p.box == "box0"
+    ]
+    pms += impostor
+    bad = [p for p in pms if p.bad]
+    base = Baseline.of(pms)
+    assert base.boxes == 11
+    found, note = shared(bad, base)
+    assert "one box only" not in note
+    top = found[0]
+    assert (top.attribute, top.present, top.boxes) == (Attribute("cmdline", "iommu=pt"), False, 2)
+
+    window = Window(0, 10**6)
+    fl = cluster.fleet(Scan("remote", post_mortems=sorted(pms)), window)
+    claimants = [b for b in fl.boxes if b.host == "box0"]
+    assert sorted(b.source for b in claimants) == ["10.9.8.7", "box0"]
+    assert all(b.suspect and b.bad_ends == 5 for b in claimants)
+    assert sorted(b.label for b in claimants) == [
+        "box0 via remote-10.9.8.7",
+        "box0 via remote-box0",
+    ]
+    top_cluster = fl.clusters[0]
+    assert dict(top_cluster.boxes) == {"box0 via remote-10.9.8.7": 5, "box0 via remote-box0": 5}
+    assert any("identity box0" in n and "2 collector files" in n for n in fl.notes)
+    text = render(fl, "text")
+    assert "on 2 boxes" in text and "box0 via remote-10.9.8.7" in text
 
 
 def test_the_cap_cuts_the_bulk_first_and_says_so() -> None:

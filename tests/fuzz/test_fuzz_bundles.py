@@ -10,12 +10,11 @@ import gzip
 import io
 import lzma
 import tarfile
-from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,7 +22,7 @@ from kmsgd.commands.analyze import analyze_inputs
 from kmsgd.errors import BadInput
 from kmsgd.logparse.bundle import Limits
 
-tried: Counter[str] = Counter()
+tried = Tried()
 LIMITS = Limits(max_members=200, max_depth=4, max_bytes=4 << 20)
 
 

@@ -9,12 +9,11 @@ import contextlib
 import os
 import shutil
 import subprocess
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,7 +21,7 @@ from kmsgd.commands.analyze import analyze_inputs
 from kmsgd.errors import BadInput
 
 pytest.importorskip("systemd.journal", reason="systemd-python is not installed")
-tried: Counter[str] = Counter()
+tried = Tried()
 REMOTE = ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote")
 
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import io
 import json
-from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,7 +17,7 @@ from kmsgd.commands.analyze import analyze
 from kmsgd.errors import BadInput
 from kmsgd.logparse.journal_json import parse_json
 
-tried: Counter[str] = Counter()
+tried = Tried()
 
 
 @pytest.fixture(scope="module", autouse=True)

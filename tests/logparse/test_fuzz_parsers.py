@@ -7,12 +7,11 @@ from __future__ import annotations
 import contextlib
 import io
 import tracemalloc
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,10 +19,10 @@ from kmsgd import config
 from kmsgd.commands.analyze import analyze
 from kmsgd.errors import BadInput
 from kmsgd.record import kmsg as record_kmsg
-from kmsgd.report.render import FORMATS
 from kmsgd.ring import records as kmsg
+from kmsgd.types import REPORT_FORMATS
 
-tried: Counter[str] = Counter()
+tried = Tried()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -190,7 +189,7 @@ logs = st.one_of(
 
 @pytest.mark.slow
 @budget(600)
-@given(logs, st.sampled_from(sorted(FORMATS)), st.booleans())
+@given(logs, st.sampled_from(sorted(REPORT_FORMATS)), st.booleans())
 def test_analyze_raises_only_bad_input(data: bytes, fmt: str, redact: bool) -> None:
     tried["analyze"] += 1
     try:

@@ -8,11 +8,13 @@ import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import make_proc
 from daemon import kmsgd
 from nompl import hide_matplotlib
 from seeds import judge, play_003, play_004
 
+from kmsgd.cli import main
 from kmsgd.commands.analyze import analyze_paths
 from kmsgd.errors import BadInput
 from kmsgd.judge import series as ser
@@ -101,6 +103,35 @@ def test_plot_files_and_the_markdown_link(tmp_path: Path) -> None:
     bad = kmsgd(*common, "--plot", str(tmp_path / "t.pdf"))
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1 and ".svg or .png" in bad.stderr
+
+
+def _last_boot(*args: str) -> tuple[int, str]:
+    """`kmsgd last-boot` in process (a subprocess per call costs seconds)."""
+    try:  # click 8.1 (Debian bookworm) mixes stderr into stdout unless told not to
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:  # click ≥ 8.2 always keeps them apart
+        runner = CliRunner()
+    result = runner.invoke(main, ["last-boot", *args])
+    return result.exit_code, result.stderr
+
+
+@needs_matplotlib
+def test_plot_with_save_dir_is_saved_and_linked_from_the_saved_markdown(tmp_path: Path) -> None:
+    """The boot-time form (`--save-dir`) ends after saving; `--plot` is not dropped there."""
+    m = play_004(tmp_path)
+    proc = make_proc(tmp_path / "live", m.boots[-1].boot_id)
+    common = ("--ring", str(m.ring), "--proc", str(proc), "--no-journal")
+    pic, reports = tmp_path / "t.svg", tmp_path / "reports"
+    code, err = _last_boot(*common, "--save-dir", str(reports), "--plot", str(pic))
+    assert code == 0, err
+    assert pic.read_text().startswith("<svg") and (pic.stat().st_mode & 0o777) == 0o600
+    saved = (reports / f"{m.boots[0].boot_id}.md").read_text()
+    assert f"]({pic})" in saved
+    # a --plot it cannot write is refused in one line before any report is saved
+    other = tmp_path / "other"
+    code, err = _last_boot(*common, "--save-dir", str(other), "--plot", str(tmp_path / "t.pdf"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and ".svg or .png" in err
+    assert not other.exists() or not any(other.iterdir())
 
 
 @needs_matplotlib

@@ -8,12 +8,11 @@ import dataclasses
 import json
 import tracemalloc
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import budget, report
+from fuzz.budget import Tried, budget, report
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,7 +27,7 @@ SIZE = ring.MIN_SIZE
 MEMORY_BOUND = 4 << 20  # bytes of Python allocations while reading a 72 KiB ring
 
 
-tried: Counter[str] = Counter()
+tried = Tried()
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -47,6 +47,12 @@ class Box:
         """Its identity is claimed from another file too, or its file speaks for several."""
         return bool(self.claimed_from) or self.source_identities > 1
 
+    @property
+    def label(self) -> str:
+        """The host name for people, with the collector's file when other files claim it too
+        (two rows `gpu-a` would not say which is which)."""
+        return f"{self.host} via remote-{self.source}" if self.claimed_from else self.host
+
     def to_json(self) -> dict[str, Any]:
         lb = self.last_bad
         return {
