@@ -620,7 +620,10 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # error detected at" (3.10+), "log I/O error", "Filesystem has been shut down"
     # (fs/xfs/xfs_fsops.c), "metadata I/O error in"; a mount whose log cannot be read or
     # replayed (fs/xfs/xfs_log.c xfs_log_mount "log mount/recovery failed: error %d", then
-    # xfs_mount.c xfs_mountfs "log mount failed", 2.6.3x-6.18); xfs_error.c
+    # xfs_mount.c xfs_mountfs "log mount failed", xfs_log.c "log mount finish failed",
+    # 2.6.3x-6.18), and the log found corrupt on the way (xfs_log_recover.c "Log
+    # inconsistent (didn't find previous header)", "log has mismatched uuid - can't
+    # recover", "dirty log entry has mismatched uuid - can't recover", 2.6.3x-6.18); xfs_error.c
     # xfs_error_report: "Internal error %s at line %d of file %s.  Caller %pS" (xfs_alert,
     # "XFS (dev): " or "XFS: " when no mount; 2.6's xfs_cmn_err the same words);
     # xfs_do_force_shutdown: "xfs_do_force_shutdown (0x%x) called from line %d of file %s.
@@ -652,7 +655,10 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
         r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
         r"|bch2_fs_start\(\): error starting filesystem)|error not marked as autofix"
-        r"|XFS \(\S+\): .*Shutting down filesystem|XFS \(\S+\): log mount(?:/recovery)? failed"
+        r"|XFS \(\S+\): .*Shutting down filesystem"
+        r"|XFS \(\S+\): log mount(?:/recovery| finish)? failed"
+        r"|XFS \(\S+\): (?:Log inconsistent \(|(?:dirty log entry|log) has mismatched uuid - can't "
+        r"recover)"
         r"|EXT4-fs warning \(device \S+\): ext4_end_bio:\d+: I/O error -?\d+ writing to inode",
         (
             "error",
@@ -666,6 +672,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             "xfs_do_force_shutdown",
             "emergency",
             "Shutting",
+            "inconsistent",
+            "mismatched",
         ),
         S.ERROR,
         "fs",
@@ -715,6 +723,19 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                 args=(-30,),
             ),
             Format("log mount failed", "fs/xfs/xfs_mount.c", "4.4-6.18", "XFS (dm-6): "),
+            Format("log mount finish failed", "fs/xfs/xfs_log.c", "4.4-6.18", "XFS (dm-6): "),
+            Format(
+                "Log inconsistent (didn't find previous header)",
+                "fs/xfs/xfs_log_recover.c",
+                "4.4-6.18",
+                "XFS (loop0): ",
+            ),
+            Format(
+                "log has mismatched uuid - can't recover",
+                "fs/xfs/xfs_log_recover.c",
+                "4.4-6.18",
+                "XFS (loop0): ",
+            ),
             Format(
                 "%s (0x%x) detected at %pS (%s:%d).  Shutting down filesystem.",
                 "fs/xfs/xfs_fsops.c",

@@ -49,6 +49,10 @@ BATCH13_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "XFS (dm-6): log mount/recovery failed: error -30",
             "XFS (dm-6): log mount/recovery failed: error 30",  # 2.6.3x-3.x positive errno
             "XFS (dm-6): log mount failed",
+            "XFS (dm-6): log mount finish failed",
+            "XFS (loop0): Log inconsistent (didn't find previous header)",
+            "XFS (loop0): log has mismatched uuid - can't recover",
+            "XFS (loop0): dirty log entry has mismatched uuid - can't recover",
         ],
         ["XFS (dm-6): Mounting Filesystem", "XFS (dm-6): Ending clean mount"],
     ),
