@@ -186,10 +186,13 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # section (cper.c cper_estatus_print_section "%ssection_type: memory error", "general
     # processor error", "ARM processor error", 3.x-mainline) is a hardware fault the firmware
     # reports whatever its severity: a corrected one is the only finding of its paste (a
-    # corrected PCIe section is aer_corrected in indirect.py).
+    # corrected PCIe section is aer_corrected in indirect.py). In 3.x kernels cper.c
+    # apei_estatus_print said "%sAPEI generic hardware error status", then "%sseverity: %d,
+    # %s" and per section "%ssection: %d, severity: %d, %s" (RHEL 7's 3.10 still does).
     sig(
         "ghes_hardware_error",
         r"\[Hardware Error\]: event severity: (?:recoverable|fatal)\b|Fatal hardware error\b"
+        r"|\[Hardware Error\]: (?:section: \d+, )?severity: \d+, (?:recoverable|fatal)\b"
         r"|\[Hardware Error\]:\s+section_type: (?:memory|general processor|ARM processor) error",
         ("severity", "Fatal", "section_type"),
         Severity.CRITICAL,
@@ -206,6 +209,18 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/firmware/efi/cper.c",
                 "4.4-6.18",
                 args=("{1}[Hardware Error]: ", "fatal"),
+            ),
+            Format(
+                "%sseverity: %d, %s",
+                "drivers/acpi/apei/cper.c",
+                "2.6.35-3.x (RHEL 7 3.10; the change not dated tree by tree)",
+                args=("[Hardware Error]: ", 1, "fatal"),
+            ),
+            Format(
+                "%ssection: %d, severity: %d, %s",
+                "drivers/acpi/apei/cper.c",
+                "2.6.35-3.x (RHEL 7 3.10; the change not dated tree by tree)",
+                args=("[Hardware Error]: ", 0, 1, "fatal"),
             ),
             Format(
                 "%ssection_type: memory error",

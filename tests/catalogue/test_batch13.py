@@ -68,11 +68,15 @@ BATCH13_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "{35}[Hardware Error]:   section_type: memory error",
             "{2}[Hardware Error]:   section_type: general processor error",
             "{1}[Hardware Error]:   section_type: ARM processor error",
+            # apei_estatus_print before 3.13 (RHEL 7's 3.10)
+            "[Hardware Error]: severity: 1, fatal",
+            "[Hardware Error]: section: 0, severity: 1, fatal",
         ],
         [
             # a corrected PCIe section is aer_corrected's
             "{1}[Hardware Error]:   section_type: PCIe error",
             "{35}[Hardware Error]: event severity: corrected",
+            "[Hardware Error]: severity: 2, corrected",
         ],
     ),
 }
