@@ -14,6 +14,7 @@ import os
 import re
 import stat
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -207,7 +208,7 @@ def closest(name: str) -> str | None:
     return got[0] if got else None
 
 
-def read(path: str | None, overrides: dict[str, Any]) -> Settings:
+def read(path: str | None, overrides: Mapping[str, object]) -> Settings:
     """Defaults, then the valid settings of the file's [kmsgd] table (when a file is given or the
     default exists), then command-line overrides (None values ignored). Never fails on the
     file's content; raises BadInput only when an explicitly named file does not exist."""
@@ -272,7 +273,7 @@ def _open_regular(path: str) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def load(path: str | None, overrides: dict[str, Any]) -> Config:
+def load(path: str | None, overrides: Mapping[str, object]) -> Config:
     """`read`, strict: the first problem in the file raises BadInput."""
     settings = read(path, overrides)
     if settings.problems:

@@ -1,7 +1,7 @@
 """Every `kmsgd.report/1` document the tests produce is checked against docs/report.schema.json,
 and every textfile against Prometheus' own parser.
 
-`install()` (called from conftest.py) wraps `Report.to_json_dict`, so each report made in the
+`install()` (called from conftest.py) wraps `render_json.report_json`, so each report made in the
 test process is validated where it is made; `kmsgd()` in daemon.py validates the JSON the CLI
 prints. KMSGD_REPORT_SAMPLES=DIR also saves each document there (to review the schema).
 """
@@ -58,17 +58,16 @@ def validate_textfile(text: str) -> None:
 
 def install() -> None:
     """Validate every report the test process builds, where it is built."""
-    from kmsgd.report import model
+    from kmsgd.report import render_json
 
-    cls = getattr(model, "Report", None)
-    original = getattr(cls, "to_json_dict", None)
+    original = getattr(render_json, "report_json", None)
     if original is None or getattr(original, "validated", False):
         return
 
-    def to_json_dict(self: Any) -> Any:
-        doc = original(self)
+    def report_json(report: Any) -> Any:
+        doc = original(report)
         validate_report(doc)
         return doc
 
-    to_json_dict.validated = True  # type: ignore[attr-defined]
-    cls.to_json_dict = to_json_dict  # type: ignore[union-attr]
+    report_json.validated = True  # type: ignore[attr-defined]
+    render_json.report_json = report_json

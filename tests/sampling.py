@@ -10,7 +10,9 @@ from typing import Any
 
 import pytest
 
+from kmsgd.ring import frame as fr
 from kmsgd.ring.events import EventName, SensorEvent
+from kmsgd.ring.payloads import Payload
 from kmsgd.ring.records import Kind
 from kmsgd.ring.samples import DeviceSample
 from kmsgd.sensors.sampler import Sampler, SamplerConfig
@@ -23,14 +25,15 @@ FAST = SamplerConfig(
 
 
 class Collector:
-    """The recorder's side: checks every payload is JSON and lets tests wait for records."""
+    """The recorder's side: encodes every payload as the ring does and keeps the JSON object
+    it becomes; lets tests wait for records."""
 
     def __init__(self) -> None:
         self.records: list[Rec] = []
         self.cond = threading.Condition()
 
-    def __call__(self, kind: Kind, payload: dict[str, Any], urgent: bool) -> None:
-        json.dumps(payload)
+    def __call__(self, kind: Kind, data: Payload, urgent: bool) -> None:
+        payload = json.loads(fr.encode_payload(kind, data))
         with self.cond:
             self.records.append((kind, payload, urgent))
             self.cond.notify_all()

@@ -17,7 +17,8 @@ from conftest import make_proc
 
 from kmsgd.config import Config
 from kmsgd.record.recorder import Clock, Recorder
-from kmsgd.ring.records import Kind, Payload
+from kmsgd.ring.payloads import Payload
+from kmsgd.ring.records import Kind
 
 T0 = 1_764_400_000  # wall-clock seconds of the first boot
 SETTLE_BOUND_S = 60.0  # real seconds an incident capture of a played boot may take

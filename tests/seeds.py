@@ -48,7 +48,7 @@ def power(b: BootRun, card: str, reads: list[float], *, urgent: bool = False) ->
         {"ppt": stats},
         raw_ms,
     )
-    b.emit(Kind.SAMPLE, sample.to_payload(), urgent)
+    b.emit(Kind.SAMPLE, sample, urgent)
 
 
 def play_004(root: Path) -> Machine:
@@ -56,7 +56,7 @@ def play_004(root: Path) -> Machine:
     sys_root, proc_root = dual_amdgpu_box(root / "box")
     m = Machine(root)
     b = m.boot()
-    b.emit(Kind.INVENTORY, read_inventory(str(sys_root), str(proc_root)).to_payload())
+    b.emit(Kind.INVENTORY, read_inventory(str(sys_root), str(proc_root)))
     for _ in range(60):
         b.run(1)
         for card in CARDS:
@@ -69,7 +69,7 @@ def play_004(root: Path) -> Machine:
     shutil.rmtree(sys_root / "class" / "drm" / "card1")
     (sys_root / "class" / "hwmon" / "hwmon4").unlink()
     nxt = m.boot(after_s=41)
-    nxt.emit(Kind.INVENTORY, read_inventory(str(sys_root), str(proc_root)).to_payload(), True)
+    nxt.emit(Kind.INVENTORY, read_inventory(str(sys_root), str(proc_root)), True)
     nxt.run(1)
     return m
 
@@ -86,13 +86,13 @@ def play_003(root: Path) -> Machine:
             "memory.full_avg10_pct": min(78.0, i * 2.0),
             "memory.some_avg10_pct": min(95.0, i * 2.5),
         }
-        b.emit(Kind.SAMPLE, MemorySample(b.clock.mono_us(), total, avail, 0, 0, psi).to_payload())
+        b.emit(Kind.SAMPLE, MemorySample(b.clock.mono_us(), total, avail, 0, 0, psi))
         if i % 5 == 0:
             holders = (
                 MemoryHolder(4187, "llama-server", 69 * GIB, 27 * GIB, 0),
                 MemoryHolder(4301, "llama-server", 12 * GIB, 0, 0),
             )
-            b.emit(Kind.SAMPLE, ProcsSample(b.clock.mono_us(), holders, 312).to_payload())
+            b.emit(Kind.SAMPLE, ProcsSample(b.clock.mono_us(), holders, 312))
         b.run(1)
     for n in range(3):
         b.log(

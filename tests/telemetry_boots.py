@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 from fakes import Proc, proc_tree
 
+from kmsgd.ring import frame as fr
 from kmsgd.ring.records import Entry, Heartbeat, Kind
 from kmsgd.ring.samples import DeviceSample
 from kmsgd.sensors import device as device_mod
@@ -34,8 +34,8 @@ class Ring:
         self.entries: list[Entry] = []
 
     def add(self, kind: Kind, payload: Any, mono_us: int, *, delay: int = WRITE_DELAY_US) -> None:
-        data = json.loads(json.dumps(payload)) if isinstance(payload, dict) else payload
         wall = BOOT_WALL + mono_us + delay
+        data = fr.decode_payload(kind, fr.encode_payload(kind, payload), wall_us=wall)
         self.entries.append(Entry(len(self.entries) + 1, BOOT, wall, kind, data))
 
     def beat(self, mono_us: int) -> None:

@@ -80,7 +80,8 @@ class Format:
     `fmt`: the string as the C source writes it (adjacent literals joined, macros such as
     GPFSTR expanded, the trailing newline dropped); `file`: where it is, relative to the
     source tree (the Linux kernel unless it names another project: "nvidia:" is NVIDIA's
-    open-gpu-kernel-modules, "systemd:" systemd, "e2fsprogs:" e2fsprogs); `versions`: the
+    open-gpu-kernel-modules, "systemd:" systemd, "e2fsprogs:" e2fsprogs, "i915-backports:"
+    Intel's out-of-tree i915, named by its release tag); `versions`: the
     releases whose source holds it, as checked (kernel trees 4.4, 4.19, 5.4, 5.15, 6.1, 6.8,
     6.12, 6.18; NVIDIA release tags r515-r595), a range meaning every checked release
     between its ends. `prefix`: what the printing macro puts before the message, with

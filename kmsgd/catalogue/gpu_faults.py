@@ -216,13 +216,13 @@ GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "Error queueing DMUB command: status=%d",
                 _DC + "dc_dmub_srv.c",
-                "6.1-6.18",
+                "6.10-6.16",
                 _AMD_DRM,
             ),
             Format(
                 "Error starting DMUB execution: status=%d",
                 _DC + "dc_dmub_srv.c",
-                "6.1-6.18",
+                "6.10-6.16",
                 _AMD_DRM,
             ),
             Format(
@@ -233,7 +233,7 @@ GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
                 args=(3,),
             ),
             Format(
-                "Error waiting for INBOX0 HW Lock Ack", _DC + "dc_dmub_srv.c", "6.1-6.18", _AMD_DRM
+                "Error waiting for INBOX0 HW Lock Ack", _DC + "dc_dmub_srv.c", "6.10-6.16", _AMD_DRM
             ),
         ),
     ),
@@ -276,7 +276,7 @@ GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "[CRTC:%d:%s] flip_done timed out",
                 _DRM + "drm_atomic_helper.c",
-                "6.1-6.16",
+                "6.12-6.16",
                 _AMD_DRM,
                 args=(79, "crtc-0"),
             ),

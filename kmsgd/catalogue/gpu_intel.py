@@ -67,12 +67,12 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # cancelling all in-flight rendering." (dev_err 4.19, drm_err 5.x, gt_err 6.4-6.18);
     # xe_gt.c gt_reset "reset failed (%pe)" then xe_device.c xe_device_declare_wedged
     # "CRITICAL: Xe has declared device %s as wedged." (6.11-6.18). The GuC that stops
-    # answering the host: gt/uc/intel_guc_ct.c CT_ERROR ("CT: " after drm_err 5.10-6.3,
+    # answering the host: gt/uc/intel_guc_ct.c CT_ERROR ("CT: " after drm_err 5.14-6.3,
     # guc_err's "GT%u: GUC: " 6.4-6.18; Intel's backports print "CT%u: " or "[GUC
     # COMMUNICATION] CT: ") "No response for request %#x (fence %u)", "Sending action %#x
     # failed (%pe) status=%#X", "Communication stalled for %lld ms, desc status=%#x,%#x",
-    # wait_for_ct_request_update's DRM_ERROR "CT: fence %u err %d" (5.10-6.1 and the
-    # backports); the TLB invalidation it never confirms (gt/uc/intel_guc_submission.c
+    # wait_for_ct_request_update's DRM_ERROR "CT: fence %u err %d" (the backports; gone from
+    # mainline 6.x); the TLB invalidation it never confirms (gt/uc/intel_guc_submission.c
     # guc_send_invalidate_tlb "TLB invalidation response timed out for seqno %u", guc_err
     # 6.7-6.18, drm_info "tlb invalidation …" in the backports; xe_gt_tlb_invalidation.c "TLB
     # invalidation fence timeout, seqno=%d recv=%d", 6.8-6.12); xe_guc_ct.c
@@ -241,7 +241,7 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "No response for request %#x (fence %u)",
                 _I915 + "gt/uc/intel_guc_ct.c",
-                "5.10-6.3",
+                "5.15-6.3",
                 _DEV + "[drm] *ERROR* CT: ",
                 args=(0x5503, 168),
             ),
@@ -261,8 +261,8 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "CT: fence %u err %d",
-                _I915 + "gt/uc/intel_guc_ct.c",
-                "5.10-6.1",
+                "i915-backports:" + _I915 + "gt/uc/intel_guc_ct.c",
+                "UBUNTU_2204_OEM_6043",
                 "[drm:wait_for_ct_request_update [i915]] *ERROR* ",
                 args=(168, -62),
             ),
@@ -335,9 +335,9 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # gt/uc/intel_uc.c __uc_init_hw "GuC initialization failed %d" (i915_probe_error 5.4-6.3;
     # gt_probe_error "%pe" 6.4-6.18), gt/uc/intel_uc_fw.c "Failed to load %s firmware %s (%d)"
     # (a HuC load failing only costs media authentication: GuC alone counts); i915_gem.c
-    # i915_gem_init "Failed to initialize GPU, declaring it wedged!" and i915_driver.c
-    # i915_driver_probe "Device initialization failed (%d)" (5.4-6.18). xe (6.8-6.18):
-    # xe_uc_fw.c guc_read_css_info "Unsupported GuC v%u.%u! v70.19 or newer is required"
+    # i915_gem_init "Failed to initialize GPU, declaring it wedged!" (5.4-6.18) and
+    # i915_driver.c i915_driver_probe "Device initialization failed (%d)" (6.1-6.18). xe
+    # (6.8-6.18): xe_uc_fw.c guc_read_css_info "Unsupported GuC v%u.%u! v70.19 or newer is required"
     # (three-part versions by 6.12), "Failed to load %s firmware %s (%d)", uc_fw_request "No
     # GuC firmware defined for platform", xe_guc.c xe_guc_init "GuC init failed with %pe",
     # xe_uc.c xe_uc_init "Failed to initialize uC (%pe)", xe_guc.c guc_wait_ucode "load
@@ -399,7 +399,7 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "Device initialization failed (%d)",
                 _I915 + "i915_driver.c",
-                "5.15-6.18",
+                "6.1-6.18",
                 _DEV + "[drm] *ERROR* ",
                 args=(-5,),
             ),

@@ -26,7 +26,7 @@ from kmsgd.judge.bootview import (
     BootView,
     early_clock_steps,
     early_records,
-    last_payload,
+    last_inventory,
     read_boot,
 )
 from kmsgd.judge.classify import classify
@@ -41,6 +41,7 @@ from kmsgd.report import bootcache, death
 from kmsgd.report.bootcache import BootCache
 from kmsgd.report.boots import BootEnd, render_json, render_text
 from kmsgd.report.model import Report, ReportError, build_report
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import Entry, KernelRecord, Kind
 from kmsgd.text.escape import escape
@@ -116,7 +117,7 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     boot_id = ids[i]
     view = read_boot(reader, boot_id, index=i, recent_us=WINDOW_US if opts.series else 0)
     nxt = early_records(reader, ids[i + 1]) if i + 1 < len(ids) else []
-    prev_inv = last_payload(reader, ids[i - 1], Kind.INVENTORY) if i else None
+    prev_inv = last_inventory(reader, ids[i - 1]) if i else None
     baseline = healthy_baseline(reader, ids[:i]) if opts.baseline else {}
     nxt_kernel = [e.data for e in nxt if isinstance(e.data, KernelRecord)]
     current = boot_id == opts.current_boot_id
@@ -157,12 +158,10 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     nxt_tl = Timeline.from_records(nxt_kernel) if nxt_kernel else None
     rep = build_report(view.timeline, verdict, baseline=baseline, next_boot=nxt_tl)
     changes = [
+        *chg.diff_inventory(prev_inv, _first_inventory(view.kept), when="before this boot"),
         *chg.diff_inventory(
-            prev_inv, _first_of(view.kept, Kind.INVENTORY), when="before this boot"
-        ),
-        *chg.diff_inventory(
-            _last_of(view.kept, Kind.INVENTORY),
-            _first_of(nxt, Kind.INVENTORY),
+            _last_inventory(view.kept),
+            _first_inventory(nxt),
             when="after the reboot",
         ),
         *chg.sysctl_changes(view.kept),
@@ -207,12 +206,12 @@ def _series(
     )
 
 
-def _first_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
-    return next((e.data for e in entries if e.kind is kind and isinstance(e.data, dict)), None)
+def _first_inventory(entries: Sequence[Entry]) -> Inventory | None:
+    return next((e.data for e in entries if isinstance(e.data, Inventory)), None)
 
 
-def _last_of(entries: Sequence[Entry], kind: Kind) -> dict[str, object] | None:
-    return _first_of(list(reversed(entries)), kind)
+def _last_inventory(entries: Sequence[Entry]) -> Inventory | None:
+    return _first_inventory(list(reversed(entries)))
 
 
 def last_boot(

@@ -12,7 +12,6 @@ import dataclasses
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kmsgd.judge.clocks import EARLY_STEP_S, ClockStep
 from kmsgd.judge.liveness import Liveness, LivenessBuilder
@@ -22,6 +21,7 @@ from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET, Thinner
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
 from kmsgd.logparse.model import Line, LogFormat, Origin
 from kmsgd.ring import frame as fr
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Entry, Heartbeat, KernelRecord, Kind
@@ -199,12 +199,13 @@ def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
                 yield e.data
 
 
-def last_payload(reader: RingReader, boot_id: str, kind: Kind) -> dict[str, Any] | None:
-    """The payload of a boot's last record of `kind` (a JSON kind), decoding nothing else."""
-    code = KIND_CODES[kind]
+def last_inventory(reader: RingReader, boot_id: str) -> Inventory | None:
+    """A boot's last inventory, decoding nothing else; None when it has none (or its last
+    one is damaged)."""
+    code = KIND_CODES[Kind.INVENTORY]
     for h in reversed([h for h in reader.skim_of(boot_id) if h.code == code]):
         f = reader.check(h)
         if f is not None:
             data = fr.to_entry(f).data
-            return data if isinstance(data, dict) else None
+            return data if isinstance(data, Inventory) else None
     return None

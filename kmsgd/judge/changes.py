@@ -16,7 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kmsgd.ring.inventory import Attributes, Inventory
 from kmsgd.ring.records import Entry, Kind
+from kmsgd.ring.sysctl import SysctlRecord, SysctlSetting
 
 
 class Change(enum.StrEnum):
@@ -59,22 +61,6 @@ class Changed:
     error: str | None = None  # why a sysctl could not be set
     wall_us: int | None = None  # when, for changes within a boot
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "what": self.what.value,
-            "device": self.device,
-            "before": self.before,
-            "after": self.after,
-            "when": self.when,
-            "severity": self.severity.value,
-            "text": self.text,
-        }
-        optional = {"key": self.key, "desired": self.desired, "error": self.error}
-        out |= {k: v for k, v in optional.items() if v is not None}
-        if self.wall_us is not None:
-            out["wall_us"] = self.wall_us
-        return out
-
 
 # GPU facts compared across boots: key -> (label, unit, severity). A card that lost its driver
 # is as good as missing; link and clocks that move with load are not compared.
@@ -114,10 +100,8 @@ def iommu_mode(group_types: Mapping[str, Any]) -> str:
     return "mixed" if pt and dma else "passthrough" if pt else "translated" if dma else "none"
 
 
-def _gpus(inv: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    gpus = inv.get("gpus")
-    rows = gpus if isinstance(gpus, list | tuple) else ()
-    return {str(g["device"]): g for g in rows if isinstance(g, Mapping) and g.get("device")}
+def _gpus(inv: Inventory) -> dict[str, Attributes]:
+    return {str(g["device"]): g for g in inv.gpus if g.get("device")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,20 +119,6 @@ class GpuFacts:
     vbios: str
     firmware: Mapping[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "device": self.device,
-            "driver": self.driver,
-            "iommu_group_type": self.iommu_group_type,
-            "power_cap_w": self.power_cap_w,
-            "pci_id": self.pci_id,
-            "subsystem_id": self.subsystem_id,
-            "model": self.model,
-            "driver_version": self.driver_version,
-            "vbios": self.vbios,
-            "firmware": dict(self.firmware),
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class ConfigFacts:
@@ -162,31 +132,19 @@ class ConfigFacts:
     gpus: tuple[GpuFacts, ...] = ()
     host: Mapping[str, Value] = field(default_factory=dict)  # BIOS, board, CPU, RAM
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kernel": self.kernel,
-            "cmdline": self.cmdline,
-            "iommu_mode": self.iommu_mode,
-            "iommu_group_types": dict(self.iommu_group_types),
-            "aspm_policy": self.aspm_policy,
-            "gpus": [g.to_json() for g in self.gpus],
-            "host": dict(self.host),
-        }
 
-
-def config_facts(inventory: Mapping[str, Any]) -> ConfigFacts:
+def config_facts(inv: Inventory) -> ConfigFacts:
     """The configuration a report states even when nothing changed (the amdgpu freeze: "IOMMU was in
     Translated mode"): kernel, IOMMU mode, ASPM policy, per GPU its identity, driver, firmware,
     IOMMU domain and power cap, and the host (BIOS, board, CPU, RAM): what a fleet groups
     boxes by (docs/fleet.md)."""
-    inv = _map(inventory)
-    types = {str(k): _value(v) for k, v in _map(inv.get("iommu_group_types")).items()}
+    types = {str(k): _value(v) for k, v in inv.iommu_group_types.items()}
     return ConfigFacts(
-        kernel=str(inv.get("kernel", "")),
-        cmdline=str(inv.get("cmdline", "")),
+        kernel=inv.kernel,
+        cmdline=inv.cmdline,
         iommu_mode=iommu_mode(types),
         iommu_group_types=types,
-        aspm_policy=str(inv.get("aspm_policy", "")),
+        aspm_policy=inv.aspm_policy,
         gpus=tuple(
             GpuFacts(
                 device=dev,
@@ -202,11 +160,11 @@ def config_facts(inventory: Mapping[str, Any]) -> ConfigFacts:
             )
             for dev, g in sorted(_gpus(inv).items())
         ),
-        host={str(k): _value(v) for k, v in _map(inv.get("host")).items()},
+        host={str(k): _value(v) for k, v in inv.host.items()},
     )
 
 
-def _pci_id(gpu: Mapping[str, Any]) -> str:
+def _pci_id(gpu: Attributes) -> str:
     """`1002:744c`, or "" when the inventory lacks either half."""
     vendor, device = gpu.get("vendor_id"), gpu.get("device_id")
     return f"{vendor}:{device}" if vendor and device else ""
@@ -257,16 +215,16 @@ def _cmdline(before: str, after: str, when: str) -> list[Changed]:
 
 
 def diff_inventory(
-    before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, *, when: str
+    before: Inventory | None, after: Inventory | None, *, when: str
 ) -> list[Changed]:
-    """Changes from one inventory payload to a later one; [] when either is None.
+    """Changes from one inventory to a later one; [] when either is None.
 
     `when` ends each change's text ("after the reboot", "during the boot"). GPUs are matched
     by PCI address; a GPU gone is `major`, everything else `minor`.
     """
     if before is None or after is None:
         return []
-    b, a = _map(before), _map(after)
+    b, a = before, after
     out: list[Changed] = []
     gb, ga = _gpus(b), _gpus(a)
     for dev in sorted(gb.keys() - ga.keys()):
@@ -282,20 +240,19 @@ def diff_inventory(
                 text = f"card {dev} {label} {_show(old)}{unit} → {_show(new)}{unit}"
                 extra = {"device": dev, "key": key, "severity": severity}
                 out.append(_change(Change.GPU, text, when, old, new, **extra))
-    mode_b = iommu_mode(_map(b.get("iommu_group_types")))
-    mode_a = iommu_mode(_map(a.get("iommu_group_types")))
+    mode_b = iommu_mode(b.iommu_group_types)
+    mode_a = iommu_mode(a.iommu_group_types)
     if mode_b != mode_a:
         text = f"IOMMU mode {mode_b} → {mode_a}"
         out.append(_change(Change.IOMMU_MODE, text, when, mode_b, mode_a))
-    for what, key, label in (
-        (Change.ASPM_POLICY, "aspm_policy", "ASPM policy"),
-        (Change.KERNEL, "kernel", "kernel"),
+    for what, label, old, new in (
+        (Change.ASPM_POLICY, "ASPM policy", b.aspm_policy, a.aspm_policy),
+        (Change.KERNEL, "kernel", b.kernel, a.kernel),
     ):
-        old, new = str(b.get(key, "")), str(a.get(key, ""))
         if old != new:
             out.append(_change(what, f"{label} {_show(old)} → {_show(new)}", when, old, new))
-    out += _cmdline(str(b.get("cmdline", "")), str(a.get("cmdline", "")), when)
-    sb, sa = _map(b.get("sysctls")), _map(a.get("sysctls"))
+    out += _cmdline(b.cmdline, a.cmdline, when)
+    sb, sa = b.sysctls, a.sysctls
     for key in sorted(sb.keys() | sa.keys()):
         old, new = sb.get(key), sa.get(key)
         if _flat(old) != _flat(new):
@@ -304,14 +261,10 @@ def diff_inventory(
     return out
 
 
-def _payload(e: Entry, kind: Kind) -> dict[str, Any] | None:
-    return e.data if e.kind is kind and isinstance(e.data, dict) else None
-
-
-def inventories(entries: Iterable[Entry]) -> list[tuple[int, Mapping[str, Any]]]:
-    """(wall_us, payload) of a boot's inventory records, in ring order (written only when
+def inventories(entries: Iterable[Entry]) -> list[tuple[int, Inventory]]:
+    """(wall_us, inventory) of a boot's inventory records, in ring order (written only when
     something changed, so a boot has few)."""
-    return [(e.wall_us, p) for e in entries if (p := _payload(e, Kind.INVENTORY)) is not None]
+    return [(e.wall_us, e.data) for e in entries if isinstance(e.data, Inventory)]
 
 
 def changes_within(entries: Iterable[Entry]) -> list[Changed]:
@@ -323,14 +276,11 @@ def changes_within(entries: Iterable[Entry]) -> list[Changed]:
     return out
 
 
-def _sysctl_rows(entries: Iterable[Entry]) -> Iterable[tuple[int, Mapping[str, Any]]]:
+def _sysctl_rows(entries: Iterable[Entry]) -> Iterable[tuple[int, SysctlSetting]]:
     for e in entries:
-        payload = _payload(e, Kind.SYSCTL)
-        if payload is not None:
-            rows = payload.get("changes")
-            for row in rows if isinstance(rows, list) else ():
-                if isinstance(row, Mapping) and isinstance(row.get("key"), str):
-                    yield e.wall_us, row
+        if e.kind is Kind.SYSCTL and isinstance(e.data, SysctlRecord):
+            for row in e.data.settings:
+                yield e.wall_us, row
 
 
 def sysctl_changes(entries: Iterable[Entry]) -> list[Changed]:
@@ -342,8 +292,8 @@ def sysctl_changes(entries: Iterable[Entry]) -> list[Changed]:
     out: list[Changed] = []
     seen: set[str] = set()
     for wall, row in _sysctl_rows(entries):
-        key, err = row["key"], row.get("error")
-        old, new = (_flat(row.get(k)) for k in ("old", "new"))
+        key, err = row.key, row.error
+        old, new = _flat(row.old), _flat(row.new)
         if err:
             now = f", stays {new}" if new is not None else ""
             text = f"{key} could not be set ({err}){now}"
@@ -353,13 +303,7 @@ def sysctl_changes(entries: Iterable[Entry]) -> list[Changed]:
             continue
         if text not in seen:  # a restarted daemon reports the same failure again
             seen.add(text)
-            desired = row.get("desired")
-            extra = {
-                "key": key,
-                "desired": None if desired is None else str(desired),
-                "error": None if err is None else str(err),
-                "wall_us": wall,
-            }
+            extra = {"key": key, "desired": row.desired, "error": err, "wall_us": wall}
             out.append(_change(Change.SYSCTL, "", "during the boot", old, new, text=text, **extra))
     return out
 
@@ -369,14 +313,12 @@ def effective_sysctls(entries: Iterable[Entry]) -> dict[str, str]:
     sysctl records' `new` values, the later record winning."""
     values: dict[str, str] = {}
     for e in entries:
-        inv = _payload(e, Kind.INVENTORY)
-        if inv is not None:
-            values.update(
-                (str(k), " ".join(str(v).split())) for k, v in _map(inv.get("sysctls")).items()
-            )
+        inv = e.data
+        if isinstance(inv, Inventory):
+            values.update((k, " ".join(v.split())) for k, v in inv.sysctls.items())
         elif e.kind is Kind.SYSCTL:
             for _, row in _sysctl_rows([e]):
-                new = _flat(row.get("new"))
+                new = _flat(row.new)
                 if new is not None:
-                    values[row["key"]] = new
+                    values[row.key] = new
     return values

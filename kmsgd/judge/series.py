@@ -23,9 +23,10 @@ from kmsgd.judge.telemetry import GPU_DRIVERS
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
 from kmsgd.judge.timeline import Item, Timeline
 from kmsgd.ring import frame as fr
+from kmsgd.ring.incident import IncidentRecord, RecordName, Source, Trigger
 from kmsgd.ring.reader import RingReader
-from kmsgd.ring.records import KIND_CODES, Entry, Kind
-from kmsgd.ring.samples import DeviceSample, MemorySample, sample_from_payload
+from kmsgd.ring.records import KIND_CODES, Damaged, Entry, Kind
+from kmsgd.ring.samples import DeviceSample, MemorySample
 
 WINDOW_S = 600.0  # the default window, kept whole
 WINDOW_US = int(WINDOW_S * 1e6)
@@ -217,43 +218,44 @@ def incident_spans(entries: Sequence[Entry], end_wall_us: int) -> list[Span]:
     """Each incident of the boot, from its `start` record to its `end` record (or the end),
     named after its kernel trigger when the recorder's own symptom (a late heartbeat) opened
     it: `trigger_s` is when that kernel trigger came (kmsgd/judge/incidents.py names them so)."""
-    open_: dict[int, list[Entry]] = {}
-    groups: list[list[Entry]] = []
+    open_: dict[int, Group] = {}
+    groups: list[Group] = []
     for e in sorted(entries, key=lambda e: e.serial):
         d = e.data
-        if e.kind is not Kind.INCIDENT or not isinstance(d, dict):
+        if e.kind is not Kind.INCIDENT or not isinstance(d, IncidentRecord):
             continue
-        number = d.get("incident")
-        if not isinstance(number, int):
-            continue
-        if d.get("record") == "start" or number not in open_:
-            open_[number] = []
-            groups.append(open_[number])
-        open_[number].append(e)
+        if d.record == RecordName.START or d.incident not in open_:
+            open_[d.incident] = []
+            groups.append(open_[d.incident])
+        open_[d.incident].append((e, d))
     return sorted((_span(g, end_wall_us) for g in groups), key=lambda s: s.start_s)
 
 
-def _span(group: list[Entry], end: int) -> Span:
-    def rec(e: Entry) -> dict[str, object]:
-        return e.data if isinstance(e.data, dict) else {}
+Group = list[tuple[Entry, IncidentRecord]]
+_NO_TRIGGER = Trigger("", "", "", "")
+
+
+def _span(group: Group, end: int) -> Span:
+    def trigger(rec: IncidentRecord) -> Trigger:
+        return rec.detail if isinstance(rec.detail, Trigger) else _NO_TRIGGER
 
     start = group[0]
-    ends = [e for e in group if rec(e).get("record") == "end"]
+    ends = [e for e, r in group if r.record == RecordName.END]
     kernel = [
-        e
-        for e in group
-        if rec(e).get("record") in ("start", "trigger") and rec(e).get("source") == "kernel"
+        (e, r)
+        for e, r in group
+        if r.record in (RecordName.START, RecordName.TRIGGER) and trigger(r).source == Source.KERNEL
     ]
-    lead = kernel[0] if kernel and rec(start).get("source") == "recorder" else start
-    label = str(rec(lead).get("trigger") or "incident")
-    opened = str(rec(start).get("trigger") or "")
+    lead = kernel[0] if kernel and trigger(start[1]).source == Source.RECORDER else start
+    label = trigger(lead[1]).trigger or "incident"
+    opened = trigger(start[1]).trigger
     if opened and opened != label:
         label = f"{label} (opened by {opened})"
     return Span(
         label,
-        (start.wall_us - end) / 1e6,
+        (start[0].wall_us - end) / 1e6,
         (ends[-1].wall_us - end) / 1e6 if ends else None,
-        (lead.wall_us - end) / 1e6,
+        (lead[0].wall_us - end) / 1e6,
     )
 
 
@@ -295,17 +297,13 @@ def ring_series(
             continue
         if h.code != _SAMPLE or _PROCS in reader.payload_head(h, 24):
             continue
-        data = decoded.get(h.serial)
-        if data is None:
+        s = decoded.get(h.serial)
+        if s is None:
             f = reader.check(h)
-            data = fr.to_entry(f).data if f is not None else None
-        try:
-            s = sample_from_payload(data) if isinstance(data, dict) else None
-        except Exception:  # a post-mortem never dies on one bad record
-            s = None
+            s = fr.to_entry(f).data if f is not None else None
         if isinstance(s, DeviceSample | MemorySample):
             rows.append((h.wall_us, s))
-        elif s is None:
+        elif s is None or isinstance(s, Damaged):
             skipped += 1
     near = [w - s.mono_us for w, s in rows if s.mono_us > 0 and w >= end - OFFSET_S * 1e6]
     offset = min(near) if near else None

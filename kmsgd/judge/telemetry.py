@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 from kmsgd.judge.changes import config_facts
 from kmsgd.judge.telemetry_model import (
@@ -36,15 +36,11 @@ from kmsgd.judge.telemetry_model import (
     Telemetry,
     UdevSeen,
 )
-from kmsgd.ring.events import DeviceEvent, DumpEvent, EventName, event_from_payload
-from kmsgd.ring.records import Entry, Heartbeat, Kind
-from kmsgd.ring.samples import (
-    DeviceSample,
-    MemoryHolder,
-    MemorySample,
-    ProcsSample,
-    sample_from_payload,
-)
+from kmsgd.ring.events import DeviceEvent, DumpEvent, EventName, SensorEvent
+from kmsgd.ring.inventory import Inventory
+from kmsgd.ring.payloads import Payload
+from kmsgd.ring.records import Damaged, Entry, Heartbeat, Kind
+from kmsgd.ring.samples import DeviceSample, MemoryHolder, MemorySample, ProcsSample, SampleShape
 
 FINAL_WINDOW_US = 70_000_000  # device and procs samples kept: the final minute plus margin
 MEMORY_WINDOW_US = 600_000_000  # memory samples: 10 min, so a slow fall before a hang is seen
@@ -84,7 +80,7 @@ class _Collector:
         self.dumps: deque[tuple[int, DumpEvent]] = deque(maxlen=MAX_EVENTS)
         self.udev: deque[tuple[int, DeviceEvent]] = deque(maxlen=MAX_EVENTS)
         self.udev_total = 0
-        self.inventory: Mapping[str, Any] | None = None
+        self.inventory: Inventory | None = None
         self.skipped = 0
 
     def add(self, e: Entry) -> None:
@@ -94,19 +90,25 @@ class _Collector:
         data = e.data
         if e.kind is Kind.HEARTBEAT and isinstance(data, Heartbeat):
             self.beats.append((data.wall_us, data.mono_us))
-        elif not isinstance(data, dict):
-            if e.kind in (Kind.SAMPLE, Kind.EVENT, Kind.DEVICE, Kind.INVENTORY):
-                self.skipped += 1
         elif e.kind is Kind.SAMPLE:
-            keep = self.memory if data.get("sample") == "memory" else self.samples
-            keep.append(e)
+            memory = isinstance(data, MemorySample) or (
+                isinstance(data, Damaged) and data.shape == SampleShape.MEMORY
+            )
+            (self.memory if memory else self.samples).append(e)
             self._trim()
         elif e.kind is Kind.EVENT:
             self._event(e.wall_us, data)
         elif e.kind is Kind.DEVICE:
-            self._udev(e.wall_us, data)
+            if isinstance(data, DeviceEvent):
+                self.udev.append((e.wall_us, data))
+                self.udev_total += 1
+            else:
+                self.skipped += 1
         elif e.kind is Kind.INVENTORY:
-            self.inventory = data
+            if isinstance(data, Inventory):
+                self.inventory = data
+            else:
+                self.skipped += 1
 
     def _trim(self) -> None:
         newest = self.newest or 0
@@ -114,14 +116,11 @@ class _Collector:
             while keep and (keep[0].wall_us < newest - span or len(keep) > MAX_SAMPLES):
                 keep.popleft()
 
-    def _event(self, wall_us: int, data: dict[str, Any]) -> None:
-        try:
-            ev = event_from_payload(data)
-        except Exception:  # a post-mortem never dies on one bad record
-            ev = None
-        if ev is None:
+    def _event(self, wall_us: int, ev: Payload) -> None:
+        if not isinstance(ev, SensorEvent | DumpEvent):
             # other producers may write events of their own; only broken sensor ones count
-            self.skipped += str(data.get("event", "")).startswith(("sensor_", "devcoredump_"))
+            shape = ev.shape if isinstance(ev, Damaged) else ""
+            self.skipped += shape.startswith(("sensor_", "devcoredump_"))
             return
         if isinstance(ev, DumpEvent):
             self.dumps.append((wall_us, ev))
@@ -140,13 +139,6 @@ class _Collector:
             else:
                 err = replace(err, recovered=True, failing_s=ev.duration_s)
             self.errors[ev.path] = err
-
-    def _udev(self, wall_us: int, data: dict[str, Any]) -> None:
-        try:
-            self.udev.append((wall_us, DeviceEvent.from_payload(data)))
-            self.udev_total += 1
-        except Exception:
-            self.skipped += 1
 
 
 def summarize(entries: Iterable[Entry], *, end_wall_us: int | None = None) -> Telemetry:
@@ -199,10 +191,7 @@ def _decode(col: _Collector, end: int) -> Decoded:
     kept += [e for e in col.memory if e.wall_us >= end - MEMORY_WINDOW_US]
     rows: Decoded = []
     for e in sorted(kept, key=lambda e: (e.wall_us, e.serial)):
-        try:
-            sample = sample_from_payload(e.data) if isinstance(e.data, dict) else None
-        except Exception:  # e.g. "values" that is not a mapping
-            sample = None
+        sample = e.data if isinstance(e.data, DeviceSample | MemorySample | ProcsSample) else None
         rows.append((e.wall_us, sample.mono_us if sample else 0, sample))
     return rows
 

@@ -1,6 +1,6 @@
 """The report's `telemetry` section as frozen values: what `telemetry.summarize` finds at the end
-of a boot, carried as-is to the renderers. `to_json()` gives the `telemetry` object of
-`kmsgd.report/1` (docs/report.md, docs/telemetry.md); its key names are public, never rename one.
+of a boot, carried as-is to the renderers (report/render_json.py `telemetry_json` gives the
+`telemetry` object of `kmsgd.report/1`, docs/report.md, docs/telemetry.md).
 Every value here was checked once where it was made (a malformed record was skipped and counted),
 so readers need no defensive checks.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from kmsgd.judge.changes import ConfigFacts
 from kmsgd.ring.events import DeviceEvent, DumpEvent
@@ -40,17 +39,6 @@ class SensorStats:
     mean_10s: float | None = None
     peak_10s: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"last": self.last}
-        for key in _STAT_KEYS:
-            value = getattr(self, key)
-            if value is not None:
-                out[key] = value
-        return out
-
-
-_STAT_KEYS = tuple(f"{s}_{w}" for w in ("60s", "10s") for s in ("min", "max", "mean", "peak"))
-
 
 @dataclass(frozen=True, slots=True)
 class DeviceSummary:
@@ -64,20 +52,6 @@ class DeviceSummary:
     stale: bool
     gpu: bool
     sensors: Mapping[str, SensorStats] = field(default_factory=dict)  # sorted by key
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "device": self.device,
-            "driver": self.driver,
-            "source": self.source,
-            "last_wall_us": self.last_wall_us,
-        }
-        sensors = {k: s.to_json() for k, s in self.sensors.items()}
-        if sensors:  # the documents have always put a device's readings here, or last if none
-            out["sensors"] = sensors
-        out.update(last_before_end_s=self.last_before_end_s, stale=self.stale, gpu=self.gpu)
-        out.setdefault("sensors", sensors)
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,19 +69,6 @@ class Step:
     started_before_end_s: float
     before_end_s: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "device": self.device,
-            "sensor": self.sensor,
-            "key": self.key,
-            "direction": self.direction.value,
-            "from_w": self.from_w,
-            "to_w": self.to_w,
-            "within_s": self.within_s,
-            "started_before_end_s": self.started_before_end_s,
-            "before_end_s": self.before_end_s,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class MemoryFall:
@@ -118,15 +79,6 @@ class MemoryFall:
     over_s: float
     bytes_per_s: float
     before_end_s: float  # when it bottomed out
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "from_bytes": self.from_bytes,
-            "to_bytes": self.to_bytes,
-            "over_s": self.over_s,
-            "bytes_per_s": self.bytes_per_s,
-            "before_end_s": self.before_end_s,
-        }
 
 
 PSI_KEYS = ("memory.full", "memory.some", "io.full", "cpu.some")
@@ -163,37 +115,6 @@ class MemorySummary:
     def pressure(self, key: str) -> Pressure:
         return self.psi.get(key) or Pressure()
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "window_s": self.window_s,
-            "samples": self.samples,
-            "mem_total_bytes": self.mem_total_bytes,
-            "mem_available_bytes_last": self.mem_available_bytes_last,
-            "mem_available_bytes_first_60s": self.mem_available_bytes_first_60s,
-            "mem_available_bytes_min_60s": self.mem_available_bytes_min_60s,
-            "mem_available_bytes_max_60s": self.mem_available_bytes_max_60s,
-            "swap_total_bytes": self.swap_total_bytes,
-            "swap_free_bytes_last": self.swap_free_bytes_last,
-            "fall": self.fall.to_json() if self.fall else None,
-            "fell_bytes_per_s": self.fell_bytes_per_s,
-        }
-        for key in PSI_KEYS:
-            name, p = "psi_" + key.replace(".", "_") + "_avg10", self.pressure(key)
-            out[f"{name}_max_pct"] = p.max_pct
-            out[f"{name}_last_pct"] = p.last_pct
-        return out
-
-
-def holder_json(h: MemoryHolder) -> dict[str, Any]:
-    return {
-        "comm": h.comm,
-        "pid": h.pid,
-        "rss_bytes": h.rss_bytes,
-        "gpu_vram_bytes": h.gpu_vram_bytes,
-        "gpu_gtt_bytes": h.gpu_gtt_bytes,
-        "total_bytes": h.total_bytes,
-    }
-
 
 @dataclass(frozen=True, slots=True)
 class Stall:
@@ -205,16 +126,6 @@ class Stall:
     ended: bool
     wall_us: int
     before_end_s: float
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "device": self.device,
-            "blocked_s": self.blocked_s,
-            "ended": self.ended,
-            "wall_us": self.wall_us,
-            "before_end_s": self.before_end_s,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,18 +143,6 @@ class SensorError:
     wall_us: int | None = None
     failing_s: float | None = None  # how long it had failed, from its recovery
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "device": self.device, "count": self.count}
-        if self.wall_us is not None:
-            out.update(reason=self.reason, detail=self.detail)
-        out["recovered"] = self.recovered
-        if self.wall_us is not None:
-            out["wall_us"] = self.wall_us
-        if self.failing_s is not None:
-            out["failing_s"] = self.failing_s
-        out["before_end_s"] = self.before_end_s
-        return out
-
 
 @dataclass(frozen=True, slots=True)
 class CrashDump:
@@ -253,13 +152,6 @@ class CrashDump:
     dump: DumpEvent
     before_end_s: float
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "wall_us": self.wall_us,
-            **self.dump.to_payload(),
-            "before_end_s": self.before_end_s,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class UdevSeen:
@@ -268,18 +160,6 @@ class UdevSeen:
     wall_us: int
     event: DeviceEvent
     before_end_s: float
-
-    def to_json(self) -> dict[str, Any]:
-        e = self.event
-        return {
-            "action": e.action,
-            "subsystem": e.subsystem,
-            "sys_name": e.sys_name,
-            "pci": e.pci,
-            "driver": e.driver,
-            "wall_us": self.wall_us,
-            "before_end_s": self.before_end_s,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,32 +185,3 @@ class Telemetry:
     notes: tuple[str, ...] = ()
     window_s: int = WINDOW_S
     short_window_s: int = SHORT_S
-
-    def to_json(self) -> dict[str, Any]:
-        """The report's `telemetry` object (the same keys, in the same order, as ever)."""
-        out: dict[str, Any] = {
-            "window_s": self.window_s,
-            "short_window_s": self.short_window_s,
-            "end_wall_us": self.end_wall_us,
-            "devices": [d.to_json() for d in self.devices],
-            "steps": [s.to_json() for s in self.steps],
-            "memory": self.memory.to_json() if self.memory else None,
-            "top_holders": [holder_json(h) for h in self.top_holders],
-        }
-        if self.end_wall_us is not None:
-            out.update(
-                top_holders_before_end_s=self.top_holders_before_end_s,
-                stalls=[s.to_json() for s in self.stalls],
-                sensor_errors=[e.to_json() for e in self.sensor_errors],
-                devcoredumps=[d.to_json() for d in self.devcoredumps],
-                device_events=[e.to_json() for e in self.device_events],
-                device_events_total=self.device_events_total,
-                config=self.config.to_json() if self.config else None,
-                last_sample_wall_us=self.last_sample_wall_us,
-            )
-        out["skipped_records"] = self.skipped_records
-        if self.note:
-            out["note"] = self.note
-        if self.notes:
-            out["notes"] = list(self.notes)
-        return out

@@ -11,7 +11,7 @@ kmsgd/logparse/systemd_journal.py.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from kmsgd.errors import KmsgdError
 from kmsgd.judge import pstore as judge_pstore
@@ -35,12 +35,9 @@ def pstore_witness(view: BootView, next_boot: Sequence[Entry]) -> Witness | None
     """A panic or oops dump imported at the next boot and attributed to this one, with the
     kernel lines only the dump has (those after the ring's last line)."""
     for e in next_boot:
-        if e.kind is not Kind.PSTORE or not isinstance(e.data, Mapping):
-            continue
-        try:
-            dump = pstore.from_payload(dict(e.data))
-        except Exception:  # a malformed record is skipped, the rest of the report stands
-            continue
+        dump = e.data
+        if e.kind is not Kind.PSTORE or not isinstance(dump, pstore.PstoreDump):
+            continue  # a malformed record is skipped, the rest of the report stands
         att = judge_pstore.attribute_detail(
             dump, {view.boot_id: view.kernel_tail}, importing_boot=e.boot_id
         )

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from kmsgd.config import IncidentConfig
+from kmsgd.ring.inventory import Attributes
 from kmsgd.sensors import gpu_snapshot, snapshot
 
-EmitRecord = Callable[..., None]  # (incident number, record name, **fields)
+# (incident number, record name, the record's other fields in order)
+EmitRecord = Callable[[int, str, Attributes], None]
 
 
 @dataclass
@@ -84,11 +86,13 @@ class Captures:
             late = took > self.cfg.capture_timeout_s
             self.emit_record(
                 number,
-                name,
-                at_s=round(t0 - start, 1),
-                took_ms=round(took * 1000, 1),
-                **({"late": True} if late else {}),
-                **data,
+                str(name),
+                {
+                    "at_s": round(t0 - start, 1),
+                    "took_ms": round(took * 1000, 1),
+                    **({"late": True} if late else {}),
+                    **data,
+                },
             )
             done(number, name)
 

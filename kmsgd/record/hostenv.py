@@ -18,11 +18,11 @@ from typing import Any
 
 from kmsgd import outputs
 from kmsgd.config import Config
-from kmsgd.ring.records import Kind, Payload
+from kmsgd.ring.payloads import Emit
+from kmsgd.ring.records import Kind
 
 MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT = 1, 2, 4
 EXPORT_EVERY_S = 60.0
-Emit = Callable[[Kind, Payload, bool], None]
 
 
 def lock_memory(log: Any) -> None:
@@ -160,10 +160,10 @@ def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
     desired = sysctl_conf.resolve_desired(Path(cfg.fs_root))
     if not cfg.apply_sysctl:
         states = sysctl.check(Path(cfg.proc_root), desired)
-        emit(Kind.SYSCTL, {"changes": sysctl.to_payload(sysctl.observed(states))}, True)
+        emit(Kind.SYSCTL, sysctl.to_record(sysctl.observed(states)), True)
         return
     changes = sysctl.apply(Path(cfg.proc_root), desired)
-    emit(Kind.SYSCTL, {"changes": sysctl.to_payload(changes)}, True)
+    emit(Kind.SYSCTL, sysctl.to_record(changes), True)
     lines, status = sysctl.apply_report(changes)
     (log.warning if status else log.info)("sysctls_applied", report="; ".join(lines))
 
@@ -194,7 +194,7 @@ def _pstore(
         seen = []
     fresh = pstore.new_dumps(found.dumps, seen)
     for dump in fresh:
-        emit(Kind.PSTORE, ring_pstore.to_payload(dump, text_bytes=_pstore_text(ring_bytes)), True)
+        emit(Kind.PSTORE, ring_pstore.for_ring(dump, text_bytes=_pstore_text(ring_bytes)), True)
         log.warning("pstore_imported", reason=dump.reason.value, files=len(dump.paths))
     if fresh and sync is not None and not sync():
         log.warning(

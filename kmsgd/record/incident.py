@@ -37,9 +37,13 @@ from typing import Any
 from kmsgd.config import Config, IncidentConfig
 from kmsgd.record import symptoms, triggers
 from kmsgd.record.captures import Captures
-from kmsgd.ring.records import Kind, Payload
+from kmsgd.ring.events import DumpEvent, EventName, SensorEvent
+from kmsgd.ring.incident import IncidentRecord
+from kmsgd.ring.inventory import Attributes
+from kmsgd.ring.payloads import Emit, Payload
+from kmsgd.ring.records import Kind
+from kmsgd.ring.samples import MemorySample
 
-Emit = Callable[[Kind, Payload, bool], None]
 TICK_S = 0.25
 MAX_TRIGGER_RECORDS = 32  # then only a trigger tag new to the incident is recorded
 MAX_BLOCKED_REPORTS = 8
@@ -139,22 +143,21 @@ class IncidentMode:
         inc = self.current
         if inc is not None and (kind is Kind.INCIDENT or kind is Kind.SAMPLE):
             inc.bytes += nbytes
-        if not isinstance(data, dict):
-            return
         cfg = self.cfg
-        if kind is Kind.SAMPLE and data.get("sample") == "memory":
+        if isinstance(data, MemorySample):
             for found in symptoms.memory(data, cfg):
                 self.symptom(*found)
-        elif kind is Kind.EVENT:
-            name = data.get("event")
-            duration = data.get("duration_s")
-            if name == "sensor_stall" and isinstance(duration, int | float):
-                if duration >= cfg.stall_s:
-                    self._stall(str(data.get("path")), str(data.get("device")), float(duration))
-            elif name == "devcoredump_saved" and inc is not None:
-                dumps = inc.captured.setdefault("devcoredumps", [])
-                if len(dumps) < 8:
-                    dumps.append(data.get("saved_path"))
+        elif isinstance(data, SensorEvent) and data.event is EventName.SENSOR_STALL:
+            if data.duration_s >= cfg.stall_s:
+                self._stall(data.path, data.device, data.duration_s)
+        elif (
+            isinstance(data, DumpEvent)
+            and data.event is EventName.DEVCOREDUMP_SAVED
+            and inc is not None
+        ):
+            dumps = inc.captured.setdefault("devcoredumps", [])
+            if len(dumps) < 8:
+                dumps.append(data.saved_path)
 
     def heartbeat_late(self, late_s: float) -> None:
         """The kmsg loop woke `late_s` after a heartbeat was due."""
@@ -345,15 +348,15 @@ class IncidentMode:
 
     # -- records ----------------------------------------------------------------------------
     def _record(self, inc: _Incident, name: str, **data: Any) -> None:
-        self._emit_record(inc.number, name, at_s=round(self.clock() - inc.start, 1), **data)
+        self._emit_record(inc.number, name, {"at_s": round(self.clock() - inc.start, 1), **data})
 
-    def _emit_record(self, number: int, name: str, **data: Any) -> None:
-        payload = {"record": name, "incident": number, "mono_us": time.monotonic_ns() // 1000}
-        payload.update(data)
-        if "cls" in payload:
-            payload["class"] = payload.pop("cls")
+    def _emit_record(self, number: int, name: str, fields: Attributes) -> None:
+        data = dict(fields)
+        if "cls" in data:
+            data["class"] = data.pop("cls")  # last: the record's key order is its format
+        record = IncidentRecord.of(name, number, time.monotonic_ns() // 1000, data)
         with contextlib.suppress(Exception):  # the recorder counts its own failures
-            self.emit(Kind.INCIDENT, payload, True)
+            self.emit(Kind.INCIDENT, record, True)
 
     def _end(self, inc: _Incident, reason: str) -> None:
         now = self.clock()

@@ -25,8 +25,9 @@ from kmsgd.record.committer import Committer
 from kmsgd.record.kmsgpump import Shed, open_source
 from kmsgd.record.procfs import BootIdentity, read_identity
 from kmsgd.ring.frame import encode_payload
+from kmsgd.ring.payloads import Payload
 from kmsgd.ring.reader import RingReader
-from kmsgd.ring.records import Boot, Heartbeat, Kind, Lost, LostReason, Payload, Stop, peek
+from kmsgd.ring.records import Boot, Heartbeat, Kind, Lost, LostReason, Stop, peek
 from kmsgd.ring.writer import RingWriter
 
 THREAD_STACK = 256 * 1024

@@ -8,20 +8,18 @@ own triggers are in kmsgd/record/triggers.py.
 
 from __future__ import annotations
 
-from typing import Any
-
 from kmsgd.config import IncidentConfig
+from kmsgd.ring.samples import MemorySample
 
 Symptom = tuple[str, str, str]  # (tag, incident class, text)
 
 
-def memory(data: dict[str, Any], cfg: IncidentConfig) -> list[Symptom]:
+def memory(sample: MemorySample, cfg: IncidentConfig) -> list[Symptom]:
     """A `memory` sample's symptoms: PSI memory full at or above `psi_full_pct`,
     MemAvailable below `mem_available_pct` of MemTotal."""
     out: list[Symptom] = []
-    psi = data.get("psi") or {}
-    full = psi.get("memory.full_avg10_pct") if isinstance(psi, dict) else None
-    if isinstance(full, int | float) and full >= cfg.psi_full_pct:
+    full = sample.psi.get("memory.full_avg10_pct")
+    if full is not None and full >= cfg.psi_full_pct:
         out.append(
             (
                 "psi_memory_full",
@@ -29,8 +27,8 @@ def memory(data: dict[str, Any], cfg: IncidentConfig) -> list[Symptom]:
                 f"PSI memory full avg10 {full:g} % (≥ {cfg.psi_full_pct:g} %)",
             )
         )
-    total, avail = data.get("mem_total_bytes"), data.get("mem_available_bytes")
-    if isinstance(total, int) and isinstance(avail, int) and total > 0:
+    total, avail = sample.mem_total_bytes, sample.mem_available_bytes
+    if total is not None and avail is not None and total > 0:
         pct = 100 * avail / total
         if pct < cfg.mem_available_pct:
             out.append(

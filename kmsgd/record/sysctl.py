@@ -18,6 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kmsgd.ring.sysctl import SysctlRecord, SysctlSetting
+
 CONF_NAME = "60-kmsgd.conf"
 
 
@@ -292,18 +294,16 @@ def _apply_one(proc_root: Path, want: Desired) -> SysctlChange:
     return SysctlChange(want.key, want.value, old, new, want.optional, failure, detail)
 
 
-def to_payload(changes: Sequence[SysctlChange]) -> list[dict[str, str | None]]:
-    """The `sysctl` ring record's payload: one dict per key (key, desired, old, new, error)."""
-    return [
-        {
-            "key": c.key,
-            "desired": c.desired,
-            "old": c.old,
-            "new": c.new,
-            "error": c.error.value if c.error is not None else None,
-        }
-        for c in changes
-    ]
+def to_record(changes: Sequence[SysctlChange]) -> SysctlRecord:
+    """The `sysctl` ring record: per key the value wanted, before and after, and the failure."""
+    return SysctlRecord(
+        tuple(
+            SysctlSetting(
+                c.key, c.desired, c.old, c.new, c.error.value if c.error is not None else None
+            )
+            for c in changes
+        )
+    )
 
 
 def _width(keys: Iterable[str]) -> int:

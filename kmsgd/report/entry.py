@@ -16,7 +16,7 @@ from typing import Any
 from kmsgd import __version__
 from kmsgd.fleet import entry as f
 from kmsgd.judge.changes import ConfigFacts
-from kmsgd.report import export
+from kmsgd.report import export, render_json
 from kmsgd.report.model import Report
 
 Fields = list[tuple[str, str]]
@@ -135,7 +135,7 @@ def entry_fields(report: Report, *, report_path: str = "") -> Fields:
         report_path=report_path,
     )
     out: Fields = list(base.items())
-    doc = report.to_json_dict()
+    doc = render_json.report_json(report)
     tod = doc.get("time_of_death")
     end = tod.get("last_sign_of_life_wall_us") if isinstance(tod, Mapping) else None
     out += [

@@ -1,7 +1,7 @@
 """The report: what a post-mortem says, as frozen values; renderers only render it.
 
-`build_report` turns a Timeline and its Verdict into a Report; `Report.to_json_dict()` is the
-`kmsgd.report/1` JSON document (docs/report.md). `telemetry`, `changes` and `time_of_death` are
+`build_report` turns a Timeline and its Verdict into a Report; report/render_json.py makes
+its `kmsgd.report/1` JSON document (docs/report.md). `telemetry`, `changes` and `time_of_death` are
 left for ring-based callers (`kmsgd last-boot`) to fill with `dataclasses.replace`.
 """
 
@@ -16,6 +16,7 @@ from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
 from kmsgd.judge.changes import Changed
 from kmsgd.judge.classify import Verdict
+from kmsgd.judge.incidents import Incident
 from kmsgd.judge.series import BootSeries, kernel_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
@@ -206,64 +207,8 @@ class Report:
     omitted_lines: int = 0
     boot_id: str = ""  # the judged boot, when the source knows it (the ring does)
     hostname: str = ""
-    incidents: tuple[Mapping[str, Any], ...] = ()  # kmsgd/judge/incidents.py, ring only
+    incidents: tuple[Incident, ...] = ()  # kmsgd/judge/incidents.py, ring only
     series: BootSeries | None = None  # the picture's time series (HTML, --plot); not in JSON
-
-    def to_json_dict(self) -> dict[str, Any]:
-        """The `kmsgd.report/1` document (field names are public: never rename one)."""
-        src = self.source
-        return {
-            "schema": SCHEMA,
-            "boot_id": self.boot_id or None,
-            "hostname": self.hostname or None,
-            "outcome": self.outcome.value,
-            "reason": self.reason or None,
-            "confidence": self.confidence,
-            "headline": self.headline,
-            "subject": self.subject,
-            "evidence": [
-                {"why": e.why, "line": e.line.to_json() if e.line else None} for e in self.evidence
-            ],
-            "time_of_death": self.time_of_death.to_json() if self.time_of_death else None,
-            "primary": self.primary.to_json() if self.primary else None,
-            "signatures": [s.to_json() for s in self.signatures],
-            "final_kernel": [
-                {**f.line.to_json(), "tags": list(f.tags), "important": f.important}
-                for f in self.final_kernel
-            ],
-            "telemetry": self.telemetry.to_json() if self.telemetry else {},
-            "changes": [c.to_json() for c in self.changes],
-            "fingerprint": self.fingerprint,
-            "errors": [{"where": e.where, "error": e.error} for e in self.errors],
-            "incidents": [dict(i) for i in self.incidents],
-            "source": None
-            if src is None
-            else {
-                "name": src.name,
-                "formats": list(src.formats),
-                "lines": src.lines,
-                "evidence_lines": src.evidence_lines,
-                "text_lines": src.text_lines,
-                "commands": src.commands,
-                "boots": src.boots,
-                "boot_index": src.boot_index,
-                "reversed": src.reversed,
-                "cut_lines": src.cut_lines,
-                "notes": list(src.notes),
-            },
-            "boots": [
-                {
-                    "index": b.index,
-                    "boot_id": b.boot_id or None,
-                    "lines": b.lines,
-                    "outcome": b.outcome.value,
-                    "reason": b.reason or None,
-                    "first": b.first,
-                    "last": b.last,
-                }
-                for b in self.boots
-            ],
-        }
 
 
 def signature_report(

@@ -7,7 +7,7 @@ import os
 import time
 
 from kmsgd import outputs
-from kmsgd.report import export
+from kmsgd.report import export, render_json
 from kmsgd.report.entry import entry_fields
 from kmsgd.report.model import Report
 from kmsgd.report.render import render, save_picture
@@ -30,7 +30,7 @@ def publish(
     said (a missing node_exporter directory). A missing journal is not worth a line."""
     notes: list[str] = []
     saved = ""
-    doc = report.to_json_dict()
+    doc = render_json.report_json(report)
     if plot:  # first: a bad --plot is refused (exit 2) before anything is written
         save_picture(report, plot)
     if save_dir:

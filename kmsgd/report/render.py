@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 
 from kmsgd.judge.changes import MAJOR
+from kmsgd.report import render_json
 from kmsgd.report.model import FinalLine, LineRef, Report, SignatureReport
 from kmsgd.report.redact import Redactor
 from kmsgd.report.render_incident import incident_lines, incident_md
@@ -37,7 +38,10 @@ def render(report: Report, fmt: str, *, color: bool = False, plot: str = "") -> 
     so a kernel line cannot drive the reader's terminal or forge a line; JSON holds the values
     exactly."""
     if fmt == "json":
-        return json_text(json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False)) + "\n"
+        return (
+            json_text(json.dumps(render_json.report_json(report), indent=2, ensure_ascii=False))
+            + "\n"
+        )
     if fmt == "md":
         return escape(render_md(escape_tree(report), plot=plot), keep="\n")
     if fmt == "html":

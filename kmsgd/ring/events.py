@@ -7,6 +7,7 @@ events. See docs/telemetry.md for every key and its unit.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +49,7 @@ class SensorEvent:
         return out
 
     @classmethod
-    def from_payload(cls, data: dict[str, Any]) -> SensorEvent:
+    def from_payload(cls, data: Mapping[str, Any]) -> SensorEvent:
         return cls(
             event=EventName(data["event"]),
             path=str(data.get("path", "")),
@@ -90,7 +91,7 @@ class DeviceEvent:
         return out
 
     @classmethod
-    def from_payload(cls, data: dict[str, Any]) -> DeviceEvent:
+    def from_payload(cls, data: Mapping[str, Any]) -> DeviceEvent:
         seqnum = data.get("seqnum")
         return cls(
             action=str(data.get("action", "")),
@@ -135,7 +136,7 @@ class DumpEvent:
         return out
 
     @classmethod
-    def from_payload(cls, data: dict[str, Any]) -> DumpEvent:
+    def from_payload(cls, data: Mapping[str, Any]) -> DumpEvent:
         return cls(
             event=EventName(data["event"]),
             source=str(data.get("source", "")),
@@ -149,15 +150,10 @@ class DumpEvent:
         )
 
 
-def event_from_payload(data: dict[str, Any]) -> SensorEvent | DumpEvent | None:
-    """A sensor `event` record's payload as its dataclass; None for other or broken events."""
-    try:
-        name = EventName(str(data.get("event", "")))
-    except ValueError:
-        return None
-    try:
-        if name in (EventName.DEVCOREDUMP_SAVED, EventName.DEVCOREDUMP_FAILED):
-            return DumpEvent.from_payload(data)
-        return SensorEvent.from_payload(data)
-    except (KeyError, TypeError, ValueError):
-        return None
+def event_from_payload(data: Mapping[str, Any]) -> SensorEvent | DumpEvent:
+    """A sensor `event` record's payload as its dataclass; ValueError (or KeyError,
+    TypeError, AttributeError) for another producer's event or a broken one."""
+    name = EventName(str(data.get("event", "")))
+    if name in (EventName.DEVCOREDUMP_SAVED, EventName.DEVCOREDUMP_FAILED):
+        return DumpEvent.from_payload(data)
+    return SensorEvent.from_payload(data)

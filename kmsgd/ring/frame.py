@@ -20,19 +20,21 @@ import mmap
 import re
 import struct
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from kmsgd.ring import payloads
+from kmsgd.ring.payloads import Payload
 from kmsgd.ring.records import (
     KIND_CODES,
     KINDS_BY_CODE,
     Boot,
+    Damaged,
     Entry,
     Heartbeat,
     Kind,
     Lost,
     LostReason,
-    Payload,
     Stop,
     parse_record,
 )
@@ -61,10 +63,25 @@ def padded(size: int) -> int:
 
 
 def encode_payload(kind: Kind, data: bytes | Payload) -> bytes:
-    """Kernel records are stored as the raw kmsg bytes; the rest as compact ASCII JSON."""
+    """Kernel records are stored as the raw kmsg bytes; the rest as compact ASCII JSON: a
+    type's `to_payload` object, or its fields in order (boot, heartbeat, lost, stop)."""
     if isinstance(data, bytes):
         return data
-    obj = dataclasses.asdict(data) if dataclasses.is_dataclass(data) else data
+    return encode_json(payload_object(data))
+
+
+def payload_object(data: Payload) -> Mapping[str, object]:
+    """The JSON object a typed payload is written as (and `kmsgd dump` shows)."""
+    to_payload = getattr(data, "to_payload", None)
+    if to_payload is not None:
+        obj: Mapping[str, object] = to_payload()
+        return obj
+    if dataclasses.is_dataclass(data) and not isinstance(data, type):
+        return dataclasses.asdict(data)
+    return data  # another writer's object, as it came (tests, tools)
+
+
+def encode_json(obj: Mapping[str, object]) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
@@ -79,7 +96,7 @@ def cap_payload(kind: Kind, payload: bytes, limit: int) -> bytes:
         keep = max(0, limit - len(mark % len(payload)))
         return payload[:keep].rstrip(b"\n") + mark % (len(payload) - keep)
     note = {"error": "record too large for the ring", "kind": kind.value, "bytes": len(payload)}
-    return encode_payload(kind, note)
+    return encode_json(note)
 
 
 def encode(serial: int, boot_id: bytes, wall_us: int, kind: Kind, payload: bytes) -> bytes:
@@ -123,16 +140,18 @@ def decode_at(buf: Buf, offset: int, limit: int) -> RawFrame | None:
 
 
 def to_entry(frame: RawFrame) -> Entry:
-    """Typed view of a frame. A payload that does not decode becomes a dict with `error`."""
-    data: Payload
-    if frame.kind is Kind.KERNEL:
-        data = parse_record(frame.payload, wall_us=frame.wall_us) or {
-            "error": "unparsable kernel record",
-            "raw": frame.payload.decode("ascii", "replace"),
-        }
-    else:
-        data = _decode_json(frame.kind, frame.payload)
+    """Typed view of a frame. A payload that does not decode is `Damaged`."""
+    data = decode_payload(frame.kind, frame.payload, wall_us=frame.wall_us)
     return Entry(frame.serial, frame.boot_id.hex(), frame.wall_us, frame.kind, data)
+
+
+def decode_payload(kind: Kind, payload: bytes, *, wall_us: int | None = None) -> Payload:
+    """A payload as its kind's type, or `Damaged` (the inverse of `encode_payload`)."""
+    if kind is Kind.KERNEL:
+        return parse_record(payload, wall_us=wall_us) or Damaged(
+            "unparsable kernel record", len(payload)
+        )
+    return _decode_json(kind, payload)
 
 
 # Deepest nesting a payload may have (kmsgd writes at most 3 levels). Python's json recurses
@@ -195,8 +214,9 @@ def _constant(text: str) -> float:
 
 
 def _decode_json(kind: Kind, payload: bytes) -> Payload:
+    size = len(payload)
     if too_deep(payload):
-        return {"error": f"payload nested deeper than {MAX_JSON_DEPTH} levels"}
+        return Damaged(f"payload nested deeper than {MAX_JSON_DEPTH} levels", size)
     try:
         if _SUSPECT_NUMBER.search(payload):
             obj: Any = json.loads(
@@ -205,29 +225,31 @@ def _decode_json(kind: Kind, payload: bytes) -> Payload:
         else:
             obj = json.loads(payload)
     except _OutOfRange:
-        return {"error": f"{kind.value} payload with a number out of range"}
+        return Damaged(f"{kind.value} payload with a number out of range", size)
     except (ValueError, RecursionError):
-        return {"error": "payload is not JSON"}
+        return Damaged("payload is not JSON", size)
     if not isinstance(obj, dict):
-        return {"error": "payload is not an object"}
+        return Damaged("payload is not an object", size)
     cls = _TYPED.get(kind)
     if cls is None:
-        return obj
+        return payloads.decode(kind, obj, size)
+    if payloads.is_note(obj):
+        return payloads.noted(obj, size)
     # A newer kmsgd may have added fields: keep the ones we know. A field of the wrong type
-    # (a damaged or foreign writer) leaves the payload a plain dict, which readers skip.
+    # (a damaged or foreign writer) makes the record damaged, which readers skip.
     types = _field_types(cls)
     known = {k: v for k, v in obj.items() if k in types}
     if not all(_is(v, types[k]) for k, v in known.items()):
-        return {"error": f"{kind.value} payload with a field of the wrong type", **obj}
+        return Damaged(f"{kind.value} payload with a field of the wrong type", size)
     if not all(_in_range(k, v) for k, v in known.items()):
-        return {"error": f"{kind.value} payload with a number out of range", **obj}
+        return Damaged(f"{kind.value} payload with a number out of range", size)
     for name, parse in _ENUM_FIELDS.get(cls, {}).items():
         if name in known:
             known[name] = parse(known[name])  # an unknown word too: never raises
     try:
         return cls(**known)
     except TypeError:  # a required field is missing
-        return {"error": f"{kind.value} payload with a field missing", **obj}
+        return Damaged(f"{kind.value} payload with a field missing", size)
 
 
 _TYPES: dict[type, dict[str, tuple[type, ...]]] = {}

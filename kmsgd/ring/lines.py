@@ -7,15 +7,22 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
 
-from kmsgd.ring.records import Entry, KernelRecord
+from kmsgd.ring.frame import payload_object
+from kmsgd.ring.records import Damaged, Entry, KernelRecord
 from kmsgd.text.escape import escape, json_text
 
 
+def _fields(e: Entry) -> Mapping[str, object]:
+    """A record's fields: a damaged one's error, the rest as the ring's JSON spells them."""
+    if isinstance(e.data, KernelRecord | Damaged):
+        return dataclasses.asdict(e.data)
+    return payload_object(e.data)
+
+
 def json_line(e: Entry) -> str:
-    data = dataclasses.asdict(e.data) if dataclasses.is_dataclass(e.data) else e.data
+    data = _fields(e)
     obj = {
         "serial": e.serial,
         "boot_id": e.boot_id,
@@ -39,11 +46,10 @@ def _text_line(e: Entry) -> str:
         where = f" {d.device}" if d.device else ""
         ts = f"[{d.ts_usec / 1e6:12.6f}]" if d.ts_usec is not None else "[?]"
         return f"{head} {ts} <{d.level}> {d.message}{where}"
-    fields = dataclasses.asdict(d) if dataclasses.is_dataclass(d) else d
-    return f"{head} " + " ".join(f"{k}={v}" for k, v in _flat(fields))
+    return f"{head} " + " ".join(f"{k}={v}" for k, v in _flat(_fields(e)))
 
 
-def _flat(fields: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+def _flat(fields: Mapping[str, object]) -> Iterator[tuple[str, object]]:
     for key, value in fields.items():
         if isinstance(value, dict | list):
             value = json.dumps(value, separators=(",", ":"))

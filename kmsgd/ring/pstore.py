@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kmsgd.errors import BadInput
@@ -69,6 +69,24 @@ class PstoreDump:
     truncated_bytes: int = 0  # text dropped from the front to fit a ring payload
     records: tuple[KernelRecord, ...] = field(default=(), compare=False)
 
+    def to_payload(self) -> dict[str, Any]:
+        """The `pstore` record's JSON object, cut to nothing: `for_ring` makes it fit."""
+        return {
+            "v": PAYLOAD_VERSION,
+            "digest": self.digest,
+            "backend": self.backend,
+            "reason": str(self.reason),
+            "count": self.count,
+            "parts": list(self.parts),
+            "missing_parts": list(self.missing_parts),
+            "paths": list(self.paths),
+            "mtimes_us": list(self.mtimes_us),
+            "undecodable": self.undecodable,
+            "archived": self.archived,
+            "truncated_bytes": self.truncated_bytes,
+            "text": self.text,
+        }
+
 
 def parse_line(line: str) -> KernelRecord:
     """One dump line → KernelRecord; fields the line lacks stay None."""
@@ -104,24 +122,23 @@ def _tail_text(text: str, limit: int) -> tuple[str, int]:
     return cut.decode("utf-8", errors="ignore"), len(raw) - len(cut)
 
 
+def for_ring(dump: PstoreDump, *, text_bytes: int = PAYLOAD_TEXT_BYTES) -> PstoreDump:
+    """The dump as its `pstore` record holds it: the last `text_bytes` of text (the panic
+    end), at most 64 paths of at most 512 characters."""
+    text, dropped = _tail_text(dump.text, text_bytes)
+    return replace(
+        dump,
+        paths=tuple(p[-512:] for p in dump.paths[:64]),
+        mtimes_us=dump.mtimes_us[:64],
+        text=text,
+        truncated_bytes=dump.truncated_bytes + dropped,
+        records=tuple(parse_lines(text)) if dropped else dump.records,
+    )
+
+
 def to_payload(dump: PstoreDump, *, text_bytes: int = PAYLOAD_TEXT_BYTES) -> dict[str, Any]:
     """A `pstore` ring record: metadata and the last `text_bytes` of text (the panic end)."""
-    text, dropped = _tail_text(dump.text, text_bytes)
-    return {
-        "v": PAYLOAD_VERSION,
-        "digest": dump.digest,
-        "backend": dump.backend,
-        "reason": str(dump.reason),
-        "count": dump.count,
-        "parts": list(dump.parts),
-        "missing_parts": list(dump.missing_parts),
-        "paths": [p[-512:] for p in dump.paths[:64]],
-        "mtimes_us": list(dump.mtimes_us[:64]),
-        "undecodable": dump.undecodable,
-        "archived": dump.archived,
-        "truncated_bytes": dump.truncated_bytes + dropped,
-        "text": text,
-    }
+    return for_ring(dump, text_bytes=text_bytes).to_payload()
 
 
 def from_payload(data: Mapping[str, Any]) -> PstoreDump:

@@ -11,9 +11,12 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kmsgd.types import MONO_US_MAX
+
+if TYPE_CHECKING:  # the union of every kind's type imports the modules that import this one
+    from kmsgd.ring.payloads import Payload
 
 
 class Kind(enum.StrEnum):
@@ -128,7 +131,18 @@ class Stop:
     detail: str = ""
 
 
-Payload = KernelRecord | Boot | Heartbeat | Lost | Stop | dict[str, Any]
+@dataclass(frozen=True, slots=True)
+class Damaged:
+    """A payload that does not decode as its kind: what was wrong and how many bytes it had.
+
+    `shape` is the name the payload gave its own shape when it had one (a sample's `sample`,
+    an event's `event`): the judge counts a broken sensor record apart from another
+    producer's event. Readers skip a damaged record; they never guess at its fields.
+    """
+
+    error: str
+    size: int
+    shape: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +150,8 @@ class Entry:
     """One record as stored in the ring: envelope plus typed payload.
 
     `serial` increases by one per record for the whole life of the ring file; `wall_us` is
-    when kmsgd wrote it. Kinds without a dataclass yet carry a plain dict payload.
+    when kmsgd wrote it. `data` is the kind's type (`kmsgd.ring.payloads.Payload`), or
+    `Damaged`.
     """
 
     serial: int

@@ -9,6 +9,7 @@ docs/telemetry.md describes them all.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,7 @@ class PowerStep:
     @classmethod
     def from_payload(cls, data: object) -> PowerStep | None:
         """The step, or None for a missing or malformed one (the record is still read)."""
-        if not isinstance(data, dict):
+        if not isinstance(data, Mapping):
             return None
         try:
             return cls(str(data["sensor"]), float(data["from_w"]), float(data["to_w"]))
@@ -99,9 +100,9 @@ class DeviceSample:
         return out
 
     @classmethod
-    def from_payload(cls, data: dict[str, Any]) -> DeviceSample:
+    def from_payload(cls, data: Mapping[str, Any]) -> DeviceSample:
         power = {
-            k: PowerStats(float(p["min_w"]), float(p["max_w"]), tuple(p.get("raw_w", ())))
+            str(k): PowerStats(float(p["min_w"]), float(p["max_w"]), tuple(p.get("raw_w", ())))
             for k, p in data.get("power", {}).items()
         }
         return cls(
@@ -141,7 +142,7 @@ class MemorySample:
         }
 
     @classmethod
-    def from_payload(cls, data: dict[str, Any]) -> MemorySample:
+    def from_payload(cls, data: Mapping[str, Any]) -> MemorySample:
         def opt(key: str) -> int | None:
             value = data.get(key)
             return None if value is None else int(value)
@@ -197,7 +198,7 @@ class ProcsSample:
         }
 
     @classmethod
-    def from_payload(cls, data: dict[str, Any]) -> ProcsSample:
+    def from_payload(cls, data: Mapping[str, Any]) -> ProcsSample:
         top = tuple(
             MemoryHolder(
                 pid=int(h["pid"]),
@@ -221,12 +222,10 @@ _SHAPES: dict[str, type[DeviceSample] | type[MemorySample] | type[ProcsSample]] 
 }
 
 
-def sample_from_payload(data: dict[str, Any]) -> Sample | None:
-    """A `sample` record's payload as its dataclass; None for an unknown or broken shape."""
+def sample_from_payload(data: Mapping[str, Any]) -> Sample:
+    """A `sample` record's payload as its dataclass; ValueError (or KeyError, TypeError,
+    AttributeError) for an unknown or broken shape."""
     shape = _SHAPES.get(str(data.get("sample", "")))
     if shape is None:
-        return None
-    try:
-        return shape.from_payload(data)
-    except (KeyError, TypeError, ValueError):
-        return None
+        raise ValueError(f"unknown sample shape {data.get('sample')!r}")
+    return shape.from_payload(data)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
+from kmsgd.ring.inventory import Attributes, Inventory
 from kmsgd.sensors.amdgpu import read_card_info, read_cards
 from kmsgd.sensors.hwmon import Chip, read_chips
 from kmsgd.sensors.reader import read_int, read_text
@@ -36,67 +36,6 @@ FORENSIC_SYSCTLS = (
     "vm/overcommit_memory",
     "vm/min_free_kbytes",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Inventory:
-    """Hardware and configuration at one instant; `same_as` ignores when it was taken."""
-
-    mono_us: int
-    kernel: str
-    cmdline: str
-    gpus: tuple[dict[str, Any], ...] = ()
-    hwmon: tuple[dict[str, Any], ...] = ()
-    iommu_group_types: dict[str, int] = field(default_factory=dict)
-    aspm_policy: str = ""
-    sysctls: dict[str, str] = field(default_factory=dict)
-    host: dict[str, Any] = field(default_factory=dict)  # DMI, CPU model, RAM (`read_host`)
-
-    def to_payload(self) -> dict[str, Any]:
-        return {
-            "mono_us": self.mono_us,
-            "kernel": self.kernel,
-            "cmdline": self.cmdline,
-            "gpus": [dict(g) for g in self.gpus],
-            "hwmon": [dict(h) for h in self.hwmon],
-            "iommu_group_types": dict(self.iommu_group_types),
-            "aspm_policy": self.aspm_policy,
-            "sysctls": dict(self.sysctls),
-            "host": dict(self.host),
-        }
-
-    @classmethod
-    def from_payload(cls, data: dict[str, Any]) -> Inventory:
-        return cls(
-            mono_us=int(data.get("mono_us", 0)),
-            kernel=str(data.get("kernel", "")),
-            cmdline=str(data.get("cmdline", "")),
-            gpus=tuple(dict(g) for g in data.get("gpus", ())),
-            hwmon=tuple(dict(h) for h in data.get("hwmon", ())),
-            iommu_group_types={
-                str(k): int(v) for k, v in data.get("iommu_group_types", {}).items()
-            },
-            aspm_policy=str(data.get("aspm_policy", "")),
-            sysctls={str(k): str(v) for k, v in data.get("sysctls", {}).items()},
-            host=dict(data.get("host") or {}),
-        )
-
-    def same_as(self, other: Inventory) -> bool:
-        """Equal but for when it was taken and the GPUs' current link (amdgpu DPM moves it
-        between 2.5 and 16 GT/s with load: that is not a configuration change)."""
-        return _stable(self) == _stable(other)
-
-
-VOLATILE_GPU_KEYS = ("link_speed", "link_width")
-
-
-def _stable(inv: Inventory) -> dict[str, Any]:
-    out = inv.to_payload()
-    out.pop("mono_us")
-    for gpu in out["gpus"]:
-        for key in VOLATILE_GPU_KEYS:
-            gpu.pop(key, None)
-    return out
 
 
 def parse_bracketed(text: str) -> str:
@@ -237,7 +176,7 @@ def read_inventory(
     for g in extra_gpus or ():
         if g.get("device") not in known:
             gpus.append({**_pci_ids(sys_root, str(g.get("device", ""))), **g})
-    hwmon = tuple(
+    hwmon: tuple[Attributes, ...] = tuple(
         {
             "hwmon": c.hwmon,
             "name": c.name,

@@ -15,12 +15,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kmsgd.ring.inventory import Inventory
+from kmsgd.ring.payloads import Emit, Payload
 from kmsgd.ring.records import Kind
 from kmsgd.sensors import discover, nvml, udev
 from kmsgd.sensors.devcoredump import DumpCollector
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
-from kmsgd.sensors.inventory import Inventory, read_inventory
-from kmsgd.sensors.workers import DeviceWorker, Emit, MemoryWorker, Watchdog, Worker
+from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.workers import DeviceWorker, MemoryWorker, Watchdog, Worker
 
 RESCAN_SUBSYSTEMS = frozenset({"drm", "hwmon", "pci"})
 
@@ -121,7 +123,7 @@ class Sampler:
         with self._emit_lock:
             self._emit = None  # a thread that unblocks later must not write to a closed recorder
 
-    def emit(self, kind: Kind, payload: dict[str, Any], urgent: bool) -> None:
+    def emit(self, kind: Kind, payload: Payload, urgent: bool) -> None:
         """Serialised call of the recorder's callback; its failures are counted, not raised."""
         with self._emit_lock:
             target = self._emit
@@ -228,7 +230,7 @@ class Sampler:
                 event = monitor.receive(0.5)
                 if event is None:
                     continue
-                self.emit(Kind.DEVICE, event.to_payload(), True)
+                self.emit(Kind.DEVICE, event, True)
                 if event.subsystem in RESCAN_SUBSYSTEMS:
                     self._rescan.set()
                 elif event.subsystem == "devcoredump":
@@ -277,7 +279,7 @@ class _House(Worker):
         events = self.s._dumps.collect()
         self.ctx.busy = None
         for event in events:
-            self.emit(Kind.EVENT, event.to_payload(), True)
+            self.emit(Kind.EVENT, event, True)
 
     def rescan(self) -> None:
         s = self.s
@@ -297,4 +299,4 @@ class _House(Worker):
         self.ctx.busy = None
         if s._inventory is None or not inventory.same_as(s._inventory):
             s._inventory = inventory
-            self.emit(Kind.INVENTORY, inventory.to_payload(), True)
+            self.emit(Kind.INVENTORY, inventory, True)

@@ -11,16 +11,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
 
 from kmsgd.ring.events import EventName, SensorEvent
+from kmsgd.ring.payloads import Emit
 from kmsgd.ring.records import Kind
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
 from kmsgd.sensors.discover import GPU_DRIVERS
 from kmsgd.sensors.memory import MemoryReader, memory_sample, read_kept, scan_holders
 
 # (kind, JSON-able payload, urgent): the recorder's callback, serialised by the sampler
-Emit = Callable[[Kind, dict[str, Any], bool], None]
 BUG_REPORT_EVERY_NS = 60_000_000_000
 FAST_PERIOD_NS = 250_000_000  # loops this fast sleep and check the stop flag after each tick
 
@@ -37,7 +36,7 @@ class Worker(threading.Thread):
         self._last_bug = -BUG_REPORT_EVERY_NS
 
     def report(self, event: SensorEvent) -> None:
-        self.emit(Kind.EVENT, event.to_payload(), False)
+        self.emit(Kind.EVENT, event, False)
 
     def run(self) -> None:
         next_ns = now_ns()
@@ -126,11 +125,11 @@ class DeviceWorker(Worker):
             # a power step cuts the second short: its reads so far are written urgently
             cut = device.sample_power(self.ctx, cut=not record_now)
             if cut is not None:
-                self.emit(Kind.SAMPLE, cut.to_payload(), True)
+                self.emit(Kind.SAMPLE, cut, True)
             if record_now:
                 sample = device.sample(self.ctx)
                 if sample is not None:
-                    self.emit(Kind.SAMPLE, sample.to_payload(), sample.step is not None)
+                    self.emit(Kind.SAMPLE, sample, sample.step is not None)
 
     def finish(self) -> None:
         for device in self._current:
@@ -180,7 +179,7 @@ class MemoryWorker(Worker):
             if raw is not None:
                 psi[resource] = raw
         ctx.busy = None
-        self.emit(Kind.SAMPLE, memory_sample(t // 1000, meminfo, psi).to_payload(), False)
+        self.emit(Kind.SAMPLE, memory_sample(t // 1000, meminfo, psi), False)
         # by time, not by tick: a boosted memory rate must not scan processes faster
         if t - self._last_procs >= self.procs_interval_ns - self.period_ns // 2:
             self._last_procs = t
@@ -203,7 +202,7 @@ class MemoryWorker(Worker):
         )
         self.ctx.busy = None
         self._drm_pids = found if full else self._drm_pids | found
-        self.emit(Kind.SAMPLE, replace(sample, mono_us=t // 1000).to_payload(), False)
+        self.emit(Kind.SAMPLE, replace(sample, mono_us=t // 1000), False)
 
     def finish(self) -> None:
         self.reader.close()
@@ -248,7 +247,7 @@ class Watchdog(threading.Thread):
                     t // 1000,
                     duration_s=(t - start) / 1e9,
                 )
-                self.emit(Kind.EVENT, end.to_payload(), True)
+                self.emit(Kind.EVENT, end, True)
                 del self._reported[id(ctx)]
                 seen = None
             if busy is None or t - busy[2] < self.stall_ns:
@@ -258,5 +257,5 @@ class Watchdog(threading.Thread):
                 stall = SensorEvent(
                     EventName.SENSOR_STALL, path, device, t // 1000, duration_s=(t - start) / 1e9
                 )
-                self.emit(Kind.EVENT, stall.to_payload(), True)
+                self.emit(Kind.EVENT, stall, True)
                 self._reported[id(ctx)] = (busy, t)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from kmsgd.catalogue.base import DeviceKind
 from kmsgd.catalogue.probe import GPU_DRIVERS
-from kmsgd.catalogue.table import match_record
+from kmsgd.catalogue.table import extract_device, match_record
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.record import triggers
@@ -261,6 +262,37 @@ def test_an_iommu_fault_of_the_gpu_being_reset_is_the_resets_consequence() -> No
         "flags=0x0010]"
     )
     assert _primary(RESET, old) == "amdgpu_gpu_reset"
+
+
+@pytest.mark.parametrize(
+    ("line", "device"),
+    [
+        (FAULT, "0000:2f:00.0"),
+        # AMD-Vi's and VT-d's own wording name the device without its PCI domain
+        (
+            "AMD-Vi: Event logged [IO_PAGE_FAULT device=2f:00.0 domain=0x001a address=0x1000 "
+            "flags=0x0010]",
+            "0000:2f:00.0",
+        ),
+        (
+            "DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0xfffff000 [fault "
+            "reason 0x06] PTE Read access is not set",
+            "0000:00:02.0",
+        ),
+    ],
+)
+def test_the_iommus_fault_names_the_device(line: str, device: str) -> None:
+    assert extract_device(DeviceKind.PCI, line) == device
+
+
+def test_a_vt_d_fault_of_the_intel_gpu_after_its_hang_is_the_hangs_consequence() -> None:
+    hang = "i915 0000:00:02.0: [drm] GPU HANG: ecode 12:1:0020fffe, in Xorg [1676]"
+    dmar = (
+        "DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0xfffff000 [fault "
+        "reason 0x06] PTE Read access is not set"
+    )
+    assert _primary(hang, dmar) == "i915_gpu_hang"
+    assert _primary(dmar, hang) == "iommu_fault"
 
 
 def test_an_iommu_fault_still_leads_without_a_gpu_failure_before_it() -> None:

@@ -111,7 +111,7 @@ def test_memory_exhaustion_hang(tmp_path: Path) -> None:
             "memory.full_avg10_pct": min(95.0, i * 2.5),
             "memory.some_avg10_pct": min(99.0, i * 3),
         }
-        b.emit(Kind.SAMPLE, MemorySample(b.clock.mono_us(), total, avail, 0, 0, psi).to_payload())
+        b.emit(Kind.SAMPLE, MemorySample(b.clock.mono_us(), total, avail, 0, 0, psi))
         b.run(1)
     for n in range(3):
         b.log(

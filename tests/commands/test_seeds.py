@@ -13,6 +13,7 @@ from pathlib import Path
 
 from seeds import CARDS, GIB, judge, play_000, play_003, play_004
 
+from kmsgd.report import render_json
 from kmsgd.report.render import render
 
 
@@ -37,7 +38,7 @@ def test_seed_003_memory_exhaustion_hang(tmp_path: Path) -> None:
     m = play_003(tmp_path)
     rep = judge(m)
     assert rep.outcome == "hang_memory_exhaustion"
-    doc = rep.to_json_dict()
+    doc = render_json.report_json(rep)
     top = doc["telemetry"]["top_holders"][0]
     assert top["comm"] == "llama-server" and top["gpu_vram_bytes"] == 27 * GIB
     text = render(rep, "text")

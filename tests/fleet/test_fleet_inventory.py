@@ -8,7 +8,9 @@ from pathlib import Path
 from fakes import amd_card, empty_box, put
 
 from kmsgd.judge.changes import config_facts
-from kmsgd.sensors.inventory import Inventory, read_inventory
+from kmsgd.report import render_json
+from kmsgd.ring.inventory import Inventory
+from kmsgd.sensors.inventory import read_inventory
 
 
 def test_host_facts_and_firmware(tmp_path: Path) -> None:
@@ -33,7 +35,7 @@ def test_host_facts_and_firmware(tmp_path: Path) -> None:
     }
     assert inv.gpus[0]["firmware"] == {"smc": "0x00553700", "mec": "0x000001f4"}
     assert Inventory.from_payload(inv.to_payload()) == inv
-    facts = config_facts(inv.to_payload())
+    facts = config_facts(inv)
     assert facts.host["bios_version"] == "1.40"
     gpu = facts.gpus[0]
     assert (gpu.pci_id, gpu.subsystem_id, gpu.vbios) == (
@@ -42,7 +44,10 @@ def test_host_facts_and_firmware(tmp_path: Path) -> None:
         "113-D70401XT-N11",
     )
     assert gpu.firmware == {"smc": "0x00553700", "mec": "0x000001f4"}
-    assert facts.to_json()["gpus"][0]["firmware"] == {"smc": "0x00553700", "mec": "0x000001f4"}
+    assert render_json.config_json(facts)["gpus"][0]["firmware"] == {
+        "smc": "0x00553700",
+        "mec": "0x000001f4",
+    }
 
 
 def test_an_nvml_gpu_gets_its_pci_ids_from_sysfs(tmp_path: Path) -> None:
@@ -69,5 +74,5 @@ def test_an_old_inventory_without_host_still_reads(tmp_path: Path) -> None:
     old = {"mono_us": 1, "kernel": "6.1", "cmdline": "quiet", "gpus": [{"device": "0000:03:00.0"}]}
     inv = Inventory.from_payload(old)
     assert inv.host == {}
-    facts = config_facts(old)
+    facts = config_facts(inv)
     assert facts.host == {} and facts.gpus[0].pci_id == ""

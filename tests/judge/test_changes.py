@@ -18,6 +18,8 @@ from kmsgd.judge.changes import (
     sysctl_changes,
 )
 from kmsgd.record import sysctl
+from kmsgd.ring import frame as fr
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.records import Entry, Kind
 from kmsgd.sensors.inventory import read_inventory
 
@@ -25,8 +27,8 @@ BOOT = "0123456789abcdef0123456789abcdef"
 WHEN = "after the reboot"
 
 
-def inventory(sys: Path, proc: Path) -> dict[str, Any]:
-    return read_inventory(str(sys), str(proc)).to_payload()
+def inventory(sys: Path, proc: Path) -> Inventory:
+    return read_inventory(str(sys), str(proc))
 
 
 def texts(changes: list[dict[str, Any]]) -> list[str]:
@@ -99,18 +101,22 @@ def test_iommu_pt_added_and_domain_type_changed(tmp_path: Path) -> None:
 
 
 def test_a_changed_parameter_is_one_change_and_aspm_kernel_sysctls_are_told() -> None:
-    before = {
-        "kernel": "6.8.0-49-generic",
-        "cmdline": 'root=/dev/sda1 iommu=soft console=tty0 console=ttyS0 foo="a b"',
-        "aspm_policy": "default",
-        "sysctls": {"kernel.panic": "0", "kernel.printk": "4\t4\t1\t7", "vm.panic_on_oom": "0"},
-    }
-    after = {
-        "kernel": "6.8.0-50-generic",
-        "cmdline": "root=/dev/sda1 iommu=pt console=tty0",
-        "aspm_policy": "performance",
-        "sysctls": {"kernel.panic": "30", "kernel.printk": "4 4 1 7", "kernel.sysrq": "1"},
-    }
+    before = Inventory.from_payload(
+        {
+            "kernel": "6.8.0-49-generic",
+            "cmdline": 'root=/dev/sda1 iommu=soft console=tty0 console=ttyS0 foo="a b"',
+            "aspm_policy": "default",
+            "sysctls": {"kernel.panic": "0", "kernel.printk": "4\t4\t1\t7", "vm.panic_on_oom": "0"},
+        }
+    )
+    after = Inventory.from_payload(
+        {
+            "kernel": "6.8.0-50-generic",
+            "cmdline": "root=/dev/sda1 iommu=pt console=tty0",
+            "aspm_policy": "performance",
+            "sysctls": {"kernel.panic": "30", "kernel.printk": "4 4 1 7", "kernel.sysrq": "1"},
+        }
+    )
     assert texts(diff_inventory(before, after, when="since the previous boot")) == [
         "ASPM policy default → performance since the previous boot",
         "kernel 6.8.0-49-generic → 6.8.0-50-generic since the previous boot",
@@ -124,8 +130,12 @@ def test_a_changed_parameter_is_one_change_and_aspm_kernel_sysctls_are_told() ->
 
 
 def test_garbage_inventories_give_no_exception() -> None:
-    junk: dict[str, Any] = {"gpus": "x", "iommu_group_types": [1], "sysctls": None, "cmdline": '"'}
-    good = {"gpus": [{"device": "0000:03:00.0", "driver": "amdgpu"}, 7, {"no": "device"}]}
+    junk = Inventory.from_payload(
+        {"gpus": "x", "iommu_group_types": [1], "sysctls": None, "cmdline": '"'}
+    )
+    good = Inventory.from_payload(
+        {"gpus": [{"device": "0000:03:00.0", "driver": "amdgpu"}, 7, {"no": "device"}]}
+    )
     assert texts(diff_inventory(junk, good, when=WHEN)) == [
         "card 0000:03:00.0 (amdgpu) new after the reboot",
         'kernel command line: " removed after the reboot',
@@ -140,8 +150,10 @@ def test_iommu_mode_names() -> None:
     assert iommu_mode({}) == "none" and iommu_mode({"identity": 0}) == "none"
 
 
-def entry(serial: int, kind: Kind, payload: dict[str, Any]) -> Entry:
-    return Entry(serial, BOOT, 1_700_000_000_000_000 + serial * 1_000_000, kind, payload)
+def entry(serial: int, kind: Kind, payload: object) -> Entry:
+    """An entry as the ring hands it back: the payload through the ring's codec."""
+    data = fr.decode_payload(kind, fr.encode_payload(kind, payload))  # type: ignore[arg-type]
+    return Entry(serial, BOOT, 1_700_000_000_000_000 + serial * 1_000_000, kind, data)
 
 
 def test_sysctl_records_from_a_real_apply(tmp_path: Path) -> None:
@@ -157,8 +169,8 @@ def test_sysctl_records_from_a_real_apply(tmp_path: Path) -> None:
     inv = {"sysctls": {"kernel.panic": "0", "kernel.panic_on_oops": "1", "kernel.sysrq": "0"}}
     entries = [
         entry(1, Kind.INVENTORY, inv),
-        entry(2, Kind.SYSCTL, {"changes": sysctl.to_payload(applied)}),
-        entry(3, Kind.SYSCTL, {"changes": sysctl.to_payload(sysctl.apply(proc))}),  # a restart
+        entry(2, Kind.SYSCTL, sysctl.to_record(applied)),
+        entry(3, Kind.SYSCTL, sysctl.to_record(sysctl.apply(proc))),  # a restart
     ]
     found = texts(sysctl_changes(entries))
     assert found[0] == "kernel.panic 0 → 30 (set by kmsgd)"  # in the order kmsgd applies

@@ -7,6 +7,8 @@ from typing import Any
 
 from kmsgd.judge.incidents import blocked_calls, incidents
 from kmsgd.report.render_incident import incident_lines
+from kmsgd.report.render_json import incident_json
+from kmsgd.ring import frame as fr
 from kmsgd.ring.records import Entry, Kind
 
 HUNG = "INFO: task lab-writer:399 blocked for more than 10 seconds."
@@ -21,9 +23,10 @@ class Records:
     def add(self, wall_s: float, number: int, record: str, **data: Any) -> None:
         if "cls" in data:  # as the recorder writes it (kmsgd/record/incident.py)
             data["class"] = data.pop("cls")
-        payload = {"incident": number, "record": record, **data}
+        payload = {"record": record, "incident": number, "mono_us": 0, **data}
+        rec = fr.decode_payload(Kind.INCIDENT, fr.encode_payload(Kind.INCIDENT, payload))  # type: ignore[arg-type]
         serial = len(self.entries) + 1
-        self.entries.append(Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, payload))
+        self.entries.append(Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, rec))
 
 
 def test_a_recorder_restart_within_a_boot_keeps_both_incidents_apart() -> None:
@@ -37,7 +40,7 @@ def test_a_recorder_restart_within_a_boot_keeps_both_incidents_apart() -> None:
     writer = {"pid": 399, "tid": 399, "comm": "lab-writer", "in": "percpu_rwsem_wait"}
     r.add(600, 1, "procs", blocked=[writer])
     r.add(630, 1, "procs", blocked=[writer])
-    got = incidents(r.entries)
+    got = [incident_json(i) for i in incidents(r.entries)]
     assert [(i["trigger"], i["ended"] is not None) for i in got] == [
         ("amdgpu_ring_timeout", True),
         ("hung_task", False),
@@ -64,16 +67,17 @@ def test_the_kernels_trigger_names_an_incident_a_late_heartbeat_started() -> Non
         line="watchdog: BUG: soft lockup - CPU#1 stuck for 13s! [insmod:379]",
     )
     r.add(59, 1, "trigger", trigger="rcu_stall", cls="cpu_lockup", source="kernel", line="rcu")
-    (got,) = incidents(r.entries)
+    (inc,) = incidents(r.entries)
+    got = incident_json(inc)
     assert got["trigger"] == "soft_lockup" and got["class"] == "cpu_lockup"
     assert got["line"].startswith("watchdog: BUG: soft lockup")
     assert got["started_by"] == "heartbeat_late"
     assert got["other_triggers"] == ["heartbeat_late", "rcu_stall"]
-    (head, *_rest) = incident_lines([got])
+    (head, *_rest) = incident_lines([inc])
     assert head.startswith("#1 soft_lockup at ") and "(opened by heartbeat_late)" in head
     # a kernel trigger that started an incident keeps its name
     k = Records()
     k.add(10, 1, "start", trigger="hung_task", source="kernel", line=HUNG)
     k.add(12, 1, "trigger", trigger="soft_lockup", source="kernel", line="soft lockup")
-    (first,) = incidents(k.entries)
+    (first,) = [incident_json(i) for i in incidents(k.entries)]
     assert first["trigger"] == "hung_task" and first["other_triggers"] == ["soft_lockup"]

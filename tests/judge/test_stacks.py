@@ -11,6 +11,7 @@ from scenario import Machine
 from kmsgd.commands import lastboot
 from kmsgd.judge.stacks import MAX_TASKS, StackCollector
 from kmsgd.report.render import render_text
+from kmsgd.report.render_json import incident_json
 from kmsgd.ring.reader import RingReader
 
 # Debian 12's 6.1 kernel, a writer blocked creating a file on a frozen ext4 (the crash lab's
@@ -165,7 +166,7 @@ def test_an_incident_names_the_function_from_the_kernels_report(tmp_path: Path) 
     m.boot(after_s=60).run(2)
     with RingReader(str(m.ring)) as r:
         rep = lastboot.report(r, None, lastboot.Options(current_boot_id=m.boots[-1].boot_id))
-    (inc,) = rep.incidents
+    (inc,) = [incident_json(i) for i in rep.incidents]
     assert inc["trigger"] == "hung_task"
     assert inc["findings"][0].startswith("lab-writer (399) blocked in __percpu_down_read for ")
     (blocked,) = inc["blocked"]

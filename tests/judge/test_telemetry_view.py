@@ -17,6 +17,7 @@ from telemetry_boots import BOOT, BOOT_WALL, WRITE_DELAY_US, GiB, Ring, seed_003
 
 from kmsgd.judge.memory import memory_evidence
 from kmsgd.judge.telemetry import summarize
+from kmsgd.report import render_json
 from kmsgd.ring.events import DeviceEvent, DumpEvent, EventName, SensorEvent
 from kmsgd.ring.records import Entry, Kind
 from kmsgd.ring.samples import DeviceSample, PowerStats
@@ -27,8 +28,8 @@ def test_seed_004_power_step_on_both_cards_from_the_raw_reads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     entries = seed_004(monkeypatch)
-    assert "raw_w" in entries[-3].data["power"]["ppt"]  # type: ignore[index]
-    assert "raw_w" not in entries[0].data["power"]["ppt"]  # type: ignore[index]
+    assert entries[-3].data.power["ppt"].raw_w  # type: ignore[union-attr]
+    assert not entries[0].data.power["ppt"].raw_w  # type: ignore[union-attr]
     t = summarize(entries)
     steps = {s.device: s for s in t.steps}
     assert set(steps) == {"0000:03:00.0", "0000:43:00.0"}
@@ -48,7 +49,7 @@ def test_seed_004_power_step_on_both_cards_from_the_raw_reads(
     assert ppt.peak_10s == 301.5 and ppt.min_60s is not None and ppt.min_60s < 13 and card.gpu
     assert ppt.last == pytest.approx(sum(last_a_mean()) / 10, abs=0.01)
     assert not card.stale and t.skipped_records == 0
-    json.dumps(t.to_json(), allow_nan=False)
+    json.dumps(render_json.telemetry_json(t), allow_nan=False)
 
 
 def last_a_mean() -> list[float]:
@@ -199,7 +200,7 @@ def test_garbage_payloads_are_skipped_and_counted() -> None:
     assert t.devices[1].sensors == {}  # NaN is no reading
     assert t.last_sample_wall_us == BOOT_WALL + 2_500_000 + WRITE_DELAY_US
     assert t.config is not None and t.config.iommu_mode == "none" and t.config.gpus == ()
-    json.dumps(t.to_json(), allow_nan=False)
+    json.dumps(render_json.telemetry_json(t), allow_nan=False)
 
 
 def test_empty_boot_says_so() -> None:
@@ -221,7 +222,7 @@ def long_boot(hours: float) -> Iterator[Entry]:
             hot = 95 if s < 600 else 60  # hot early, long before the final minute
             data = DeviceSample("hwmon", f"dev{dev}", "coretemp", mono, {"t.temp_c": hot + dev})
             serial += 1
-            yield Entry(serial, BOOT, BOOT_WALL + mono, Kind.SAMPLE, data.to_payload())
+            yield Entry(serial, BOOT, BOOT_WALL + mono, Kind.SAMPLE, data)
 
 
 def test_memory_is_bounded_and_only_the_final_minute_counts() -> None:

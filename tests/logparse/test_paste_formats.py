@@ -14,6 +14,7 @@ import pytest
 
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.logparse import Line, LogFormat, Origin, parse_lines
+from kmsgd.report import render_json
 
 XID = "NVRM: Xid (PCI:0000:41:00): 79, pid=1, GPU has fallen off the bus."
 
@@ -25,7 +26,7 @@ def lines_of(text: str) -> list[Line]:
 def report_of(text: str | bytes) -> dict[str, Any]:
     data = text.encode() if isinstance(text, str) else text
     report, _ = analyze_report(io.BytesIO(data), name="paste")
-    return report.to_json_dict()
+    return render_json.report_json(report)
 
 
 def _verdict(report: dict[str, Any]) -> tuple[object, ...]:

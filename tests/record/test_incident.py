@@ -28,7 +28,11 @@ from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_sta
 from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
 from kmsgd.record.incident import IncidentMode
+from kmsgd.report.render_json import incident_json
+from kmsgd.ring import frame as fr
+from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.records import Entry, Kind
+from kmsgd.ring.samples import MemorySample
 from kmsgd.sensors import gpu_snapshot, snapshot
 from kmsgd.sensors.gpu_metrics import decode_gpu_metrics, encode_v1_3
 
@@ -143,7 +147,7 @@ def _mode(
     base = {"procs_at_s": (0.0,), "gpus_at_s": (0.0,), "capture_timeout_s": 0.5}
     mode = IncidentMode(
         IncidentConfig(**{**base, **cfg}),
-        lambda k, d, u: out.append((k, d)),
+        lambda k, d, u: out.append((k, json.loads(fr.encode_payload(k, d)))),
         proc_root=str(root),
         sys_root=str(tmp_path / "sys"),
         set_urgent_until=urgent.append,
@@ -257,16 +261,13 @@ def test_vm_faults_trigger_only_as_a_storm(tmp_path: Path) -> None:
 def test_symptoms_start_incidents(tmp_path: Path) -> None:
     mode, out, _c, _ = _mode(tmp_path, sysrq_w=False, procs_snapshot=False, gpu_snapshot=False)
     total = 64 << 30
-    mode.observe(
-        Kind.SAMPLE,
-        {"sample": "memory", "mem_total_bytes": total, "mem_available_bytes": total // 100},
-        200,
-    )
+    mode.observe(Kind.SAMPLE, MemorySample(1, total, total // 100), 200)
     mode.tick()
     assert _records(out, "start")[0]["trigger"] == "mem_available_low"
-    mode.observe(Kind.SAMPLE, {"sample": "memory", "psi": {"memory.full_avg10_pct": 35.0}}, 9)
+    mode.observe(Kind.SAMPLE, MemorySample(2, psi={"memory.full_avg10_pct": 35.0}), 9)
     mode.heartbeat_late(2.5)
-    mode.observe(Kind.EVENT, {"event": "sensor_stall", "path": "/sys/x", "duration_s": 2.1}, 9)
+    stall = SensorEvent(EventName.SENSOR_STALL, "/sys/x", "", 3, duration_s=2.1)
+    mode.observe(Kind.EVENT, stall, 9)
     mode.tick()
     assert {d["trigger"] for d in _records(out, "trigger")} == {
         "psi_memory_full",
@@ -484,7 +485,9 @@ def test_trigger_line_to_last_boot(tmp_path: Path) -> None:
 
 def test_judge_names_the_blocked_task_and_how_long(tmp_path: Path) -> None:
     def entry(serial: int, wall_s: float, data: dict[str, Any]) -> Entry:
-        return Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, {"incident": 1, **data})
+        payload = {"record": "", "incident": 1, "mono_us": 0, **data}
+        rec = fr.decode_payload(Kind.INCIDENT, fr.encode_payload(Kind.INCIDENT, payload))  # type: ignore[arg-type]
+        return Entry(serial, "b" * 32, int(wall_s * 1e6), Kind.INCIDENT, rec)
 
     task = {"pid": 4321, "tid": 4321, "comm": "llama-server", "in": "amdgpu_fence_wait_timeout"}
     got = incidents(
@@ -495,7 +498,7 @@ def test_judge_names_the_blocked_task_and_how_long(tmp_path: Path) -> None:
         ],
         [],
     )
-    (inc,) = got
+    (inc,) = [incident_json(i) for i in got]
     assert inc["ended"] is None and inc["end_reason"] == "boot ended during the incident"
     assert (
         inc["findings"][0] == "llama-server (4321) blocked in amdgpu_fence_wait_timeout for 118 s"

@@ -10,7 +10,8 @@ from typing import Any
 from kmsgd.config import Config
 from kmsgd.record import hostenv
 from kmsgd.ring import frame as fr
-from kmsgd.ring.records import Kind, Payload
+from kmsgd.ring.payloads import Payload
+from kmsgd.ring.records import Kind
 
 PANIC = "Panic#1 Part1\n<0>[   42.101601] Kernel panic - not syncing: sysrq triggered crash\n"
 

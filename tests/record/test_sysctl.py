@@ -11,6 +11,8 @@ import pytest
 
 from kmsgd.record import sysctl, sysctl_conf
 from kmsgd.record.sysctl import DESIRED, Desired, Failure
+from kmsgd.ring import frame as fr
+from kmsgd.ring.records import Kind
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -213,10 +215,12 @@ def test_read_only_proc_sys_as_non_root(tmp_path: Path) -> None:
 def test_payload_for_the_ring(tmp_path: Path) -> None:
     proc = make_proc(tmp_path, {"kernel.panic": "0"})
     changes = sysctl.apply(proc, [Desired("kernel.panic", "30", ""), Desired("kernel.x", "1", "")])
-    assert sysctl.to_payload(changes) == [
-        {"key": "kernel.panic", "desired": "30", "old": "0", "new": "30", "error": None},
-        {"key": "kernel.x", "desired": "1", "old": None, "new": None, "error": "missing"},
-    ]
+    record = sysctl.to_record(changes)
+    assert fr.encode_payload(Kind.SYSCTL, record) == (
+        b'{"changes":[{"key":"kernel.panic","desired":"30","old":"0","new":"30","error":null},'
+        b'{"key":"kernel.x","desired":"1","old":null,"new":null,"error":"missing"}]}'
+    )
+    assert fr.decode_payload(Kind.SYSCTL, fr.encode_payload(Kind.SYSCTL, record)) == record
 
 
 def test_check_on_the_real_proc_reads_without_writing() -> None:

@@ -20,10 +20,12 @@ from kmsgd.judge.telemetry_model import (
     Stall,
     Telemetry,
 )
+from kmsgd.report import render_json
 from kmsgd.report.model import Report
 from kmsgd.report.render import render
 from kmsgd.report.render_ring import telemetry_lines
 from kmsgd.ring.events import DumpEvent, EventName
+from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.records import Kind
 from kmsgd.ring.samples import DeviceSample
 from kmsgd.types import Outcome
@@ -40,7 +42,9 @@ CARD0 = {"device": "0000:03:00.0", "driver": "amdgpu", "power1.cap_w": 289.0}
 
 def seed_004_report(monkeypatch: pytest.MonkeyPatch) -> Report:
     changes = diff_inventory(
-        {"gpus": [CARD0, CARD1]}, {"gpus": [{**CARD0, "power1.cap_w": 250.0}]}, when=WHEN
+        Inventory.from_payload({"gpus": [CARD0, CARD1]}),
+        Inventory.from_payload({"gpus": [{**CARD0, "power1.cap_w": 250.0}]}),
+        when=WHEN,
     )
     return dataclasses.replace(
         BARE, telemetry=summarize(seed_004(monkeypatch)), changes=tuple(changes)
@@ -167,4 +171,4 @@ def test_garbage_ring_payloads_give_a_sane_summary_and_its_lines() -> None:
         "this ring was written on another machine",
         "6 malformed telemetry records skipped",
     ]
-    json.dumps(t.to_json(), allow_nan=False)
+    json.dumps(render_json.telemetry_json(t), allow_nan=False)

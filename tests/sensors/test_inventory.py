@@ -8,8 +8,9 @@ from pathlib import Path
 
 from fakes import FakeNvml, dual_amdgpu_box, empty_box, nvidia_box
 
+from kmsgd.ring.inventory import Inventory
 from kmsgd.sensors import nvml
-from kmsgd.sensors.inventory import Inventory, parse_bracketed, read_inventory
+from kmsgd.sensors.inventory import parse_bracketed, read_inventory
 
 
 def test_dual_amdgpu_inventory(tmp_path: Path) -> None:

@@ -69,13 +69,16 @@ def test_pynvml_without_driver_means_no_nvidia(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_payload_dispatch_reads_back_every_shape_and_rejects_junk() -> None:
-    from kmsgd.ring.events import event_from_payload
-    from kmsgd.ring.samples import MemorySample, sample_from_payload
+    from kmsgd.ring.payloads import decode
+    from kmsgd.ring.records import Damaged, Kind
+    from kmsgd.ring.samples import MemorySample
 
     mem = MemorySample(1, 2, 3)
-    assert sample_from_payload(mem.to_payload()) == mem
-    assert sample_from_payload({"sample": "device", "values": {"x": "hot"}}) is None
-    assert sample_from_payload({"sample": "nope"}) is None
+    assert decode(Kind.SAMPLE, mem.to_payload(), 1) == mem
+    assert isinstance(decode(Kind.SAMPLE, {"sample": "device", "values": {"x": "hot"}}, 1), Damaged)
+    assert decode(Kind.SAMPLE, {"sample": "nope"}, 1) == Damaged(
+        "sample payload that does not decode: unknown sample shape 'nope'", 1, "nope"
+    )
     stall = SensorEvent(EventName.SENSOR_STALL, "/sys/x", "0000:03:00.0", 5, duration_s=4.2)
-    assert event_from_payload(stall.to_payload()) == stall
-    assert event_from_payload({"event": "something_else"}) is None
+    assert decode(Kind.EVENT, stall.to_payload(), 1) == stall
+    assert isinstance(decode(Kind.EVENT, {"event": "something_else"}, 1), Damaged)
