@@ -1,4 +1,4 @@
-"""Recorder benchmarks (issue 2), each beside its baseline measured in the same run:
+"""Recorder benchmarks, each beside its baseline measured in the same run:
 
 1. durable latency: /dev/kmsg write → frame fdatasync'd, beside its floors on the same lines (a
    plain reader process woken by the kernel, a bare pwrite+fdatasync after each line), and

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
@@ -19,6 +19,7 @@ from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
 from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader, pick_boot
 from kmsgd.text.escape import escape
+from kmsgd.types import FLEET_FORMATS, LAST_BOOT_FORMATS, LISTING_FORMATS, REPORT_FORMATS, Format
 
 if TYPE_CHECKING:
     from kmsgd.commands.said import Said
@@ -58,6 +59,18 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="kmsgd")
 def main() -> None:
     """Freeze forensics: record the kernel log and sensors durably, explain how a boot ended."""
+
+
+def format_option(formats: Sequence[Format], **kwargs: Any) -> Callable[[F], F]:
+    """`--format`, one of `formats` (the command's), given to the command as a Format."""
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice([f.value for f in formats]),
+        default=Format.TEXT.value,
+        callback=lambda _ctx, _param, value: Format(value),
+        **kwargs,
+    )
 
 
 def plot_option(f: F) -> F:
@@ -113,10 +126,10 @@ def _open(cfg: Config) -> RingReader:
 
 @main.command()
 @ring_option
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option(LISTING_FORMATS)
 @click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
 @config_option
-def boots(ring: str | None, fmt: str, proc_root: str | None, config_file: str | None) -> None:
+def boots(ring: str | None, fmt: Format, proc_root: str | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
     from kmsgd.commands import lastboot
 
@@ -143,24 +156,24 @@ def select_boot(reader: RingReader, boot: str | None) -> str:
 @main.command()
 @ring_option
 @click.option("--boot", default=None, metavar="ID|-N", help="boot id or offset (0 = last)")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option(LISTING_FORMATS)
 @config_option
-def dump(ring: str | None, boot: str | None, fmt: str, config_file: str | None) -> None:
+def dump(ring: str | None, boot: str | None, fmt: Format, config_file: str | None) -> None:
     """Print the records of one boot."""
     with _open(settings(config_file, ring=ring)) as reader:
         boot_id = select_boot(reader, boot)
         for entry in reader.entries(boot_id):
-            click.echo(json_line(entry) if fmt == "json" else text_line(entry))
+            click.echo(json_line(entry) if fmt is Format.JSON else text_line(entry))
 
 
 @main.command()
 @click.argument("sources", metavar="FILE|DIR|-...", nargs=-1, required=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "md", "json", "html"]), default="text")
+@format_option(REPORT_FORMATS)
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
 @plot_option
 @config_option
 def analyze(
-    sources: tuple[str, ...], fmt: str, redact: bool, plot: str | None, config_file: str | None
+    sources: tuple[str, ...], fmt: Format, redact: bool, plot: str | None, config_file: str | None
 ) -> None:
     """Explain pasted kernel logs (dmesg, journalctl, syslog, pstore, /dev/kmsg) and the
     bundles tickets carry (.gz/.xz/.zst/.bz2, sosreport tarballs, nvidia-bug-report.log,
@@ -168,7 +181,7 @@ def analyze(
     from kmsgd.commands.analyze import analyze_paths, input_limits
 
     cfg = settings(config_file)  # only the input bounds change a pasted log's analysis
-    color = fmt == "text" and sys.stdout.isatty()
+    color = fmt is Format.TEXT and sys.stdout.isatty()
     out = analyze_paths(
         list(sources),
         stdin=sys.stdin.buffer,
@@ -207,17 +220,17 @@ def sysctl_cmd(
 
 
 @main.command("check")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+@format_option(LISTING_FORMATS)
 @config_option
-def check_cmd(fmt: str, config_file: str | None) -> None:
+def check_cmd(fmt: Format, config_file: str | None) -> None:
     """Is this machine set up to leave a post-mortem? One line per check, OK/WARN/FAIL and the
     fix. Exit status 0 when nothing failed (warnings allowed), 1 otherwise."""
-    from kmsgd.check.model import exit_status, render_json, render_text
+    from kmsgd.check.findings import exit_status, render_json, render_text
     from kmsgd.check.run import run_checks
 
     findings = run_checks(read(config_file or DEFAULT_CONFIG, {}))
     # sysfs and DMI strings are the vendor's: shown escaped like every report
-    text = render_json(findings) if fmt == "json" else escape(render_text(findings), keep="\n")
+    text = render_json(findings) if fmt is Format.JSON else escape(render_text(findings), keep="\n")
     click.echo(text, nl=False)
     sys.exit(exit_status(findings))
 
@@ -239,11 +252,8 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
 @main.command("last-boot")
 @ring_option
 @click.option("--boot", default=None, metavar="ID|-N", help="default: the boot before this one")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "md", "json", "html", "export"]),
-    default="text",
+@format_option(
+    LAST_BOOT_FORMATS,
     help="export: the post-mortem journal entry in journal export format (systemd-journal-remote)",
 )
 @click.option("--redact", is_flag=True, help="replace hostnames, addresses, serials, users")
@@ -270,7 +280,7 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
 def last_boot(
     ring: str | None,
     boot: str | None,
-    fmt: str,
+    fmt: Format,
     redact: bool,
     journal: bool,
     journal_dir: str | None,
@@ -290,7 +300,7 @@ def last_boot(
     from kmsgd.commands import lastboot
     from kmsgd.record.procfs import read_machine_id
 
-    if fmt == "export" and redact:
+    if fmt is Format.EXPORT and redact:
         raise BadInput(
             "--redact does not apply to --format export",
             hint="the entry goes to your own collector, filed under the box's real host name",
@@ -304,7 +314,7 @@ def last_boot(
         journal,
         journal_dir,
         rtc_local=lastboot.rtc_local(cfg.etc_root),
-        series=fmt == "html" or plot is not None,
+        series=fmt is Format.HTML or plot is not None,
     )
     said = lastboot.last_boot(
         ring=cfg.ring,
@@ -312,7 +322,7 @@ def last_boot(
         fmt=fmt,
         options=options,
         redact=redact,
-        color=fmt == "text" and sys.stdout.isatty(),
+        color=fmt is Format.TEXT and sys.stdout.isatty(),
         plot=plot or "",
         save_dir=cfg.report_dir if save and save_dir is None else save_dir,
         keep=cfg.reports_keep,
@@ -330,10 +340,14 @@ def last_boot(
 )
 @click.option("--since", default=None, metavar="TIME", help="default: 30 days before --until")
 @click.option("--until", default=None, metavar="TIME", help="default: now")
-@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text")
+@format_option(FLEET_FORMATS)
 @config_option
 def fleet(
-    journal_dir: str | None, since: str | None, until: str | None, fmt: str, config_file: str | None
+    journal_dir: str | None,
+    since: str | None,
+    until: str | None,
+    fmt: Format,
+    config_file: str | None,
 ) -> None:
     """Post-mortems of many boxes (systemd-journal-remote's files): which boxes died the same
     way, and what they share that the fleet's other boots do not (docs/fleet.md).

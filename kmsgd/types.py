@@ -35,6 +35,22 @@ class Confidence(enum.StrEnum):
     LOW = "low"
 
 
+class Format(enum.StrEnum):
+    """An output format (`--format`); each command takes the ones listed for it below."""
+
+    TEXT = "text"
+    MD = "md"
+    JSON = "json"
+    HTML = "html"
+    EXPORT = "export"  # last-boot: the post-mortem journal entry, in journal export format
+
+
+REPORT_FORMATS = (Format.TEXT, Format.MD, Format.JSON, Format.HTML)  # a post-mortem report
+LAST_BOOT_FORMATS = (*REPORT_FORMATS, Format.EXPORT)
+FLEET_FORMATS = (Format.TEXT, Format.MD, Format.JSON)
+LISTING_FORMATS = (Format.TEXT, Format.JSON)  # boots, dump, check
+
+
 class Subject(enum.StrEnum):
     """Which boot a verdict speaks of: a pasted log's start may speak of the boot before."""
 

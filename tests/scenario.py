@@ -4,6 +4,11 @@ A boot gets a fake /proc (its own boot id), a regular file as /dev/kmsg that the
 appends kernel records to, and a clock that moves only when the scenario says so; the
 Recorder's own loop step runs between. `die()` plays a machine that stopped dead (what was
 handed to the ring is durable, nothing more is written); `shutdown()` a clean stop.
+
+Incident mode is a thread of its own on the real monotonic clock, as in the daemon. A machine
+played in `lockstep` runs it on the boot's wound clock instead, its turn taken after each
+step of the recorder's loop and its captures one after the other: the same story then leaves
+the same ring every time, whatever the load of the machine that plays it.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from typing import Any
 from conftest import make_proc
 
 from kmsgd.config import Config
+from kmsgd.record.captures import Captures
+from kmsgd.record.incident import IncidentMode
 from kmsgd.record.recorder import Clock, Recorder
 from kmsgd.ring.payloads import Payload
 from kmsgd.ring.records import Kind
@@ -70,6 +77,7 @@ class BootRun:
     boot_id: str
     seq: int = 0
     state: list[tuple[str, str]] = field(default_factory=lambda: [("running", "")])
+    lockstep: bool = False
 
     def log(self, message: str, level: int = 6, facility: int = 0) -> None:
         """The kernel logs a line now (kmsg-escaped as the kernel would not need here)."""
@@ -97,6 +105,8 @@ class BootRun:
         after the played boot moved on would change what the ring holds); one still running
         after a minute is a hung reader, and says so."""
         if self.rec.incidents is not None:
+            if self.lockstep:
+                self.rec.incidents.tick()
             for cap in list(self.rec.incidents.captures.running.values()):
                 if cap.thread.ident is not None:  # registered just before it starts
                     cap.thread.join(SETTLE_BOUND_S)
@@ -129,7 +139,7 @@ class BootRun:
 class Machine:
     """A machine whose boots are recorded into one ring under `root`."""
 
-    def __init__(self, root: Path, *, heartbeat_s: float = 1.0) -> None:
+    def __init__(self, root: Path, *, heartbeat_s: float = 1.0, lockstep: bool = False) -> None:
         self.root = root
         self.ring = root / "ring"
         self.sys = root / "sys"
@@ -138,6 +148,7 @@ class Machine:
         self.etc.mkdir(exist_ok=True)
         (self.etc / "machine-id").write_text(MACHINE_ID + "\n")
         self.heartbeat_s = heartbeat_s
+        self.lockstep = lockstep
         self.wall = float(T0)
         self.boots: list[BootRun] = []
 
@@ -179,13 +190,40 @@ class Machine:
             _append(kmsg, clock, line)
         clock.advance(uptime_s)
         rec = Recorder(cfg, _Silent(), lambda _s: None, clock=clock, system_state=lambda: state[0])
-        run = BootRun(rec, clock, kmsg, uuid.UUID(boot_id).hex, seq=len(early), state=state)
+        if self.lockstep and rec.incidents is not None:
+            _lockstep(rec.incidents, clock)
+        run = BootRun(
+            rec,
+            clock,
+            kmsg,
+            uuid.UUID(boot_id).hex,
+            seq=len(early),
+            state=state,
+            lockstep=self.lockstep,
+        )
         rec.start()
         rec.step()
         rec.step()  # a file source hands out its last record once nothing new came
         rec.sync()
         self.boots.append(run)
         return run
+
+
+def _lockstep(incidents: IncidentMode, clock: FakeClock) -> None:
+    """Incident mode without its thread, on the wound clock, one capture at a time
+    (BootRun.settle gives it its turn)."""
+    incidents.clock = incidents.captures.clock = lambda: clock.mono_us() / 1e6
+    incidents.start = lambda: None  # type: ignore[method-assign]
+    captures = incidents.captures
+    start = Captures.start
+
+    def one_at_a_time(what: str, *args: Any) -> bool:
+        started = start(captures, what, *args)
+        if started:
+            captures.running[what].thread.join()
+        return started
+
+    captures.start = one_at_a_time  # type: ignore[method-assign]
 
 
 def _append(kmsg: Path, clock: FakeClock, line: str) -> None:

@@ -51,10 +51,10 @@ def power(b: BootRun, card: str, reads: list[float], *, urgent: bool = False) ->
     b.emit(Kind.SAMPLE, sample, urgent)
 
 
-def play_004(root: Path) -> Machine:
+def play_004(root: Path, *, lockstep: bool = False) -> Machine:
     """Both GPUs jump from idle to load and the box loses power at once; card1 is gone after."""
     sys_root, proc_root = dual_amdgpu_box(root / "box")
-    m = Machine(root)
+    m = Machine(root, lockstep=lockstep)
     b = m.boot()
     b.emit(Kind.INVENTORY, read_inventory(str(sys_root), str(proc_root)))
     for _ in range(60):
@@ -74,9 +74,9 @@ def play_004(root: Path) -> Machine:
     return m
 
 
-def play_003(root: Path) -> Machine:
+def play_003(root: Path, *, lockstep: bool = False) -> Machine:
     """Two model servers map the same 115 GB model: memory runs out, the box stops answering."""
-    m = Machine(root)
+    m = Machine(root, lockstep=lockstep)
     b = m.boot()
     b.run(10)
     total = 121 * GIB
@@ -105,9 +105,9 @@ def play_003(root: Path) -> Machine:
     return m
 
 
-def play_000(root: Path) -> Machine:
+def play_000(root: Path, *, lockstep: bool = False) -> Machine:
     """A healthy 7-hour boot, then the amdgpu chain and 2.5 minutes of silence until death."""
-    m = Machine(root)
+    m = Machine(root, lockstep=lockstep)
     b = m.boot()
     for _ in range(6):
         b.log(HOG, 4)

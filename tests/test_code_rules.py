@@ -141,7 +141,18 @@ TOP_LEVEL: dict[str, set[str]] = {
     "config": {"errors", "types"},
     "runcmd": {"config", "errors", "record"},
     "__main__": {"cli", "runcmd"},
-    "cli": {"commands", "check", "fleet", "record", "ring", "config", "errors", "text", "runcmd"},
+    "cli": {
+        "commands",
+        "check",
+        "fleet",
+        "record",
+        "ring",
+        "config",
+        "errors",
+        "text",
+        "types",
+        "runcmd",
+    },
 }
 
 

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kmsgd.catalogue.tags import Tag
+
 
 class Severity(enum.StrEnum):
     CRITICAL = "critical"  # the machine or a device is going down
@@ -122,7 +124,7 @@ class Signature:
 
     def tag_for(self, m: re.Match[str]) -> str:
         """The tag of one match: families (nvidia_xid_<code>) derive it from the line."""
-        if self.tag == "nvidia_xid" and m.groupdict().get("xid"):
+        if self.tag == Tag.NVIDIA_XID and m.groupdict().get("xid"):
             return f"nvidia_xid_{int(m.group('xid'))}"
         return self.tag
 

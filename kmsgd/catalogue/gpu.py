@@ -69,7 +69,10 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # by era: 4.x–5.x powerplay (hwmgr/smu7_smumgr.c, vega10_smumgr.c): "[powerplay] … failed
     # to send message %x ret is %d", "SMC failed to respond"; 5.x swsmu (smu_v11_0.c):
     # "failed send message: %10s (%d) \tparam: 0x%08x response %#x", "SMU is in hanged
-    # state, failed to send smu message!" (smu_cmn.c 5.15+)
+    # state, failed to send smu message!" (smu_cmn.c 5.15+); smu_cmn.c 5.10-5.14 "message: %15s
+    # (%d) \tparam: 0x%08x is timeout (no response)"; smu9_smumgr.c (vega10_smumgr.c 4.15-4.18)
+    # "Failed message: 0x%x, input parameter: 0x%x, error code: 0x%x" (error code 0xffffffff:
+    # the GPU no longer answers register reads)
     sig(
         "amdgpu_smu_timeout",
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command|response:0x)"
@@ -78,8 +81,10 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|\[powerplay\].*(?:failed to send message|last message was failed|No response)"
         r"|SMC failed to respond|failed to send message [0-9a-fA-F]+ ret is -?\d+"
         r"|last message was failed ret is -?\d+|failed send message: "
-        r"|Failed to send message:? 0x[0-9a-fA-F]+, (?:ret value: |response )0x",
-        ("SMU", "failed", "SMC", "powerplay", "Failed"),
+        r"|Failed to send message:? 0x[0-9a-fA-F]+, (?:ret value: |response )0x"
+        r"|message: +\w+ \(\d+\)\s+param: 0x[0-9a-fA-F]+ is timeout \(no response\)"
+        r"|Failed message: 0x[0-9a-fA-F]+, input parameter: 0x[0-9a-fA-F]+, error code: 0x",
+        ("SMU", "failed", "SMC", "powerplay", "Failed", "message", "timeout"),
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's power-management firmware (SMU) stopped answering the driver.",
@@ -155,6 +160,27 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 "5.4",
                 _PR,
                 args=("SetSoftMinByFreq", 31, 0x20000, 0),
+            ),
+            Format(
+                "message: %15s (%d) \tparam: 0x%08x is timeout (no response)",
+                _PM + "swsmu/smu_cmn.c",
+                "5.10-5.14",
+                _DEV,
+                args=("EnableAllSmuFeatures", 6, 0),
+            ),
+            Format(
+                "Failed message: 0x%x, input parameter: 0x%x, error code: 0x%x",
+                _PM + "powerplay/smumgr/smu9_smumgr.c",
+                "4.19-5.x",
+                _PP,
+                args=(5, 0x2000, 0xFFFFFFFF),
+            ),
+            Format(
+                "Failed message: 0x%x, input parameter: 0x%x, error code: 0x%x",
+                "drivers/gpu/drm/amd/powerplay/smumgr/vega10_smumgr.c",
+                "4.15-4.18",
+                _PP,
+                args=(5, 0x2000, 0xFFFFFFFF),
             ),
         ),
     ),
@@ -320,11 +346,15 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # amdgpu_device.c's reset and recovery lines; soc15.c soc15_asic_reset's bare "GPU reset"
+    # (4.13-4.19, before its later "GPU mode1 reset"), and psp_v3_1.c/psp_v11_0.c's
+    # "psp is not working correctly before mode1 reset!" (DRM_INFO) during one
     sig(
         "amdgpu_gpu_reset",
         r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded|failed)"
         r"|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed"
-        r"|GPU Recovery Failed",
+        r"|GPU Recovery Failed|(?:^|: )GPU reset\s*$"
+        r"|psp is not working correctly before mode1 reset",
         ("reset", "recovery", "Recovery"),
         Severity.CRITICAL,
         AMDGPU,
@@ -350,6 +380,19 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "GPU Recovery Failed: %d", _AMD + "amdgpu_job.c", "6.1-6.18", _DEV, args=(-110,)
+            ),
+            Format("GPU reset", _AMD + "soc15.c", "4.13-4.19", _DEV4),
+            Format(
+                "psp is not working correctly before mode1 reset!",
+                _AMD + "psp_v3_1.c",
+                "4.19-5.x",
+                "[drm] ",
+            ),
+            Format(
+                "psp is not working correctly before mode1 reset!",
+                _AMD + "psp_v11_0.c",
+                "5.4-6.18",
+                "[drm] ",
             ),
         ),
     ),
@@ -472,7 +515,8 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     # open-gpu-kernel-modules kernel_gsp.c: the RPC poll's timeout report ("GSP Timeout"
-    # banner, then "Timeout after %llus of waiting for RPC response from GPU%d GSP!" printed
+    # banner, then "Timeout after %llus of waiting for RPC response from GPU%d GSP!" (r515-r535:
+    # "Timeout waiting for RPC from GSP! Expected function …") printed
     # as Xid 119), its sanity check ("GPU%d sanity check failed 0x%x waiting for RPC response
     # from GSP"), and (r595) the heartbeat checks: _kgspIsHeartbeatTimedOut's "Heartbeat timed
     # out, currentTimeMs …", the poll's "GSP RM heartbeat timed out" / "LibOS heartbeat timed
@@ -481,7 +525,8 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # @ pc:0x…" printed without the NVRM: prefix
     sig(
         "nvidia_gsp_timeout",
-        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC response from (?:GPU\d* )?GSP|_kgspLogXid119"
+        r"GSP (?:RPC )?[Tt]imeout|waiting for RPC (?:response )?from (?:GPU\d* )?GSP"
+        r"|_kgspLogXid119"
         r"|GSP task watchdog timeout|(?:GSP RM|LibOS) heartbeat timed out"
         r"|Heartbeat timed out, currentTimeMs \d+|GSP core unresponsive|GSP-RM unresponsive"
         r"|GSP-RM is slow",
@@ -508,6 +553,20 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 "r535.288.01-r595",
                 _nv("_kgspLogXid119"),
                 args=(6, 0, 76, "GSP_RM_CONTROL", 0x20800A4C, 4),
+            ),
+            Format(
+                "Timeout waiting for RPC from GSP! Expected function %s (0x%x 0x%x).",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r515-r525",
+                "NVRM: Xid (PCI:0000:61:00): 119, pid=977823, name=nvidia-smi, ",
+                args=("GSP_RM_CONTROL", 0x2080014B, 5),
+            ),
+            Format(
+                "Timeout waiting for RPC from GSP! Expected function %d (%s) (0x%x 0x%x).",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r525-r535",
+                "NVRM: Xid (PCI:0000:61:00): 119, pid=977823, name=nvidia-smi, ",
+                args=(76, "GSP_RM_CONTROL", 0x2080014B, 5),
             ),
             Format(
                 "GPU%d sanity check failed 0x%x waiting for RPC response from GSP. Expected "
@@ -610,12 +669,31 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # to wait for GFW boot complete: 0x%x VBIOS version %s" (r550-r595, and late r535
     # releases such as 535.288.01), "GSP failed to halt with GFW_BOOT: (progress
     # 0x%x)" (r560-r595)
+    # r515-r525 kernel_gsp_ga102.c/kernel_gsp_tu102.c: GSP-RM's init-done RPC failing, as
+    # NV_ASSERT_OK_OR_GOTO prints it ("Assertion failed: %s [%s] (0x%08X) returned from
+    # kgspWaitForRmInitDone(pGpu, pKernelGsp) @ %s:%d"; r550+ nvCheckOkFailedNoLog the same
+    # for kgspWaitForGfwBootOk_HAL): the GPU never comes up; osinit.c RmInitAdapter's
+    # "Cannot initialize GSP firmware RM" (r515-r595) when kgspInitRm fails, and kernel_gsp.c
+    # _kgspBootGspRm's "unexpected WPR2 already up, cannot proceed with booting GSP" (a GSP
+    # left locked by the previous driver instance: the GPU needs a reset)
     sig(
         "nvidia_init_failure",
         r"RmInitAdapter failed|rm_init_adapter failed|The NVIDIA probe routine failed"
         r"|None of the NVIDIA devices were initialized"
-        r"|failed to (?:wait for GFW_BOOT|halt with GFW_BOOT)|failed to wait for GFW boot complete",
-        ("RmInitAdapter", "rm_init_adapter", "probe", "None", "GFW_BOOT", "GFW"),
+        r"|failed to (?:wait for GFW_BOOT|halt with GFW_BOOT)|failed to wait for GFW boot complete"
+        r"|\) returned from kgsp(?:WaitForRmInitDone|WaitForGfwBootOk\w*)\("
+        r"|Cannot initialize GSP firmware RM|unexpected WPR2 already up, cannot proceed",
+        (
+            "RmInitAdapter",
+            "rm_init_adapter",
+            "probe",
+            "None",
+            "GFW_BOOT",
+            "GFW",
+            "returned",
+            "GSP",
+            "WPR2",
+        ),
         Severity.ERROR,
         NVIDIA,
         "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
@@ -637,6 +715,46 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 _NVK + "nv.c",
                 "r515-r595",
                 _NV_DEV,
+            ),
+            Format(
+                "Assertion failed: %s [%s] (0x%08X) returned from kgspWaitForRmInitDone(pGpu, "
+                "pKernelGsp) @ %s:%d",
+                _NVRM + "src/kernel/gpu/gsp/arch/ampere/kernel_gsp_ga102.c",
+                "r515-r525",
+                "NVRM nvAssertOkFailedNoLog: ",
+                args=(
+                    "Generic operating system error",
+                    "NV_ERR_OPERATING_SYSTEM",
+                    0x59,
+                    "kernel_gsp_ga102.c",
+                    237,
+                ),
+            ),
+            Format(
+                "Cannot initialize GSP firmware RM",
+                _NVRM + "arch/nvalloc/unix/src/osinit.c",
+                "r515-r595",
+                _nv("RmInitAdapter"),
+            ),
+            Format(
+                "Cannot initialize GSP firmware RM",
+                _NVRM + "arch/nvalloc/unix/src/osinit.c",
+                "r515-r595",
+                "NVRM: RmInitAdapter: ",
+            ),
+            Format(
+                "unexpected WPR2 already up, cannot proceed with booting GSP",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r535-r595",
+                _nv("_kgspBootGspRm"),
+            ),
+            Format(
+                "Call timed out [NV_ERR_TIMEOUT] (0x00000065) returned from "
+                "kgspWaitForGfwBootOk_HAL(pGpu, pKernelGsp) @ kernel_gsp.c:%d",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r550-r595",
+                _nv("nvCheckOkFailedNoLog"),
+                args=(4945,),
             ),
             Format(
                 "NVRM: The NVIDIA probe routine failed for %d device(s).",
@@ -739,6 +857,31 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 _NVRM + "src/kernel/gpu/rc/kernel_rc.c",
                 "r515-r570.86",
                 args=(0, 0x41, 0, 79, "1234", "python3", "GPU has fallen off the bus."),
+            ),
+        ),
+    ),
+    # amdgpu_job.c amdgpu_job_timedout's timeout line and the "Process %s pid %d thread %s
+    # pid %d" line it prints next are amdgpu's alone ("signaled seq"/"emitted seq" are its
+    # fence words), so a paste whose filter cut the "amdgpu <bus id>: " prefix and the
+    # "kernel:" identifier still shows the timeout: no device check
+    sig(
+        "amdgpu_ring_timeout",
+        r"^ring \S+ timeout, signaled seq=\d+, emitted seq=\d+",
+        ("timeout",),
+        Severity.CRITICAL,
+        AMDGPU,
+        "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",
+        "Find what hung it: earlier SMU/MES/page-fault lines; otherwise the workload "
+        "(process named in the following lines).",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "ring %s timeout, signaled seq=%u, emitted seq=%u",
+                _AMD + "amdgpu_job.c",
+                "6.12-6.18",
+                "",
+                args=("gfx_0.0.0", 9113028, 9113031),
             ),
         ),
     ),

@@ -446,4 +446,36 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # 4.0-4.10 i915_gem.c i915_context_is_banned: DRM_ERROR "gpu hanging too fast, banning!"
+    # when the default context hangs again within the ban period (hangcheck found the GPU
+    # hung, and the driver stops resetting it). The wording is i915's alone, so it needs no
+    # "i915" in the line: FreeBSD's port prints "[drm:0x…] _ERROR_ " before it.
+    sig(
+        "i915_gpu_hang",
+        r"\bgpu hanging too fast, banning!",
+        ("banning",),
+        Severity.ERROR,
+        I915,
+        "Intel's GPU hung: a command buffer stopped making progress, and i915 captured an "
+        "error state and reset the engine or the whole chip.",
+        "Read /sys/class/drm/card0/error for the hung context and its process; update Mesa "
+        "and the kernel, and check the GuC/HuC firmware; hangs that each reset fails to "
+        "clear wedge the GPU.",
+        38,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "gpu hanging too fast, banning!",
+                _I915 + "i915_gem.c",
+                "4.0-4.10",
+                "[drm:i915_set_reset_status [i915]] *ERROR* ",
+            ),
+            Format(
+                "gpu hanging too fast, banning!",
+                _I915 + "i915_gem.c",
+                "4.0-4.10",
+                "[drm:0xffffffff82a2b4bds] _ERROR_ ",
+            ),
+        ),
+    ),
 )

@@ -208,6 +208,32 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # A line of the RCU CPU stall report (kernel/rcu/tree_stall.h, 5.10+, from
+    # rcu_check_gp_kthread_expired_fqs_timer): "%s kthread timer wakeup didn't happen for %ld
+    # jiffies! g%ld f%#x %s(%d) ->state=%#x", the grace-period kthread's timer never fired; the
+    # report's header counts the stall, this line shows it where a cut lost the header.
+    sig(
+        "rcu_stall",
+        r"\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies",
+        ("wakeup",),
+        Severity.ERROR,
+        "cpu",
+        "RCU grace periods stopped advancing: some CPU or task is stuck in the kernel.",
+        "Read the stack dumps that follow; a stall next to GPU or storage errors is their effect.",
+        74,
+        device_kind=DeviceKind.CPU,
+        context=True,
+        formats=(
+            Format(
+                "%s kthread timer wakeup didn't happen for %ld jiffies! g%ld f%#x %s(%d) "
+                "->state=%#x",
+                "kernel/rcu/tree_stall.h",
+                "5.15-6.18",
+                "rcu: ",
+                args=("rcu_preempt", 2502, 16813, 0, "RCU_GP_WAIT_FQS", 5, 0x402),
+            ),
+        ),
+    ),
     # Lines only the die path prints, so a cut below the oops's header still shows it:
     # x86's "executive summary" at the end of __die (arch/x86/kernel/dumpstack.c, to 4.9:
     # "RIP " then printk_address's " [<%p>] %s%pB" and " RSP <%016lx>"; 32-bit "EIP: [<%08lx>]
@@ -216,15 +242,19 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     # (arch/arm64/mm/fault.c mem_abort_decode, kernel-mode faults only), and what the task's
     # exit says after it (kernel/exit.c do_exit, make_task_dead from 5.17): "Fixing recursive
     # fault but reboot is needed!" (the task oopsed again while exiting from an oops), "Oopsed
-    # too often (kernel.oops_limit is %d)" (6.2+, a panic)
+    # too often (kernel.oops_limit is %d)" (6.2+, a panic); and the lines of die()'s own
+    # header block on arm ("Process %.*s (pid: %d, stack limit = 0x%p)", arch/arm/kernel/traps.c
+    # __die) and powerpc ("%s PAGE_SIZE=%luK%s…", the build line, arch/powerpc/kernel/traps.c
+    # __die)
     sig(
         "oops",
         r"^RIP \s*\[<[0-9a-f]+>\] (?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+"
         r"|^EIP: \[<[0-9a-f]+>\] \S+ SS:ESP"
         r"|^#PF: (?:supervisor|user) [\w ]+ access in kernel mode|^#PF: error_code\(0x"
         r"|^Mem abort info:|^Fixing recursive fault but reboot is needed!"
-        r"|Oopsed too often \(kernel\.oops_limit is \d+\)",
-        ("RIP", "EIP", "PF", "Mem", "Fixing", "Oopsed"),
+        r"|Oopsed too often \(kernel\.oops_limit is \d+\)"
+        r"|^Process .{1,16} \(pid: \d+, stack limit = 0x[0-9a-f]+\)|^[LB]E PAGE_SIZE=\d+K\b",
+        ("RIP", "EIP", "PF", "Mem", "Fixing", "Oopsed", "limit", "PAGE_SIZE"),
         Severity.CRITICAL,
         "kernel",
         _OOPS_MEANING,
@@ -258,6 +288,18 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format("Mem abort info:", "arch/arm64/mm/fault.c", "4.19-6.18"),
             Format("Fixing recursive fault but reboot is needed!", "kernel/exit.c", "4.4-6.18"),
+            Format(
+                "Process %.*s (pid: %d, stack limit = 0x%p)",
+                "arch/arm/kernel/traps.c",
+                "4.4-6.18",
+                args=(16, "kworker/0:2", 4242),
+            ),
+            Format(
+                "%s PAGE_SIZE=%luK%s%s%s%s%s%s %s",
+                "arch/powerpc/kernel/traps.c",
+                "4.19-6.18",
+                args=("LE", 64, " MMU=Radix", "", " SMP", " NR_CPUS=2048", "", " NUMA", "PowerNV"),
+            ),
             Format(
                 "Oopsed too often (kernel.oops_limit is %d)",
                 "kernel/exit.c",

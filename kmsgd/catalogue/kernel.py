@@ -140,8 +140,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # stalls on CPUs/tasks:"); tree_exp.h: "INFO: %s detected expedited stalls on CPUs/tasks"
     # (6.9+ also "…, but suppressed full report due to a stuck CSD-lock."); tasks.h (5.8+):
     # "INFO: rcu_tasks detected stalls on tasks:", the same for rcu_tasks_trace;
-    # "rcu_sched kthread starved for %ld jiffies" (4.x+), "%s kthread timer wakeup didn't
-    # happen for %ld jiffies!" (5.10+, the grace-period kthread's timer never fired); tasks.h's
+    # "rcu_sched kthread starved for %ld jiffies" (4.x+); tasks.h's
     # exit check (6.4+, backported to 6.1): "tasks_rcu_exit_srcu_stall: rcu_tasks grace period
     # number %lu (since boot) gp_state: %s is %lu jiffies old." for a task stuck between
     # exit_tasks_rcu_start() and _finish(); 2.6 rcutree's "RCU detected CPU %d stall"; Tiny
@@ -152,9 +151,8 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
-        r"|\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
-        ("stall", "stalls", "starved", "wakeup", "gp_state"),
+        ("stall", "stalls", "starved", "gp_state"),
         S.ERROR,
         "cpu",
         "RCU grace periods stopped advancing: some CPU or task is stuck in the kernel.",
@@ -217,14 +215,6 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "6.4-6.12 (its 2023 patch; the 6.1 stable backport prints the same)",
                 "",
                 args=("tasks_rcu_exit_srcu_stall", "rcu_tasks", 37, "RTGS_POST_SCAN_TASKLIST"),
-            ),
-            Format(
-                "%s kthread timer wakeup didn't happen for %ld jiffies! g%ld f%#x %s(%d) "
-                "->state=%#x",
-                "kernel/rcu/tree_stall.h",
-                "5.15-6.18",
-                _RCU,
-                args=("rcu_preempt", 2502, 16813, 0, "RCU_GP_WAIT_FQS", 5, 0x402),
             ),
             Format(
                 "%s kthread starved for %ld jiffies! g%ld f%#x %s(%d) ->state=%#x ->cpu=%d",
@@ -628,11 +618,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (all eras); the closing
-    # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it
+    # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (2.6.1x-today); the closing
+    # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it; 2.4 and the
+    # first 2.6 releases printed "Kernel panic: %s", then "In interrupt handler - not syncing"
     sig(
         "kernel_panic",
-        r"Kernel panic - not syncing",
+        r"Kernel panic - not syncing|^Kernel panic: \S",
         ("panic",),
         S.CRITICAL,
         "kernel",
@@ -651,6 +642,9 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/panic.c",
                 "4.4-6.18",
                 args=("Fatal exception",),
+            ),
+            Format(
+                "Kernel panic: %s", "kernel/panic.c", "2.4-early 2.6", args=("CPU context corrupt",)
             ),
         ),
     ),
@@ -681,8 +675,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # mm/page_alloc.c warn_alloc: "%s: page allocation failure: order:%u, mode:%#x(%pGg)"
     sig(
         "page_allocation_failure",
-        r"page allocation failure: order:\d+",
-        ("allocation",),
+        r"page allocation failure: order:\d+|^__alloc_pages: \d+-order allocation failed",
+        ("allocation", "__alloc_pages"),
         S.WARNING,
         "memory",
         "A kernel memory allocation failed (fragmented or exhausted memory).",
@@ -709,13 +703,21 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "4.4",
                 args=("python3", 4),
             ),
+            # 2.4's __alloc_pages: "__alloc_pages: %u-order allocation failed (gfp=0x%x/%i)"
+            Format(
+                "__alloc_pages: %u-order allocation failed (gfp=0x%x/%i)",
+                "mm/page_alloc.c",
+                "2.4 (the wording of a 2.4 router's log; not checked tree by tree)",
+                args=(0, 0x1D2, 0),
+            ),
         ),
     ),
     # mm/oom_kill.c by era: "Out of memory: Kill process %d (%s) score %u or sacrifice
     # child" then "Killed process %d (%s) total-vm:…" (2.6.3x–4.x), "Memory cgroup out of
     # memory: Kill process …" (3.x–4.18), "Out of memory: Killed process %d (%s)" and
     # "Memory cgroup out of memory: Killed process" (4.19+); 2.6's "Out of memory: kill
-    # process %d (%s)"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
+    # process %d (%s)"; 2.4's "Out of Memory: Killed process %d (%s)." and "VM: killing
+    # process %s"; "oom_reaper: reaped process" follows a kill (4.6+) and is not one.
     # With nothing left to kill, out_of_memory panics "Out of memory and no killable
     # processes..." and check_panic_on_oom "Out of memory: %s panic_on_oom is enabled": the
     # memory ran out, the panic is its end. The report's other lines (its header, the
@@ -725,8 +727,9 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
-        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled"
+        r"|^Out of Memory: Killed process \d+ \((?P<comm3>[^)]*)\)|^VM: killing process \S",
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom", "killing"),
         S.ERROR,
         "memory",
         "The kernel OOM killer killed a process to free memory.",
@@ -767,6 +770,20 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "mm/oom_kill.c",
                 "4.4",
                 args=(4242, "python3"),
+            ),
+            # 2.4's OOM killer: "Out of Memory: Killed process %d (%s)." and, in the earlier
+            # 2.4 releases, "VM: killing process %s"
+            Format(
+                "Out of Memory: Killed process %d (%s).",
+                "mm/oom_kill.c",
+                "2.4 (the wording of 2.4 logs; not checked tree by tree)",
+                args=(4242, "gammu-smsd"),
+            ),
+            Format(
+                "VM: killing process %s",
+                "mm/oom_kill.c",
+                "2.4 (the wording of a 2.4 router's log; not checked tree by tree)",
+                args=("gammu-smsd",),
             ),
         ),
     ),

@@ -235,7 +235,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         "bnxt_fw_fault",
         r"Detected firmware fatal condition, initiating reset|Firmware not responding, status: "
         r"0x[0-9a-fA-F]+|Firmware reset aborted",
-        ("fatal", "responding", "aborted"),
+        ("bnxt_en",),  # netdev_printk's driver name: "fatal", "aborted" are common words
         Severity.ERROR,
         NET,
         "The firmware of a Broadcom NetXtreme NIC (bnxt) failed: the driver resets it, or "

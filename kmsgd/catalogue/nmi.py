@@ -69,4 +69,48 @@ NMI_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # drivers/watchdog/hpwdt.c hpwdt_pretimeout, the NMI handler of HPE ProLiant's iLO
+    # watchdog: it claims the NMI the iLO raises (its pretimeout, or the iLO's NMI button or
+    # `ipmitool chassis power diag`; before iLO5 every unclaimed NMI) and panics through
+    # nmi_panic with a message that points to the iLO logs for the reason. 4.16+ (and EL7's
+    # 3.10 backport) put the NMI status byte in front ("%02x: " over "00: "); 4.4-4.15
+    # printed the bare sentence, or "but unable to determine source" from the CRU ROM call
+    sig(
+        "hpwdt_nmi",
+        r"(?:\b[0-9a-fA-F]{2}: )?An NMI occurred(?:\. Depending on your system the reason"
+        r"|, but unable to determine source)",
+        ("NMI",),
+        Severity.CRITICAL,
+        "hardware.nmi",
+        "The HPE iLO watchdog driver (hpwdt) took an NMI and panicked: the iLO or platform "
+        "hardware raised it (watchdog pretimeout, a hardware error, an NMI button).",
+        "Read the iLO Event Log and the Integrated Management Log (IML) for the same moment; "
+        "they name the reason for the NMI.",
+        14,
+        device_kind=DeviceKind.NONE,
+        formats=(
+            Format(
+                "00: An NMI occurred. Depending on your system the reason for the NMI is "
+                "logged in any one of the following resources:\n1. Integrated Management Log "
+                "(IML)\n2. OA Syslog\n3. OA Forward Progress Log\n4. iLO Event Log",
+                "drivers/watchdog/hpwdt.c",
+                "4.19-6.18",
+                "Kernel panic - not syncing: ",
+            ),
+            Format(
+                "An NMI occurred. Depending on your system the reason for the NMI is logged "
+                "in any one of the following resources:\n1. Integrated Management Log (IML)"
+                "\n2. OA Syslog\n3. OA Forward Progress Log\n4. iLO Event Log",
+                "drivers/watchdog/hpwdt.c",
+                "4.4",
+                "Kernel panic - not syncing: ",
+            ),
+            Format(
+                "An NMI occurred, but unable to determine source.",
+                "drivers/watchdog/hpwdt.c",
+                "4.4",
+                "Kernel panic - not syncing: ",
+            ),
+        ),
+    ),
 )

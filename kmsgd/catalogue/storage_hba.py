@@ -121,7 +121,7 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
         r"megasas: RESET cmd=[0-9a-fA-F]+ retries=|(?:megasas: |megaraid_sas \S+: )"
         r"(?:reset successful|failed to do reset)|\]waiting for \d+ commands to complete"
         r"|attempting (?:task abort|device reset|target reset|host reset)! ?scmd\(",
-        ("RESET", "reset", "waiting", "attempting"),
+        ("RESET", "megasas", "megaraid_sas", "attempting"),
         Severity.ERROR,
         STORAGE,
         "The SCSI error handler aborted or reset commands that timed out on a storage "
@@ -172,8 +172,9 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # Wording of a failed disk beside blk-core's "I/O error" (hardware.py): libata-eh.c
     # ata_eh_link_report: ata_dev_err "exception Emask 0x%x SAct 0x%x SErr 0x%x action
     # 0x%x%s%s" (a device's failed command; the link's own "ata1: exception …" of a PHY event
-    # is left out: hot plug and resume print it), ata_eh_recover "reset failed, giving up",
-    # ata_dev_disable "disabled" (4.4-5.x) / "disable device" (6.x); scsi_error.c
+    # is left out: hot plug and resume print it), ata_eh_recover "reset failed, giving up"
+    # (ata_dev_disable's "disabled" / "disable device" after it is left to that line: its
+    # words are too common to key on); scsi_error.c
     # scsi_eh_offline_sdevs "Device offlined - not ready after error recovery" and scsi_lib.c
     # "rejecting I/O to offline device" (4.4-6.18): the error handler gave the disk up;
     # scsi_lib.c "timing out command, waited %lus" (scmd_printk, 4.4-6.18): a command past
@@ -182,12 +183,12 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # "critical medium", "critical target", "timeout", "recoverable transport", …
     sig(
         "disk_io_error",
-        r"\bata\d+\.\d+: (?:exception Emask 0x[0-9a-f]+ |disabled$|disable device$)"
+        r"\bata\d+\.\d+: exception Emask 0x[0-9a-f]+ "
         r"|\bata\d+: reset failed, giving up|Device offlined - not ready after error recovery"
         r"|rejecting I/O to offline device|\] (?:tag#\d+ )?timing out command, waited \d+s"
         r"|(?:timeout|critical (?:space allocation|target|nexus|medium)|recoverable transport"
         r"|protection|device offline) error, dev \S+, sector \d+",
-        ("exception", "disabled", "disable", "giving", "offlined", "rejecting", "timing", "error"),
+        ("exception", "giving", "offlined", "rejecting", "timing", "error"),
         Severity.ERROR,
         STORAGE,
         "A block device failed a read or write.",
@@ -203,8 +204,6 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
                 args=(0, 0x80, 0, 6, " frozen", ""),
             ),
             Format("reset failed, giving up", "drivers/ata/libata-eh.c", "4.4-6.18", "ata1: "),
-            Format("disable device", "drivers/ata/libata-eh.c", "6.1-6.18", _ATA_DEV),
-            Format("disabled", "drivers/ata/libata-eh.c", "4.4-4.19", _ATA_DEV),
             Format(
                 "Device offlined - not ready after error recovery",
                 "drivers/scsi/scsi_error.c",

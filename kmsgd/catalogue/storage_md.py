@@ -26,7 +26,7 @@ STORAGE_MD_SIGNATURES: tuple[Signature, ...] = (
         "md_disk_failure",
         r"md/raid\d*:\S+: (?:Disk failure on \S+, disabling device|\S+: unrecoverable I/O read"
         r" error for block|read error not correctable \(sector)",
-        ("failure", "unrecoverable", "correctable"),
+        ("raid", "raid1", "raid10"),  # "md/raid1:", "md/raid10:", raid4/5/6's "md/raid:"
         Severity.ERROR,
         STORAGE,
         "A software RAID (md) array failed a member disk, or could read a block from none of "
@@ -103,7 +103,7 @@ STORAGE_MD_SIGNATURES: tuple[Signature, ...] = (
         "dm_thin_pool_failure",
         r"device-mapper: thin: \S+: (?:switching pool to (?:out-of-data-space|read-only|fail)"
         r"\b|metadata operation '[^']*' failed)",
-        ("switching", "metadata"),
+        ("thin",),
         Severity.ERROR,
         STORAGE,
         "A device-mapper thin pool (LVM thin, Docker's devicemapper) ran out of data space, "

@@ -33,6 +33,7 @@ from kmsgd.catalogue.probe import PROBE_SIGNATURES
 from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
+from kmsgd.catalogue.tags import Tag
 from kmsgd.ring.records import KernelRecord
 
 CATALOGUE: tuple[Signature, ...] = (
@@ -204,7 +205,7 @@ def find_signatures(records: Iterable[KernelRecord]) -> list[SignatureHit]:
 def describe(tag: str) -> tuple[str, str, Severity, Signature | None]:
     """(meaning, next step, severity, entry) of a tag, Xid codes included."""
     xid = xid_details(tag)
-    entry = BY_TAG.get("nvidia_xid" if xid is not None else tag)
+    entry = BY_TAG.get(Tag.NVIDIA_XID if xid is not None else tag)
     if xid is not None:
         return xid[0], xid[1], xid[2], entry
     if entry is None:
@@ -216,5 +217,5 @@ def all_tags() -> list[str]:
     """Every tag the catalogue can emit (Xid family as its known codes)."""
     from kmsgd.catalogue.xid import XID
 
-    tags = [t for t in BY_TAG if t != "nvidia_xid"]
+    tags = [t for t in BY_TAG if t != Tag.NVIDIA_XID]
     return tags + [f"nvidia_xid_{c}" for c in sorted(XID)]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kmsgd.check.model import Finding, ok, warn
+from kmsgd.check.findings import Finding, ok, warn
 from kmsgd.config import NODE_EXPORTER_DEFAULTS, TEXTFILE_DIR, Config
 from kmsgd.record import sysctl, sysctl_conf
 from kmsgd.sensors import nvml

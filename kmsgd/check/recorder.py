@@ -11,7 +11,7 @@ import os
 import time
 from collections.abc import Iterator
 
-from kmsgd.check.model import Finding, fail, ok, warn
+from kmsgd.check.findings import Finding, fail, ok, warn
 from kmsgd.config import DEFAULT_CONFIG, STATE_DIR, Config, Settings
 from kmsgd.errors import KmsgdError
 from kmsgd.record.procfs import read_boot_id

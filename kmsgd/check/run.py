@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any
 
 from kmsgd.check import host, recorder
-from kmsgd.check.model import Finding, warn
+from kmsgd.check.findings import Finding, warn
 from kmsgd.config import Settings
 
 

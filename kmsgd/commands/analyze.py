@@ -25,11 +25,11 @@ from kmsgd.logparse.bundle import (
     open_path,
     open_stream,
 )
-from kmsgd.logparse.reader import read_chunks
+from kmsgd.logparse.decode import read_chunks
 from kmsgd.report.model import InputBoot, Report, ReportError, SourceInfo, build_report, wall_text
 from kmsgd.report.redact import Redactor, hostnames_in
-from kmsgd.report.render import FORMATS, render_clean
-from kmsgd.types import FAILURES, Outcome
+from kmsgd.report.render import render_clean
+from kmsgd.types import FAILURES, REPORT_FORMATS, Format, Outcome
 
 MAX_BOOTS_LISTED = 200
 MAX_HOSTS = 64
@@ -353,19 +353,24 @@ def analyze(
     source: BinaryIO,
     *,
     name: str,
-    fmt: str = "text",
+    fmt: Format = Format.TEXT,
     redact: bool = False,
     color: bool = False,
     baseline: Mapping[str, float] | None = None,
 ) -> str:
     """The rendered report of a pasted log (`fmt`: text, md, json or html).
     Raises kmsgd.errors.BadInput for unusable input or an unknown format."""
-    if fmt not in FORMATS:
-        raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
+    _check_format(fmt)
     report, redactor = analyze_inputs(["-"], stdin=source, baseline=baseline)
     if report.source is not None and report.source.name == "<stdin>":
         report = replace(report, source=replace(report.source, name=name))
     return render_clean(report, fmt, redactor=redactor if redact else None, color=color)
+
+
+def _check_format(fmt: str) -> None:
+    """A caller's format name (the command line offers only these)."""
+    if fmt not in REPORT_FORMATS:
+        raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(REPORT_FORMATS)}")
 
 
 def input_limits(cfg: Config) -> Limits:
@@ -377,7 +382,7 @@ def analyze_paths(
     paths: Sequence[str],
     *,
     stdin: BinaryIO | None = None,
-    fmt: str = "text",
+    fmt: Format = Format.TEXT,
     redact: bool = False,
     color: bool = False,
     plot: str = "",
@@ -385,7 +390,6 @@ def analyze_paths(
 ) -> str:
     """The rendered report of files, directories and bundles (`kmsgd analyze A B DIR`);
     `plot`: the timeline picture saved there too (.svg or .png)."""
-    if fmt not in FORMATS:
-        raise BadInput(f"unknown format {fmt!r}", hint=f"use one of {', '.join(FORMATS)}")
+    _check_format(fmt)
     report, redactor = analyze_inputs(paths, stdin=stdin, limits=limits)
     return render_clean(report, fmt, redactor=redactor if redact else None, color=color, plot=plot)

@@ -19,9 +19,7 @@ from dataclasses import dataclass
 
 from kmsgd.commands.said import Said
 from kmsgd.errors import NothingToJudge
-from kmsgd.judge import changes as chg
-from kmsgd.judge import telemetry as tv
-from kmsgd.judge import witnesses
+from kmsgd.judge import telemetry, witnesses
 from kmsgd.judge.bootview import (
     BootView,
     early_clock_steps,
@@ -29,6 +27,7 @@ from kmsgd.judge.bootview import (
     last_inventory,
     read_boot,
 )
+from kmsgd.judge.changes import diff_inventory, sysctl_changes
 from kmsgd.judge.classify import classify
 from kmsgd.judge.clocks import downtime, rtc_in_local_time
 from kmsgd.judge.history import healthy_baseline, loop_notes
@@ -45,7 +44,7 @@ from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.reader import BootSummary, RingReader, pick_boot
 from kmsgd.ring.records import Entry, KernelRecord, Kind
 from kmsgd.text.escape import escape
-from kmsgd.types import Confidence
+from kmsgd.types import Confidence, Format
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +130,9 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
         ended=not current,
         previous_known=True,
     )
-    summary = tv.summarize((*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us)
+    summary = telemetry.summarize(
+        (*view.final_samples, *view.kept), end_wall_us=view.live.last_wall_us
+    )
     next_wall = witnesses.boot_wall(nxt)
     steps = early_clock_steps(reader, ids[i + 1]) if next_wall is not None else ()
     facts = RingFacts(
@@ -158,13 +159,13 @@ def judge(reader: RingReader, ids: Sequence[str], i: int, opts: Options) -> Repo
     nxt_tl = Timeline.from_records(nxt_kernel) if nxt_kernel else None
     rep = build_report(view.timeline, verdict, baseline=baseline, next_boot=nxt_tl)
     changes = [
-        *chg.diff_inventory(prev_inv, _first_inventory(view.kept), when="before this boot"),
-        *chg.diff_inventory(
+        *diff_inventory(prev_inv, _first_inventory(view.kept), when="before this boot"),
+        *diff_inventory(
             _last_inventory(view.kept),
             _first_inventory(nxt),
             when="after the reboot",
         ),
-        *chg.sysctl_changes(view.kept),
+        *sysctl_changes(view.kept),
     ]
     notes = [
         *witnesses.foreign(view.live.boot, opts.machine_id),
@@ -218,7 +219,7 @@ def last_boot(
     *,
     ring: str,
     boot: str | None,
-    fmt: str,
+    fmt: Format,
     options: Options,
     redact: bool = False,
     color: bool = False,
@@ -258,7 +259,7 @@ def last_boot(
                 return Said(f"{lines[0]}\n", warnings)
         else:
             warnings = ()
-    if fmt == "export":
+    if fmt == Format.EXPORT:
         from kmsgd.report.entry import export_entry
 
         raw = export_entry(
@@ -280,7 +281,7 @@ def last_boot(
 
 
 def boots(
-    *, ring: str, fmt: str, state_dir: str, current_boot_id: str | None, rtc_local: bool
+    *, ring: str, fmt: Format, state_dir: str, current_boot_id: str | None, rtc_local: bool
 ) -> Said:
     """`kmsgd boots`: every boot the ring holds, oldest first, with how it ended (`fmt`: text
     or json); verdicts of ended boots are kept in `state_dir` (kmsgd/report/bootcache.py)."""
@@ -289,6 +290,6 @@ def boots(
         rows = reader.boots(known=cache.segments)
         torn = reader.torn_bytes
         ends = outcomes(reader, rows, current_boot_id, rtc_local, cache=cache)
-    out = render_json(rows, ends) if fmt == "json" else render_text(rows, ends)
+    out = render_json(rows, ends) if fmt == Format.JSON else render_text(rows, ends)
     note = f"note: skipped {torn} bytes of a torn write at the ring's tail"
     return Said(out, (note,) if torn else ())

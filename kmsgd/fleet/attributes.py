@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry
 from kmsgd.types import bounded_int
 
 
@@ -75,10 +75,10 @@ def ram_label(raw: str) -> str:
 
 def _gpu_attributes(get: Callable[[str], str], count: int) -> list[Attribute]:
     out = []
-    for i in range(min(count, f.GPU_MAX)):
+    for i in range(min(count, entry.GPU_MAX)):
 
         def g(key: str, i: int = i) -> str:
-            return get(f.gpu_field(i, key))
+            return get(entry.gpu_field(i, key))
 
         pci_id, model = g("ID"), g("MODEL")
         if pci_id or model:
@@ -97,41 +97,43 @@ def _gpu_attributes(get: Callable[[str], str], count: int) -> list[Attribute]:
 def from_fields(get: Callable[[str], str]) -> Attributes:
     """The attributes of one entry; `get(name)` gives a field's text ("" when absent)."""
     attrs: list[Attribute] = []
-    for kind, name in (("kernel", f.KERNEL), ("cpu", f.CPU), ("board", f.BOARD)):
+    for kind, name in (("kernel", entry.KERNEL), ("cpu", entry.CPU), ("board", entry.BOARD)):
         if get(name):
             attrs.append(Attribute(kind, get(name)))
-    if get(f.SYSTEM):
-        attrs.append(Attribute("system", get(f.SYSTEM)))
-    bios = " ".join(x for x in (get(f.BIOS_VENDOR), get(f.BIOS_VERSION)) if x)
+    if get(entry.SYSTEM):
+        attrs.append(Attribute("system", get(entry.SYSTEM)))
+    bios = " ".join(x for x in (get(entry.BIOS_VENDOR), get(entry.BIOS_VERSION)) if x)
     if bios:
-        date = get(f.BIOS_DATE)
+        date = get(entry.BIOS_DATE)
         attrs.append(Attribute("bios", f"{bios} ({date})" if date else bios))
-    if get(f.RAM_BYTES) and ram_label(get(f.RAM_BYTES)):
-        attrs.append(Attribute("ram", ram_label(get(f.RAM_BYTES))))
-    attrs += [Attribute("cmdline", p) for p in split_cmdline(get(f.CMDLINE))]
-    count = min(bounded_int(get(f.GPU_COUNT) or "0", 0, 2**31) or 0, f.GPU_MAX)
+    if get(entry.RAM_BYTES) and ram_label(get(entry.RAM_BYTES)):
+        attrs.append(Attribute("ram", ram_label(get(entry.RAM_BYTES))))
+    attrs += [Attribute("cmdline", p) for p in split_cmdline(get(entry.CMDLINE))]
+    count = min(bounded_int(get(entry.GPU_COUNT) or "0", 0, 2**31) or 0, entry.GPU_MAX)
     attrs += _gpu_attributes(get, count)
-    if get(f.VERSION):
-        attrs.append(Attribute("kmsgd", get(f.VERSION)))
+    if get(entry.VERSION):
+        attrs.append(Attribute("kmsgd", get(entry.VERSION)))
     return frozenset(attrs)
 
 
 def attribute_field_names(gpus: int) -> tuple[str, ...]:
     """The fields that decide a boot's attributes when it has `gpus` GPUs, in a fixed order."""
     base = (
-        f.VERSION,
-        f.KERNEL,
-        f.CMDLINE,
-        f.CPU,
-        f.RAM_BYTES,
-        f.BIOS_VENDOR,
-        f.BIOS_VERSION,
-        f.BIOS_DATE,
-        f.BOARD,
-        f.SYSTEM,
-        f.GPU_COUNT,
+        entry.VERSION,
+        entry.KERNEL,
+        entry.CMDLINE,
+        entry.CPU,
+        entry.RAM_BYTES,
+        entry.BIOS_VENDOR,
+        entry.BIOS_VERSION,
+        entry.BIOS_DATE,
+        entry.BOARD,
+        entry.SYSTEM,
+        entry.GPU_COUNT,
     )
-    return base + tuple(f.gpu_field(i, k) for i in range(min(gpus, f.GPU_MAX)) for k in f.GPU_KEYS)
+    return base + tuple(
+        entry.gpu_field(i, k) for i in range(min(gpus, entry.GPU_MAX)) for k in entry.GPU_KEYS
+    )
 
 
 class Interner:

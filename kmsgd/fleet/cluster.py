@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from kmsgd.fleet.model import Box, Cluster, Fleet, LastBad
+from kmsgd.fleet.answer import Box, Cluster, Fleet, LastBad
 from kmsgd.fleet.postmortem import PostMortem
 from kmsgd.fleet.shared import Baseline, shared
 from kmsgd.fleet.source import Scan

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 
-from kmsgd.fleet.model import Box, Cluster, Fleet, Shared
+from kmsgd.fleet.answer import Box, Cluster, Fleet, Shared
 from kmsgd.fleet.window import iso
 from kmsgd.text.escape import escape_tree, json_text
+from kmsgd.types import Format
 
-FORMATS = ("text", "md", "json")
 SHOW_CLUSTERS = 20  # text and Markdown; JSON holds every cluster and box
 SHOW_BOXES = 100
 SHOW_SHARED = 5
@@ -182,10 +182,10 @@ def render_md(fl: Fleet) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(fl: Fleet, fmt: str) -> str:
-    """`fmt` is one of FORMATS."""
-    if fmt == "json":
+def render(fl: Fleet, fmt: Format) -> str:
+    """`fmt` is one of FLEET_FORMATS."""
+    if fmt == Format.JSON:
         return json_text(json.dumps(fl.to_json_dict(), indent=2)) + "\n"
-    if fmt == "md":
+    if fmt == Format.MD:
         return render_md(escape_tree(fl))
     return render_text(escape_tree(fl))

@@ -28,8 +28,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from kmsgd.fleet.answer import Shared
 from kmsgd.fleet.attributes import Attribute, Attributes
-from kmsgd.fleet.model import Shared
 from kmsgd.fleet.postmortem import PostMortem
 
 MIN_SUPPORT = 3  # bad ends of the cluster with the attribute

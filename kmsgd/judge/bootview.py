@@ -19,8 +19,8 @@ from kmsgd.judge.stacks import KernelStack, StackCollector
 from kmsgd.judge.telemetry import FINAL_WINDOW_US, MEMORY_WINDOW_US
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET, Thinner
 from kmsgd.judge.timeline import Timeline, TimelineBuilder
-from kmsgd.logparse.model import Line, LogFormat, Origin
-from kmsgd.ring import frame as fr
+from kmsgd.logparse.parsed import Line, LogFormat, Origin
+from kmsgd.ring import frame
 from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader
@@ -107,7 +107,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
         f = reader.check(h)
         if f is None:
             continue  # damaged: skipped, never misread
-        e = fr.to_entry(f)
+        e = frame.to_entry(f)
         lb.add(e)
         if isinstance(e.data, KernelRecord):
             if thin is not None:
@@ -130,7 +130,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
         span = MEMORY_WINDOW_US if h.serial in mem_serials else FINAL_WINDOW_US
         f = reader.check(h) if h.wall_us >= end - span else None
         if f is not None:
-            final.append(fr.to_entry(f))
+            final.append(frame.to_entry(f))
     recent = (
         tuple(
             h
@@ -164,7 +164,7 @@ def early_records(reader: RingReader, boot_id: str, limit: int = EARLY_RECORDS) 
         f = reader.check(h) if h.code != _SAMPLE else None
         if f is None:
             continue
-        e = fr.to_entry(f)
+        e = frame.to_entry(f)
         out.append(e)
         kernel += e.kind is Kind.KERNEL
         if kernel >= limit:
@@ -181,7 +181,7 @@ def early_clock_steps(
         f = reader.check(h) if h.code == _HEARTBEAT else None
         if f is None:
             continue
-        e = fr.to_entry(f)
+        e = frame.to_entry(f)
         if isinstance(e.data, Heartbeat):
             live.add(e)
             if e.data.mono_us > window_s * 1e6:
@@ -194,7 +194,7 @@ def kernel_records(reader: RingReader, boot_id: str) -> Iterator[KernelRecord]:
     for h in reader.skim_of(boot_id):
         f = reader.check(h) if h.code == _KERNEL else None
         if f is not None:
-            e = fr.to_entry(f)
+            e = frame.to_entry(f)
             if isinstance(e.data, KernelRecord):
                 yield e.data
 
@@ -206,6 +206,6 @@ def last_inventory(reader: RingReader, boot_id: str) -> Inventory | None:
     for h in reversed([h for h in reader.skim_of(boot_id) if h.code == code]):
         f = reader.check(h)
         if f is not None:
-            data = fr.to_entry(f).data
+            data = frame.to_entry(f).data
             return data if isinstance(data, Inventory) else None
     return None

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
 from kmsgd.catalogue.hardware import EARLY_US, MCE_NOTICE
+from kmsgd.catalogue.tags import Tag
 from kmsgd.judge.timeline import Item, TagStats
 
 GPU_STAGE = 30  # every GPU driver signature sorts here, then by relations and time
@@ -48,15 +49,15 @@ class Relation:
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
-_STALLS = ("soft_lockup", "rcu_stall", "workqueue_lockup", "hung_task")
+_STALLS = (Tag.HARD_LOCKUP, Tag.SOFT_LOCKUP, Tag.RCU_STALL, "workqueue_lockup", Tag.HUNG_TASK)
 STORAGE_TRANSPORTS = (
-    "iscsi_connection_error",
-    "fc_link_down",
-    "nfs_server_not_responding",
-    "ceph_connection_error",
-    "cifs_server_not_responding",
+    Tag.ISCSI_CONNECTION_ERROR,
+    Tag.FC_LINK_DOWN,
+    Tag.NFS_SERVER_NOT_RESPONDING,
+    Tag.CEPH_CONNECTION_ERROR,
+    Tag.CIFS_SERVER_NOT_RESPONDING,
 )
-CONTROLLER_FAULTS = ("megaraid_fw_fault", "mpt3sas_ioc_fault")
+CONTROLLER_FAULTS = (Tag.MEGARAID_FW_FAULT, Tag.MPT3SAS_IOC_FAULT)
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
     # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
@@ -71,14 +72,14 @@ MAY_CAUSE: tuple[Relation, ...] = (
     ),
     # amdgpu_job.c amdgpu_job_timedout calls amdgpu_device_gpu_recover: a ring timeout is
     # what starts the reset, wherever a cut or a retelling puts the reset's lines
-    Relation("amdgpu_ring_timeout", "amdgpu_gpu_reset", "a ring timeout starts a reset", True),
+    Relation(Tag.AMDGPU_RING_TIMEOUT, Tag.AMDGPU_GPU_RESET, "a ring timeout starts a reset", True),
     # gfx_vN_0.c priv_reg_irq/priv_inst_irq: the command processor stops on the faulting
     # command buffer, so the job never completes and its ring times out (4.x-5.x schedule
     # the reset from the interrupt as well)
     Relation(
-        "amdgpu_illegal_register_access", "amdgpu_ring_timeout", "a killed job hangs its ring"
+        Tag.AMDGPU_ILLEGAL_REGISTER_ACCESS, Tag.AMDGPU_RING_TIMEOUT, "a killed job hangs its ring"
     ),
-    Relation("amdgpu_illegal_register_access", "amdgpu_gpu_reset", "the fault resets the GPU"),
+    Relation(Tag.AMDGPU_ILLEGAL_REGISTER_ACCESS, Tag.AMDGPU_GPU_RESET, "the fault resets the GPU"),
     # NVIDIA's Xid catalog: 45 "Preemptive cleanup, due to previous errors" (kernel_rc.c
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
@@ -86,18 +87,21 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # NVRM prints the status checks of the step that failed an RmInitAdapter as it unwinds,
     # before "RmInitAdapter failed! (0x62:0x51:…)", whose middle code is that status (0x51,
     # NV_ERR_NO_MEMORY): the allocation failures are how the init failed, one event
-    Relation("nvidia_init_failure", "nvidia_no_memory", "the step that failed the init", True),
+    Relation(Tag.NVIDIA_INIT_FAILURE, Tag.NVIDIA_NO_MEMORY, "the step that failed the init", True),
     # mcelog's notice says records were logged; EDAC, or (kernels before 4.x, whose thermal
     # interrupt logged through the MCE log) a throttling notice, says what they were
-    Relation("edac", "mce_notice", "the EDAC decode of what mcelog logged", any_order=True),
-    Relation("thermal_throttle", "mce_notice", "a throttle logged through mcelog", True),
+    Relation(Tag.EDAC, "mce_notice", "the EDAC decode of what mcelog logged", any_order=True),
+    Relation(Tag.THERMAL_THROTTLE, "mce_notice", "a throttle logged through mcelog", True),
     # arch/x86/kernel/cpu/mce/core.c: at boot the kernel polls the banks and prints the
     # records the CPU kept across the reset, then "Machine check events logged": errors of
     # the boot before, not of this one
-    Relation("mce_logged_at_boot", "mce_at_boot", "the records a CPU kept from before", True),
-    # the stall detectors (kernel/watchdog.c soft lockup, kernel/rcu/tree_stall.h,
-    # kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU or timer from
-    # different sides: the first to report it leads the ones that report it after
+    Relation(Tag.MCE_LOGGED_AT_BOOT, "mce_at_boot", "the records a CPU kept from before", True),
+    # the stall detectors (kernel/watchdog.c soft lockup and, from its NMI perf event
+    # (kernel/watchdog_perf.c, watchdog_hld.c before 6.6), hard lockup, kernel/rcu/
+    # tree_stall.h, kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU
+    # or timer from different sides: the first to report it leads the ones that report it
+    # after (a CPU spinning with interrupts off is soft-locked first on the CPUs waiting for
+    # it, then hard-locked on its own)
     *(
         Relation(cause, effect, "stall detectors report one stuck CPU")
         for cause in _STALLS
@@ -107,18 +111,18 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # a commit waits on the GPU work it displays (drm_atomic_helper.c waits on the commit's
     # fences, then on hw_done and flip_done, 10 s each): a GPU or display firmware that
     # stopped fails the flip, whichever of the two timeouts is printed first
-    Relation("family:gpu", "drm_flip_timeout", "a page flip waits on the GPU", any_order=True),
+    Relation("family:gpu", Tag.DRM_FLIP_TIMEOUT, "a page flip waits on the GPU", any_order=True),
     # nvidia-drm's own flip wait (nvidia-drm-crtc.c, 3 s) on the same GPU work
-    Relation("family:gpu", "nvidia_flip_timeout", "a page flip waits on the GPU", any_order=True),
+    Relation("family:gpu", Tag.NVIDIA_FLIP_TIMEOUT, "a page flip waits on the GPU", any_order=True),
     # a device's DMA through the IOMMU after its own driver reported a failure: a GPU being
     # reset (amdgpu_device_gpu_recover) or hung still fetches through mappings its driver is
     # tearing down, and the IOMMU (drivers/iommu/amd/iommu.c, intel/dmar.c) logs the faults;
     # a fault from another device, or before any failure of its own, still leads
-    Relation("family:gpu", "iommu_fault", "the faults of a failing GPU", same_device=True),
+    Relation("family:gpu", Tag.IOMMU_FAULT, "the faults of a failing GPU", same_device=True),
     # kernel/hung_task.c: tasks in D state behind a stuck device or file system
-    Relation("family:gpu", "hung_task", "tasks wait on a hung GPU"),
-    Relation("family:storage", "hung_task", "tasks wait on a stuck disk"),
-    Relation("family:fs", "hung_task", "tasks wait on a stuck file system"),
+    Relation("family:gpu", Tag.HUNG_TASK, "tasks wait on a hung GPU"),
+    Relation("family:storage", Tag.HUNG_TASK, "tasks wait on a stuck disk"),
+    Relation("family:fs", Tag.HUNG_TASK, "tasks wait on a stuck file system"),
     # a storage transport (an iSCSI connection, a Fibre Channel link, an NFS server, the
     # kernel Ceph client's monitors and OSDs) failing fails the devices and mounts behind it:
     # scsi_transport_iscsi.c and qla2xxx take the SCSI devices offline, RBD and CephFS
@@ -126,43 +130,51 @@ MAY_CAUSE: tuple[Relation, ...] = (
     *(
         Relation(cause, effect, "a transport failure fails the storage behind it")
         for cause in STORAGE_TRANSPORTS
-        for effect in ("disk_io_error", "fs_error", "hung_task")
+        for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR, Tag.HUNG_TASK)
     ),
     # a storage controller's firmware that faults stops completing commands: they time out
     # and the SCSI error handler resets (scsi_error.c), and the reset's wait is where the
     # driver finds the fault (megaraid_sas_fusion.c megasas_wait_for_outstanding_fusion,
     # mpt3sas_base.c _base_fault_reset_work), so the fault may be printed after the reset
     *(
-        Relation(fault, "scsi_host_reset", "a controller's fault times its commands out", True)
+        Relation(fault, Tag.SCSI_HOST_RESET, "a controller's fault times its commands out", True)
         for fault in CONTROLLER_FAULTS
     ),
     # what the controller stopped completing fails: the error handler's last step takes the
     # disks offline (scsi_eh_offline_sdevs), their I/O and their file systems' fails
     *(
         Relation(cause, effect, "a stuck controller fails the disks behind it")
-        for cause in (*CONTROLLER_FAULTS, "scsi_host_reset")
-        for effect in ("disk_io_error", "fs_error")
+        for cause in (*CONTROLLER_FAULTS, Tag.SCSI_HOST_RESET)
+        for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR)
     ),
     # mlx5 health.c: a firmware whose health fails stops completing commands (cmd.c), and
     # the health poll may notice after the commands' timeouts; a NIC whose firmware stopped
     # (mlx5, bnxt) stops sending, and tasks wait in the driver for its commands
-    Relation("mlx5_health_error", "mlx5_cmd_timeout", "a failed firmware answers nothing", True),
+    Relation(
+        Tag.MLX5_HEALTH_ERROR, Tag.MLX5_CMD_TIMEOUT, "a failed firmware answers nothing", True
+    ),
     *(
         Relation(cause, effect, "a NIC's firmware stopped")
-        for cause in ("mlx5_health_error", "mlx5_cmd_timeout", "bnxt_fw_fault")
-        for effect in ("netdev_tx_timeout", "hung_task")
+        for cause in (Tag.MLX5_HEALTH_ERROR, Tag.MLX5_CMD_TIMEOUT, Tag.BNXT_FW_FAULT)
+        for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.HUNG_TASK)
     ),
+    # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
+    # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the
+    # same exhaustion, and its first sign is the first failed allocation
+    Relation(Tag.PAGE_ALLOCATION_FAILURE, Tag.OOM_KILL, "memory runs out before the OOM kill"),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
-    Relation("nvme_timeout", "nvme_reset", "a command timeout resets the controller"),
+    Relation(Tag.NVME_TIMEOUT, Tag.NVME_RESET, "a command timeout resets the controller"),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
     *(
-        Relation(cause, "kernel_panic", "the panic that ends a report")
-        for cause in ("oops", "kernel_bug", "general_protection_fault", "kernel_warning")
+        Relation(cause, Tag.KERNEL_PANIC, "the panic that ends a report")
+        for cause in (Tag.OOPS, Tag.KERNEL_BUG, Tag.GENERAL_PROTECTION_FAULT, Tag.KERNEL_WARNING)
     ),
     *(
-        Relation(cause, "kernel_panic", "a watchdog set to panic")
-        for cause in ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
+        Relation(cause, Tag.KERNEL_PANIC, "a watchdog set to panic")
+        for cause in (Tag.HARD_LOCKUP, Tag.SOFT_LOCKUP, Tag.RCU_STALL, Tag.HUNG_TASK)
     ),
+    # drivers/watchdog/hpwdt.c hpwdt_pretimeout calls nmi_panic on the NMI it claims
+    Relation(Tag.HPWDT_NMI, Tag.KERNEL_PANIC, "the iLO watchdog's NMI handler panics"),
 )
 
 # lines that close a chain: the failure before them was recovered from
@@ -179,14 +191,14 @@ RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
 def chain_tag(t: TagStats) -> str:
     """The name relations know an event by: its tag, `mce_notice` for mcelog's notice,
     `mce_at_boot` for machine-check records all printed in the first minutes of a boot."""
-    if t.tag == "mce" and all(
+    if t.tag == Tag.MCE and all(
         MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
     ):
         return "mce_notice"
-    if t.tag == "kernel_bug" and "BUG: workqueue lockup" in t.first.line.message:
+    if t.tag == Tag.KERNEL_BUG and "BUG: workqueue lockup" in t.first.line.message:
         return "workqueue_lockup"
     if (
-        t.tag == "mce"
+        t.tag == Tag.MCE
         and (t.last.line.ts_usec if t.last.line.ts_usec is not None else EARLY_US) < EARLY_US
     ):
         return "mce_at_boot"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
 from kmsgd.catalogue.table import describe
+from kmsgd.catalogue.tags import Tag
 from kmsgd.judge import chains
 from kmsgd.judge.rules import (
     RULES,
@@ -28,6 +29,7 @@ from kmsgd.judge.rules import (
     previous_end,
 )
 from kmsgd.judge.timeline import Item, TagStats, Timeline
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
 from kmsgd.ring.records import KernelRecord
 from kmsgd.types import CLEAN, Confidence, Outcome, Subject
 
@@ -61,7 +63,7 @@ def _final_window(tl: Timeline, at: Item | None = None) -> list[TagStats]:
     """Tags whose last occurrence is near the end: within FINAL_SECONDS of the last stamp
     when the log has clocks, else within the last FINAL_LINES kernel/userspace lines.
     `at`: the window of the boot's last failure instead, ending at that line."""
-    ev = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
+    ev = [i for i in tl.tail if i.line.origin in EVIDENCE_ORIGINS]
     start = ev[-FINAL_LINES].pos if len(ev) >= FINAL_LINES else (ev[0].pos if ev else 0)
     if len(ev) < FINAL_LINES and tl.total <= len(tl.head) + len(tl.tail):
         start = 0
@@ -112,7 +114,7 @@ def _noise(ctx: Context) -> None:
     hours = max(ctx.tl.span_hours or 1.0, 1.0)
     for tag, rate in ctx.baseline.items():
         count = ctx.tl.count(tag)
-        if not count or rate <= 0 or tag == "kernel_panic":
+        if not count or rate <= 0 or tag == Tag.KERNEL_PANIC:
             continue
         if count <= rate * hours * NOISE_FACTOR + 1:
             ctx.noise.add(tag)
@@ -122,7 +124,39 @@ def _culprit(ctx: Context) -> TagStats | None:
     """The primary: the earliest event of the last failure chain (chains.py), among the
     final window's signatures that are neither next-boot evidence (rank 100) nor noise."""
     blamable = [t for t in ctx.final if t.hit.signature.rank < 100 and t.tag not in ctx.noise]
-    return chains.primary(blamable, ctx.tl.tail)
+    return chains.primary(_chain_start(ctx, blamable), ctx.tl.tail)
+
+
+def _chain_start(ctx: Context, events: list[TagStats]) -> list[TagStats]:
+    """`events` with the start of their chain that the final window cut off: an earlier
+    event that may cause one of the chain (chains.MAY_CAUSE), or is the same failure on
+    another device, and whose last line is within FINAL_SECONDS of that one's first joins
+    it, and so on back. Stall reports of one stuck machine run on for many minutes (soft
+    lockups on CPU after CPU, then the hard lockups), so a window counted back from the last
+    report may start in the middle of the chain."""
+    window = FINAL_SECONDS * 1_000_000
+    chain = list(events)
+    others = [
+        t
+        for t in ctx.tl.tags
+        if t not in chain and _failure(t, ctx.noise) and t.last.line.ts_usec is not None
+    ]
+    grown = True
+    while grown and others:
+        grown = False
+        for t in list(others):
+            end = t.last.line.ts_usec
+            assert end is not None
+            for e in chain:
+                start = e.first.line.ts_usec
+                if start is None or not 0 <= start - end <= window or e.first.pos < t.last.pos:
+                    continue
+                if t.tag == e.tag or chains.caused_by(e, [t]) is t:
+                    chain.append(t)
+                    others.remove(t)
+                    grown = True
+                    break
+    return chain
 
 
 def _own(ctx: Context) -> bool:
@@ -205,7 +239,7 @@ def _verdict(ctx: Context, d: Decision) -> Verdict:
 
 # the next boot's evidence, most telling first: a decoded reset cause, machine checks the
 # CPU kept across the reset, then what only says the shutdown was not clean
-NEXT_BOOT_ORDER = ("reset_reason", "mce_logged_at_boot", "fs_recovery", "journal_unclean")
+NEXT_BOOT_ORDER = (Tag.RESET_REASON, Tag.MCE_LOGGED_AT_BOOT, Tag.FS_RECOVERY, Tag.JOURNAL_UNCLEAN)
 
 
 def _next_boot_culprit(ctx: Context, d: Decision) -> TagStats | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 
 from kmsgd.catalogue.table import find_signatures
 from kmsgd.judge.bootview import BootView, kernel_records
-from kmsgd.ring import frame as fr
+from kmsgd.ring import frame
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, KernelRecord, Kind, Stop
 
@@ -53,7 +53,7 @@ def _boot_tags(reader: RingReader, boot_id: str) -> tuple[dict[str, int], float,
             clean[0] = False
             if h.code == _KERNEL_CODE or h.code == _STOP_CODE:
                 f = reader.check(h)
-                e = fr.to_entry(f) if f is not None else None
+                e = frame.to_entry(f) if f is not None else None
                 if e is not None and isinstance(e.data, KernelRecord):
                     yield e.data
                 elif e is not None and isinstance(e.data, Stop):

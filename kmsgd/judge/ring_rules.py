@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kmsgd.catalogue.tags import Tag
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.clocks import Downtime, downtime
 from kmsgd.judge.incidents import Blocked
@@ -169,7 +170,7 @@ def _memory(v: Verdict, f: RingFacts) -> RingDecision | None:
         lines.append(f"OOM killer fired {m.oom_kills}× in the final window")
     return RingDecision(
         Outcome.HANG_MEMORY_EXHAUSTION,
-        "oom_kill" if m.oom_kills else "memory_starved",
+        Tag.OOM_KILL if m.oom_kills else "memory_starved",
         confidence,
         WORDS[Outcome.HANG_MEMORY_EXHAUSTION],
         (*lines, *_liveness_lines(f)),

@@ -14,16 +14,18 @@ from typing import Any, TypeVar
 
 from kmsgd.catalogue.hardware import EARLY_US
 from kmsgd.catalogue.reset import decode_reset
+from kmsgd.catalogue.tags import Tag
 from kmsgd.judge import chains
 from kmsgd.judge.timeline import Item, TagStats, Timeline
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
 from kmsgd.types import WORDS, Confidence, Outcome, Subject
 
 END_LINES = 40  # a shutdown marker must be this close to the end to count
 SHUTDOWN_HANG = "during_shutdown"  # the reason of a freeze after the shutdown began
-PREVIOUS_END_TAGS = ("reset_reason", "journal_unclean", "fs_recovery", "mce_logged_at_boot")
-LOCKUP_TAGS = ("hard_lockup", "soft_lockup", "rcu_stall", "hung_task")
+PREVIOUS_END_TAGS = (Tag.RESET_REASON, Tag.JOURNAL_UNCLEAN, Tag.FS_RECOVERY, Tag.MCE_LOGGED_AT_BOOT)
+LOCKUP_TAGS = (Tag.HARD_LOCKUP, Tag.SOFT_LOCKUP, Tag.RCU_STALL, Tag.HUNG_TASK)
 D = TypeVar("D")
-MEMORY_TAGS = ("oom_kill", "oomd_kill", "page_allocation_failure")
+MEMORY_TAGS = (Tag.OOM_KILL, Tag.OOMD_KILL, Tag.PAGE_ALLOCATION_FAILURE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,23 +92,23 @@ def evidence_of(t: TagStats, why: str) -> Evidence:
 
 
 _PANIC_REASONS = (
-    ("hard_lockup", r"Hard LOCKUP|hard lockup"),
-    ("soft_lockup", r"softlockup|soft lockup"),
-    ("hung_task", r"hung_task|hung tasks|blocked tasks"),
-    ("rcu_stall", r"RCU Stall|rcu stall"),
+    (Tag.HARD_LOCKUP, r"Hard LOCKUP|hard lockup"),
+    (Tag.SOFT_LOCKUP, r"softlockup|soft lockup"),
+    (Tag.HUNG_TASK, r"hung_task|hung tasks|blocked tasks"),
+    (Tag.RCU_STALL, r"RCU Stall|rcu stall"),
     ("sysrq", r"sysrq"),
     ("out_of_memory", r"Out of memory|deadlocked on memory|out of memory"),
-    ("mce", r"[Mm]achine check|MCE|Not all CPUs entered broadcast exception"),
+    (Tag.MCE, r"[Mm]achine check|MCE|Not all CPUs entered broadcast exception"),
     ("no_root_fs", r"Unable to mount root fs|VFS:"),
     ("init_died", r"Attempted to kill init"),
     ("warning", r"panic_on_warn"),
-    ("oops", r"Fatal exception|Oops"),
+    (Tag.OOPS, r"Fatal exception|Oops"),
 )
 
 
 def rule_panic(ctx: Context) -> Decision | None:
     """`Kernel panic - not syncing: <why>` is terminal; the text after it names the reason."""
-    panics = ctx.tl.stats("kernel_panic") or ctx.tl.stats("sysrq_crash")
+    panics = ctx.tl.stats(Tag.KERNEL_PANIC) or ctx.tl.stats(Tag.SYSRQ_CRASH)
     if not panics:
         return None
     p = panics[-1]
@@ -127,7 +129,7 @@ def rule_panic(ctx: Context) -> Decision | None:
 def rule_thermal(ctx: Context) -> Decision | None:
     """thermal_critical in the final window ("critical temperature reached … shutting down",
     amdgpu "SW CTF"): the kernel or firmware powered off to protect the hardware."""
-    hot = ctx.final_of("thermal_critical")
+    hot = ctx.final_of(Tag.THERMAL_CRITICAL)
     if not hot:
         return None
     return Decision(
@@ -155,8 +157,8 @@ def rule_shutdown_hang(ctx: Context) -> Decision | None:
     `reboot: Restarting system`, `reboot: Power down`): the shutdown never finished, the box
     hung on its way down (kernel/reboot.c prints the marker, then the machine is reset or
     powered off; a watchdog report after it means it was not)."""
-    ev = [i for i in ctx.tl.tail if i.line.origin in ("kernel", "userspace")]
-    begun = next((i.pos for i in ev if "clean_shutdown_marker" in i.tags), None)
+    ev = [i for i in ctx.tl.tail if i.line.origin in EVIDENCE_ORIGINS]
+    begun = next((i.pos for i in ev if Tag.CLEAN_SHUTDOWN_MARKER in i.tags), None)
     if begun is None:
         return None
     after = {tag for i in ev if i.pos > begun for tag in i.tags if tag in LOCKUP_TAGS}
@@ -178,9 +180,9 @@ def rule_shutdown_hang(ctx: Context) -> Decision | None:
 def rule_clean_end(ctx: Context) -> Decision | None:
     """The shutdown sequence within the last END_LINES lines: only the end counts (a marker in
     the middle, or a grep for one, says nothing about how the boot ended)."""
-    ev = [i for i in ctx.tl.tail if i.line.origin in ("kernel", "userspace")]
+    ev = [i for i in ctx.tl.tail if i.line.origin in EVIDENCE_ORIGINS]
     last = ev[-END_LINES:]
-    marks = [i for i in last if "clean_shutdown_marker" in i.tags]
+    marks = [i for i in last if Tag.CLEAN_SHUTDOWN_MARKER in i.tags]
     if not marks:
         return None
     text = " ".join(i.line.record.message for i in marks)
@@ -199,7 +201,7 @@ def previous_end(
     found = [t for t in src.tags if t.tag in PREVIOUS_END_TAGS]
     bits: list[tuple[int, str, str, Outcome]] = []
     for t in found:
-        if t.tag == "reset_reason" and not bits:
+        if t.tag == Tag.RESET_REASON and not bits:
             m = t.hit.signature.pattern.search(t.first.line.record.message)
             if m is not None:
                 bits = decode_reset(int(m.group("bits"), 16))
@@ -222,10 +224,10 @@ def _next_boot_decision(
             evidence,
             says_reason=True,
         )
-    if any(t.tag == "mce_logged_at_boot" for t in found):
+    if any(t.tag == Tag.MCE_LOGGED_AT_BOOT for t in found):
         return Decision(
             Outcome.ABRUPT_RESET_OR_POWER_LOSS,
-            "mce_logged_at_boot",
+            Tag.MCE_LOGGED_AT_BOOT,
             Confidence.LOW,
             "Abrupt reset with machine-check errors logged at the next boot",
             evidence,

@@ -22,7 +22,8 @@ from kmsgd.judge.bootview import BootView
 from kmsgd.judge.telemetry import GPU_DRIVERS
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
 from kmsgd.judge.timeline import Item, Timeline
-from kmsgd.ring import frame as fr
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
+from kmsgd.ring import frame
 from kmsgd.ring.incident import IncidentRecord, RecordName, Source, Trigger
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Damaged, Entry, Kind
@@ -144,7 +145,7 @@ def kernel_series(
 ) -> BootSeries:
     """The kernel part of the picture from a Timeline alone: the signatures' lines as marks and
     the density of the kept lines. `end_wall_us` (default: the last line's) is what 0 is."""
-    items = [i for i in tl.items if i.line.origin in ("kernel", "userspace")]
+    items = [i for i in tl.items if i.line.origin in EVIDENCE_ORIGINS]
     end_wall = end_wall_us if end_wall_us is not None else tl.last_wall_us
     end_ts = None
     if end_wall is None:
@@ -300,7 +301,7 @@ def ring_series(
         s = decoded.get(h.serial)
         if s is None:
             f = reader.check(h)
-            s = fr.to_entry(f).data if f is not None else None
+            s = frame.to_entry(f).data if f is not None else None
         if isinstance(s, DeviceSample | MemorySample):
             rows.append((h.wall_us, s))
         elif s is None or isinstance(s, Damaged):

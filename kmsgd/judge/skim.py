@@ -34,7 +34,7 @@ from itertools import compress, islice, repeat
 from kmsgd.catalogue.table import TRIGGERS, WORD_SPLIT, match_text
 from kmsgd.judge.timeline import TAIL_LINES
 from kmsgd.logparse import formats
-from kmsgd.logparse.model import LogFormat
+from kmsgd.logparse.parsed import LogFormat
 
 MAX_KEYS = 1 << 16  # judged keys kept; a log with more distinct ones starts afresh
 MAX_QUIET = 1 << 14  # messages known to show no tag

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kmsgd.catalogue.tags import Tag
 from kmsgd.types import waiting_in
 
 MAX_TASKS = 64  # the latest stack of this many tasks is kept
@@ -71,7 +72,7 @@ class StackCollector:
                 return
             self._finish()
         if m := HUNG.search(message):
-            self._task, self._wait = (m["comm"], int(m["pid"]), "hung_task"), _LOOKAHEAD
+            self._task, self._wait = (m["comm"], int(m["pid"]), Tag.HUNG_TASK), _LOOKAHEAD
         elif m := _TASK.match(message):
             pid = int(m["pid"])
             same = self._task is not None and self._task[1] == pid

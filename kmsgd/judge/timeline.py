@@ -25,7 +25,7 @@ from kmsgd.catalogue.indirect import (
     REGS_LOOKBACK,
 )
 from kmsgd.catalogue.table import TRIGGERS, WORD_SPLIT, SignatureHit, match_text
-from kmsgd.logparse.model import Line, LogFormat, Origin
+from kmsgd.logparse.parsed import Line, LogFormat, Origin
 from kmsgd.ring.records import Entry, KernelRecord
 
 HEAD_LINES = 200

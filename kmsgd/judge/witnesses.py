@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from kmsgd.catalogue.tags import Tag
 from kmsgd.errors import KmsgdError
 from kmsgd.judge import pstore as judge_pstore
 from kmsgd.judge import shutdown
@@ -28,7 +29,7 @@ from kmsgd.ring import pstore
 from kmsgd.ring.records import Boot, Entry, Kind
 from kmsgd.types import CLEAN, Confidence, Outcome, iso_utc
 
-MEMORY_KILL_TAGS = ("oom_kill", "oomd_kill")
+MEMORY_KILL_TAGS = (Tag.OOM_KILL, Tag.OOMD_KILL)
 
 
 def pstore_witness(view: BootView, next_boot: Sequence[Entry]) -> Witness | None:
@@ -41,7 +42,10 @@ def pstore_witness(view: BootView, next_boot: Sequence[Entry]) -> Witness | None
         att = judge_pstore.attribute_detail(
             dump, {view.boot_id: view.kernel_tail}, importing_boot=e.boot_id
         )
-        if att.boot_id != view.boot_id or dump.reason.value not in ("panic", "oops"):
+        if att.boot_id != view.boot_id or dump.reason not in (
+            pstore.DumpReason.PANIC,
+            pstore.DumpReason.OOPS,
+        ):
             continue
         line = next(
             (r.message for r in dump.records if "Kernel panic" in r.message),
@@ -92,7 +96,7 @@ def hung_lines(view: BootView) -> list[str]:
     return [
         i.line.record.message
         for t in view.timeline.tags
-        if t.tag == "hung_task"
+        if t.tag == Tag.HUNG_TASK
         for i in (t.first, t.last)
     ]
 

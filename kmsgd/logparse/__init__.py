@@ -1,6 +1,6 @@
 """Pasted kernel logs → `Line`s (`.record` is the KernelRecord) and boot boundaries.
 
-`read_chunks`/`read_lines` (reader.py) turn bytes into decoded, time-ordered lines;
+`read_chunks`/`read_lines` (decode.py) turn bytes into decoded, time-ordered lines;
 `LogStream` and `parse_lines` (stream.py) parse them into `Line`s and `BootMark`s (why a boot
 starts there: `MarkReason`). The stream asks recognise.py which known format a line is in
 (parsers in formats.py and journal_json.py), undoes what consoles, pagers and copying did
@@ -12,8 +12,8 @@ journal.
 May import: kmsgd.ring (the kernel record type), kmsgd.errors, kmsgd.types.
 """
 
-from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, MarkReason, Origin
-from kmsgd.logparse.reader import InputStats, read_chunks, read_lines
+from kmsgd.logparse.decode import InputStats, read_chunks, read_lines
+from kmsgd.logparse.parsed import BootMark, Event, Line, LogFormat, MarkReason, Origin
 from kmsgd.logparse.stream import LogStream, parse_lines
 
 __all__ = [

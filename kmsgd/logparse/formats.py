@@ -15,8 +15,8 @@ import functools
 import re
 from typing import NamedTuple
 
-from kmsgd.logparse.model import LogFormat
 from kmsgd.logparse.origin import kernel_opening
+from kmsgd.logparse.parsed import LogFormat
 
 MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
 LEVELS = {
@@ -120,7 +120,11 @@ def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None)
 
 
 _KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
-_DMESG = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\])?\s?(.*)")
+# after the stamp, CONFIG_PRINTK_CALLER's "[T<pid>]"/"[C<cpu>]" (4.19+), or the bare
+# "[<cpu>]" that vendor kernels print against the stamp (AVM's FRITZ!OS 3.10/4.x)
+_DMESG = re.compile(
+    r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\]|\[\d{1,3}\])?\s?(.*)"
+)
 _DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})\.(\d+)\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 # dmesg -T prints strftime "%a %b %e %H:%M:%S %Y" in the user's locale: CJK locales write
@@ -153,7 +157,8 @@ _RFC5424 = re.compile(
 )
 # rsyslog/journal kernel lines that carry printk's own stamp: "kernel: [   12.345678] text"
 _NO_HOST = re.compile(r"([^\s\[]+?)(?:\[(\d+)\])?:")
-_EMBEDDED_TS = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\] ?(.*)")
+# (with the caller or CPU field that may follow the stamp, as in dmesg's)
+_EMBEDDED_TS = re.compile(r"\[\s*(\d{1,12})\.(\d{6})\](?:\s?\[\s*[TC]\d+\]|\[\d{1,3}\])? ?(.*)")
 _ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
 
 

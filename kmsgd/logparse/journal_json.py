@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from kmsgd.logparse.formats import Fields
-from kmsgd.logparse.model import LogFormat
+from kmsgd.logparse.parsed import LogFormat
 from kmsgd.types import MONO_US_MAX, WALL_US_MAX, bounded_int
 
 

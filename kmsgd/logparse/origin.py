@@ -30,8 +30,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     # dev_printk: "amdgpu 0000:03:00.0: ", "nvme nvme0: ", "usb 1-1: ", "sd 0:0:0:0: "; a
     # driver's pr_fmt where it has no device, as bnx2x's BNX2X_ERR "bnx2x: [<func>:<line>(
     # <ifname>)]" and bnx2's "bnx2: " (firmware_load_failure)
+    # netdev_printk adds the interface: "<driver> <bus id> <ifname>: " (net/core/dev.c)
     "device": (
-        rf"[\w.-]+ {_BUS_ID}: ",
+        rf"[\w.-]+ {_BUS_ID}(?: [\w.-]+)?: ",
         r"bnx2x?: ",
         # drivers/base/dd.c's pr_warn (4.4-6.8): "<driver>: probe of <device> failed …"
         r"[\w.-]+: probe of \S+ failed with error ",
@@ -45,8 +46,17 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"drm:",
         r"kfd kfd: ",
         r"drmn\d",
+        # amdgpu_job.c amdgpu_job_timedout's two lines, with their dev_printk prefix cut
+        r"ring \S+ timeout, signaled seq=\d+, emitted seq=\d+",
+        r"Process (?:information: process )?\S+ pid \d+ thread \S+ pid \d+\s*$",
     ),
-    "gpu.nvidia": (r"NVRM: ", r"nvidia-(?:modeset|nvlink|uvm|drm): ", r"nvidia: "),
+    # r515-r525 NV_PRINTF prefixes the function without a colon after NVRM: "NVRM func: "
+    "gpu.nvidia": (
+        r"NVRM: ",
+        r"NVRM \w+: ",
+        r"nvidia-(?:modeset|nvlink|uvm|drm): ",
+        r"nvidia: ",
+    ),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
@@ -83,6 +93,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"#PF: ",
         r"Mem abort info:",
         r"Fixing recursive fault but reboot is needed!",
+        r"Process .{1,16} \(pid: \d+, stack limit = ",  # arm __die
+        r"[LB]E PAGE_SIZE=\d+K",  # powerpc __die
         r"(?:pc : |PC is at |epc : |NIP \[[0-9a-f]+\] )[\w.]+\+0x",  # show_regs
         # FreeBSD's linuxkpi and drm2 WARN_ON (kmsgd/catalogue/indirect.py)
         r"WARN_ON(?:_ONCE)?\(",
@@ -91,6 +103,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
+        r"Kernel panic: ",  # 2.4's panic()
         r"Oops: ",
         r"general protection fault",
         r"INFO: task \S+ blocked",
@@ -124,16 +137,18 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Killed process \d+ \(",
         r".{1,15} invoked oom-killer: ",
         r".{1,15}: page allocation failure: ",
+        r"__alloc_pages: \d+-order allocation failed",  # 2.4
+        r"Out of Memory: Killed process ",  # 2.4
+        r"VM: killing process ",  # 2.4
     ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
     "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
-    # netdev_printk: "<driver> <bus id> <ifname>: " (net/core/dev.c __netdev_printk);
-    # IPoIB's ipoib_printk "<ifname>: "
+    # netdev_printk's "<driver> <bus id> <ifname>: " is "device"; IPoIB's ipoib_printk
+    # "<ifname>: "
     "net": (
         r"NETDEV WATCHDOG: ",
         r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: ",
-        rf"[\w.-]+ {_BUS_ID} [\w.-]+: ",
         r"ib\w*: transmit timeout: ",
     ),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import re
 
-from kmsgd.logparse.model import LogFormat
+from kmsgd.logparse.parsed import LogFormat
 
 PAGER_WIDTH = 79  # a line this long ending in ">" was cut by the pager
 WRAP_MIN = 70  # a line this long followed by an unstamped line was probably wrapped

@@ -17,8 +17,8 @@ import html
 import re
 
 from kmsgd.logparse.formats import MONTHS, Fields, iso_us, parse_kmsg, usec, wall_from_parts
-from kmsgd.logparse.model import LogFormat
 from kmsgd.logparse.origin import kernel_opening
+from kmsgd.logparse.parsed import LogFormat
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
 _TAG = r"</?(?:details|summary|code|pre|p|br|div|span|b|i|tt|kbd|samp|blockquote|sub|sup)\b[^>]*>"
@@ -35,7 +35,10 @@ _LEAD = re.compile(
 _FENCE = re.compile(r"`{3,}(?:\w+$)?|~{3,}(?:\w+$)?")
 
 # a printk stamp anywhere in a line's first 200 characters, or a blank console one
-_STAMP = re.compile(r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\]\s?")
+# printk's stamp, with the caller or CPU field that may follow it (formats.py _DMESG)
+_STAMP = re.compile(
+    r"(?:<(\d{1,3})>)?\[\s*(\d{1,9})\.(\d{3,9})\](?:\s?\[\s*[TC]\d+\]|\[\d{1,3}\])?\s?"
+)
 _BLANK_STAMP = re.compile(r"\[\s+\]\s?")
 # a wall-clock time (with its date before it, in any language) ending a prefix
 _TIME = re.compile(
@@ -55,7 +58,7 @@ _KERNEL_WORD = re.compile(
 _QUOTED = re.compile(r'(?:^|\s)"')
 # a whole line "ident[pid]: text", after the leading space a console indents it with
 _CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
-_HOST_WORD = re.compile(r"([\w.-]+) ")
+_HOST_WORD = re.compile(r"([\w.-]+) +")  # a scrubbed host may be padded
 _PRIO = re.compile(r"<([0-7])>\s?")
 # a Kubernetes event quoting a log line: `kubectl describe`'s "Type Reason Age From Message"
 # table ("Warning  TaskHung  5m23s (x3 over 10m)  kernel-monitor, node-1  INFO: task …") and

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from kmsgd.logparse import clean, formats, repair, salvage
 from kmsgd.logparse.formats import Fields
 from kmsgd.logparse.journal_json import ExportBlock, VerboseBlock, starts_export, starts_verbose
-from kmsgd.logparse.model import BootMark, Event, Line, LogFormat, MarkReason, Origin
+from kmsgd.logparse.parsed import BootMark, Event, Line, LogFormat, MarkReason, Origin
 from kmsgd.logparse.recognise import Recogniser
 from kmsgd.logparse.repair import GLUE_DMESG, GLUE_HINT
 

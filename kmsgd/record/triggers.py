@@ -64,7 +64,7 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "amdgpu_smu_timeout",
         "gpu_hang",
-        ("SMU", "failed", "SMC", "powerplay", "smu", "yet", "Failed"),
+        ("SMU", "failed", "SMC", "powerplay", "smu", "yet", "Failed", "message", "timeout"),
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command"
         r"|response:0x)|Failed to export SMU metrics table|SMU (?:is )?(?:not responding"
         r"|hang)|SMU is in hanged state|smu_cmn_send_smc_msg\S* failed"
@@ -72,6 +72,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|SMC failed to respond|failed to send message [0-9a-fA-F]+ ret is -?\d+"
         r"|last message was failed ret is -?\d+|failed send message: "
         r"|Failed to send message:? 0x[0-9a-fA-F]+, (?:ret value: |response )0x"
+        r"|message: +\w+ \(\d+\)\s+param: 0x[0-9a-fA-F]+ is timeout \(no response\)"
+        r"|Failed message: 0x[0-9a-fA-F]+, input parameter: 0x[0-9a-fA-F]+, error code: 0x"
         # kmsgd/catalogue/gpu_more.py: the SMC start that fails on resume
         r"|SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
         r"|resume of IP block <smu> failed",
@@ -131,7 +133,8 @@ TABLE: tuple[KernelTrigger, ...] = (
         ("reset", "recovery", "Recovery"),
         r"GPU reset begin|GPU reset\(\d+\) (?:succeeded|failed)|GPU reset (?:succeeded"
         r"|failed)|GPU recovery disabled|(?:MODE1|MODE2|BACO) reset|ASIC reset failed"
-        r"|GPU Recovery Failed",
+        r"|GPU Recovery Failed|(?:^|: )GPU reset\s*$"
+        r"|psp is not working correctly before mode1 reset",
         needs=_AMD,
     ),
     _t(
@@ -225,12 +228,11 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "rcu_stall",
         "cpu_lockup",
-        ("stall", "stalls", "starved", "wakeup", "gp_state"),
+        ("stall", "stalls", "starved", "gp_state"),
         r"INFO: \S+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall on CPU"
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
-        r"|\brcu_\w+ kthread timer wakeup didn't happen for \d+ jiffies"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
     ),
     _t(
@@ -244,12 +246,13 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "oom_kill",
         "oom",
-        ("Killed", "Kill", "kill", "killable", "panic_on_oom"),
+        ("Killed", "Kill", "kill", "killable", "panic_on_oom", "killing"),
         r"(?:Memory cgroup )?[Oo]ut of memory(?: \(oom_kill_allocating_task\))?: "
         r"(?:Kill(?:ed)? process"
         r"|kill process) \d+ \((?P<comm>[^)]*)\)"
         r"|^Killed process \d+ \((?P<comm2>[^)]*)\),? (?:UID \d+, )?total-vm:"
-        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled",
+        r"|Out of memory and no killable processes|Out of memory: \S+ panic_on_oom is enabled"
+        r"|^Out of Memory: Killed process \d+ \((?P<comm3>[^)]*)\)|^VM: killing process \S",
     ),
     _t(
         "mce",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kmsgd import __version__
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry
 from kmsgd.judge.changes import ConfigFacts
 from kmsgd.report import export, render_json
 from kmsgd.report.model import Report
@@ -61,7 +61,7 @@ _CUTS = (
 )
 
 
-def report_json(doc: Mapping[str, Any], limit: int = f.REPORT_JSON_MAX) -> tuple[str, str]:
+def report_json(doc: Mapping[str, Any], limit: int = entry.REPORT_JSON_MAX) -> tuple[str, str]:
     """The compact JSON of a `kmsgd.report/1` document within `limit` UTF-8 bytes, and what was
     left out to fit ("" when nothing): "final_kernel: the last 100 of 412; telemetry left out"."""
     text = _compact(doc)
@@ -93,18 +93,18 @@ def attribute_fields(config: ConfigFacts | None) -> Fields:
         return " ".join(str(host[k]) for k in keys if host.get(k))
 
     out: Fields = [
-        (f.KERNEL, c.kernel),
-        (f.CMDLINE, c.cmdline),
-        (f.CPU, str(host.get("cpu_model") or "")),
-        (f.RAM_BYTES, str(host.get("mem_total_bytes") or "")),
-        (f.BIOS_VENDOR, joined("bios_vendor")),
-        (f.BIOS_VERSION, joined("bios_version")),
-        (f.BIOS_DATE, joined("bios_date")),
-        (f.BOARD, joined("board_vendor", "board_name", "board_version")),
-        (f.SYSTEM, joined("sys_vendor", "product_name")),
+        (entry.KERNEL, c.kernel),
+        (entry.CMDLINE, c.cmdline),
+        (entry.CPU, str(host.get("cpu_model") or "")),
+        (entry.RAM_BYTES, str(host.get("mem_total_bytes") or "")),
+        (entry.BIOS_VENDOR, joined("bios_vendor")),
+        (entry.BIOS_VERSION, joined("bios_version")),
+        (entry.BIOS_DATE, joined("bios_date")),
+        (entry.BOARD, joined("board_vendor", "board_name", "board_version")),
+        (entry.SYSTEM, joined("sys_vendor", "product_name")),
     ]
-    gpus = c.gpus[: f.GPU_MAX]
-    out.append((f.GPU_COUNT, str(len(gpus))))
+    gpus = c.gpus[: entry.GPU_MAX]
+    out.append((entry.GPU_COUNT, str(len(gpus))))
     for i, g in enumerate(gpus):
         values = {
             "PCI": g.device,
@@ -116,7 +116,7 @@ def attribute_fields(config: ConfigFacts | None) -> Fields:
             "VBIOS": g.vbios,
             "FIRMWARE": " ".join(f"{k}={v}" for k, v in sorted(g.firmware.items()) if v),
         }
-        out += [(f.gpu_field(i, k), str(v)) for k, v in values.items() if v]
+        out += [(entry.gpu_field(i, k), str(v)) for k, v in values.items() if v]
     return [(k, v) for k, v in out if v]
 
 
@@ -139,18 +139,18 @@ def entry_fields(report: Report, *, report_path: str = "") -> Fields:
     tod = doc.get("time_of_death")
     end = tod.get("last_sign_of_life_wall_us") if isinstance(tod, Mapping) else None
     out += [
-        (f.VERSION, __version__),
-        (f.REASON, report.reason),
-        (f.HOSTNAME, report.hostname),
-        (f.END_USEC, str(end) if isinstance(end, int) else ""),
+        (entry.VERSION, __version__),
+        (entry.REASON, report.reason),
+        (entry.HOSTNAME, report.hostname),
+        (entry.END_USEC, str(end) if isinstance(end, int) else ""),
     ]
-    out = [(k, v) for k, v in out if v or k in base or k == f.END_USEC]
+    out = [(k, v) for k, v in out if v or k in base or k == entry.END_USEC]
     attrs = attribute_fields(report.telemetry.config if report.telemetry else None)
-    out += [*attrs, (f.CONFIG_ID, f.config_id([*attrs, (f.VERSION, __version__)]))]
+    out += [*attrs, (entry.CONFIG_ID, entry.config_id([*attrs, (entry.VERSION, __version__)]))]
     text, cut = report_json(doc)
     if cut:
-        out.append((f.REPORT_JSON_CUT, cut))
-    out.append((f.REPORT_JSON, text))
+        out.append((entry.REPORT_JSON_CUT, cut))
+    out.append((entry.REPORT_JSON, text))
     return out
 
 
@@ -175,4 +175,4 @@ def export_entry(
     ):
         if value:
             head.append((name, value))
-    return f.encode_entry([*head, *entry_fields(report, report_path=report_path)])
+    return entry.encode_entry([*head, *entry_fields(report, report_path=report_path)])

@@ -14,20 +14,21 @@ from typing import Any
 
 from kmsgd.catalogue.base import Severity
 from kmsgd.catalogue.table import describe
+from kmsgd.catalogue.tags import Tag
 from kmsgd.judge.changes import Changed
 from kmsgd.judge.classify import Verdict
 from kmsgd.judge.incidents import Incident
 from kmsgd.judge.series import BootSeries, kernel_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
-from kmsgd.logparse.model import Line, LogFormat
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS, Line, LogFormat
 from kmsgd.report.death import TimeOfDeath
 from kmsgd.report.fingerprint import driver_of, fingerprint
 from kmsgd.types import Confidence, Outcome, Subject
 
 SCHEMA = "kmsgd.report/1"
 FINAL_SHOW = 25
-_QUIET = {"clean_shutdown_marker"}  # tagged, but not what the reader must look at
+_QUIET = {Tag.CLEAN_SHUTDOWN_MARKER}  # tagged, but not what the reader must look at
 
 
 def wall_text(wall_us: int | None, fmt: LogFormat) -> str | None:
@@ -254,7 +255,7 @@ def build_report(
     primary = None
     if verdict.primary is not None:
         primary = signature_report(verdict.primary, verdict, hours, base)
-    ev_items = [i for i in tl.tail if i.line.origin in ("kernel", "userspace")]
+    ev_items = [i for i in tl.tail if i.line.origin in EVIDENCE_ORIGINS]
     final = tuple(
         FinalLine(LineRef.of(i), i.tags, bool(set(i.tags) - verdict.noise - _QUIET))
         for i in ev_items[-FINAL_SHOW:]

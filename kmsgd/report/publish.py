@@ -11,6 +11,7 @@ from kmsgd.report import export, render_json
 from kmsgd.report.entry import entry_fields
 from kmsgd.report.model import Report
 from kmsgd.report.render import render, save_picture
+from kmsgd.types import Format
 
 
 def publish(
@@ -34,7 +35,7 @@ def publish(
     if plot:  # first: a bad --plot is refused (exit 2) before anything is written
         save_picture(report, plot)
     if save_dir:
-        md = render(report, "md", plot=plot)
+        md = render(report, Format.MD, plot=plot)
         texts = {"json": json.dumps(doc, indent=2) + "\n", "md": md}
         paths = export.save_report(save_dir, boot_id, texts, keep=keep)
         saved = str(next(p for p in paths if p.suffix == ".json"))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kmsgd.text.escape import json_text
+from kmsgd.types import Format
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,14 +338,14 @@ class Redactor:
         parts = _ESCAPED.split(text)
         return "".join(p if i % 2 or not p else self._mask(p) for i, p in enumerate(parts))
 
-    def output(self, text: str, fmt: str) -> str:
+    def output(self, text: str, fmt: Format) -> str:
         """A rendered report (`fmt`: text, md, html or json) redacted. In HTML a placeholder
         is written `&lt;host-1&gt;`, so that it shows as text and is no tag."""
-        if fmt == "json":
+        if fmt == Format.JSON:
             return self.redact_json(text)
-        if fmt == "md":
+        if fmt == Format.MD:
             return _md_placeholders(self.redact(text))
-        if fmt != "html":
+        if fmt != Format.HTML:
             return self.redact(text)
         self.learn(html.unescape(text))  # "Hostname set to &lt;name&gt;" names a host too
         self._brackets = ("&lt;", "&gt;")
@@ -543,7 +544,7 @@ def _template(user: str, host: str) -> bool:
 
 
 def redact_output(
-    text: str, fmt: str, *, hosts: Iterable[str] = (), keep: Iterable[str] = ()
+    text: str, fmt: Format, *, hosts: Iterable[str] = (), keep: Iterable[str] = ()
 ) -> str:
     """A rendered report (`fmt`: text, md, html or json) redacted: the one entry point every
     renderer's caller uses. `hosts`: names known from the input; `keep`: boot ids."""

@@ -17,9 +17,8 @@ from kmsgd.report.redact import Redactor
 from kmsgd.report.render_incident import incident_lines, incident_md
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
 from kmsgd.text.escape import escape, escape_tree, json_text
-from kmsgd.types import CLEAN, FAILURES, Subject
+from kmsgd.types import CLEAN, FAILURES, REPORT_FORMATS, Format, Subject
 
-FORMATS = ("text", "md", "json", "html")
 _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
     "\x1b[0m",
     "\x1b[1m",
@@ -30,33 +29,33 @@ _RESET, _BOLD, _RED, _YELLOW, _DIM, _GREEN = (
 )
 
 
-def render(report: Report, fmt: str, *, color: bool = False, plot: str = "") -> str:
-    """The report in `fmt` ("text", "md", "json" or "html": kmsgd/report/render_html.py);
+def render(report: Report, fmt: Format, *, color: bool = False, plot: str = "") -> str:
+    """The report in `fmt` (text, md, json or html: kmsgd/report/render_html.py);
     ValueError for another name. `plot`: the picture saved beside it, linked from Markdown.
 
     Text, Markdown and HTML show every control character from the input escaped (kmsgd.text),
     so a kernel line cannot drive the reader's terminal or forge a line; JSON holds the values
     exactly."""
-    if fmt == "json":
+    if fmt == Format.JSON:
         return (
             json_text(json.dumps(render_json.report_json(report), indent=2, ensure_ascii=False))
             + "\n"
         )
-    if fmt == "md":
+    if fmt == Format.MD:
         return escape(render_md(escape_tree(report), plot=plot), keep="\n")
-    if fmt == "html":
+    if fmt == Format.HTML:
         from kmsgd.report.render_html import escaped, page
 
         return page(escaped(report))
-    if fmt == "text":
+    if fmt == Format.TEXT:
         out = render_text(escape_tree(report), color=color)
         return out if color else escape(out, keep="\n")
-    raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+    raise ValueError(f"unknown format {fmt!r} (expected one of {', '.join(REPORT_FORMATS)})")
 
 
 def render_clean(
     report: Report,
-    fmt: str,
+    fmt: Format,
     *,
     redactor: Redactor | None = None,
     color: bool = False,
@@ -68,11 +67,11 @@ def render_clean(
     holds. `plot`: also save the timeline picture there (.svg/.png)."""
     clean: Callable[[str], str] = str
     if redactor is not None:
-        redactor.learn(render(report, "text"))
+        redactor.learn(render(report, Format.TEXT))
         clean = redactor.redact
     if plot:
         save_picture(report, plot, clean=clean)
-    if fmt == "html":
+    if fmt == Format.HTML:
         from kmsgd.report.render_html import escaped, page
 
         return page(escaped(report), clean=clean)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kmsgd.catalogue.tags import Tag
 from kmsgd.judge.incidents import (
     AerClimbing,
     AerErrors,
@@ -100,7 +101,7 @@ def _head(i: Incident) -> str:
 
 _FROM = {
     "proc": "/proc/PID/stack",
-    "hung_task": "the kernel's hung-task report",
+    Tag.HUNG_TASK: "the kernel's hung-task report",
     "sysrq": "SysRq w",
 }
 STACK_FRAMES = 8

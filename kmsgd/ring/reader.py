@@ -15,7 +15,7 @@ from collections.abc import Iterator, MutableMapping, Sequence
 from dataclasses import dataclass, field
 
 from kmsgd.errors import BadInput, NothingToJudge, RingCorrupt, SourceUnavailable
-from kmsgd.ring import frame as fr
+from kmsgd.ring import frame
 from kmsgd.ring import layout as ring
 from kmsgd.ring.records import KIND_CODES, KINDS_BY_CODE, Entry, Kind, Lost, LostReason, Stop
 
@@ -66,7 +66,7 @@ class RingReader:
         self.header, _ = ring.read_header(path, self.map, self.size)
         self.head = ring.find_head(self.map, self.header, self.size)
         self.torn_bytes = ring.torn_tail_bytes(self.map, self.head, self.size)
-        self._starts: list[fr.RawFrame] | None = None
+        self._starts: list[frame.RawFrame] | None = None
 
     def close(self) -> None:
         self.map.close()
@@ -82,7 +82,7 @@ class RingReader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def frames(self, start: fr.RawFrame | None = None) -> Iterator[fr.RawFrame]:
+    def frames(self, start: frame.RawFrame | None = None) -> Iterator[frame.RawFrame]:
         """Every frame from `start` (default: the oldest) to the head, in order."""
         if self.head is None:
             return
@@ -134,7 +134,7 @@ class RingReader:
         return list(out.values())
 
     def _skim_into(
-        self, out: dict[bytes, BootSummary], first: fr.RawFrame, stop: int | None
+        self, out: dict[bytes, BootSummary], first: frame.RawFrame, stop: int | None
     ) -> None:
         """Count the frames from `first` up to the head, or up to serial `stop` (excluded)."""
         assert self.head is not None
@@ -146,7 +146,7 @@ class RingReader:
             if n % DROP_EVERY == 0:
                 self.release()
             if h.boot_id != current or h.code in _CHECKED:
-                f = fr.decode_at(self.map, h.offset, self.size)
+                f = frame.decode_at(self.map, h.offset, self.size)
                 if f is None:
                     continue  # damaged: neither counted nor trusted to start a boot
                 if f.boot_id != current:
@@ -178,7 +178,7 @@ class RingReader:
             ids.append(self.head.boot_id.hex())  # the newest boot's `boot` frame was torn
         return ids
 
-    def _boot_starts(self) -> list[fr.RawFrame]:
+    def _boot_starts(self) -> list[frame.RawFrame]:
         """The first frame still in the ring of each boot, by serial: its oldest `boot` frame
         (a boot and every restart within it write one), or the oldest frame of the ring for the
         boot whose start the ring has overwritten (it is always the oldest boot)."""
@@ -190,7 +190,7 @@ class RingReader:
         oldest = ring.oldest_frame(self.map, self.head, self.size, self.header.align)
         if oldest is None:
             return self._starts
-        first: dict[bytes, fr.RawFrame] = {oldest.boot_id: oldest}
+        first: dict[bytes, frame.RawFrame] = {oldest.boot_id: oldest}
         for f in ring.boot_frames(self.map, self.size):
             # Outside [oldest, head]: remains of a cut write, or of an earlier lap in a hole.
             if oldest.serial <= f.serial <= self.head.serial:
@@ -220,12 +220,12 @@ class RingReader:
                     _count_checked(s, f)
         return s
 
-    def boot_start(self, boot_id: str) -> fr.RawFrame | None:
+    def boot_start(self, boot_id: str) -> frame.RawFrame | None:
         """The first frame of a boot still in the ring; None if it has none we can find."""
         want = bytes.fromhex(boot_id)
         return next((f for f in self._boot_starts() if f.boot_id == want), None)
 
-    def last_frame_of(self, boot_id: str, kind: Kind) -> fr.RawFrame | None:
+    def last_frame_of(self, boot_id: str, kind: Kind) -> frame.RawFrame | None:
         """The newest frame of `kind` in the boot the head belongs to (the running boot, for a
         restarted recorder); None if it has none. Searches back from the head in growing
         windows down to the boot's first frame: bounded by the boot, not the ring, and blind
@@ -255,7 +255,7 @@ class RingReader:
     def entries(self, boot_id: str) -> Iterator[Entry]:
         """The entries of one boot, in order."""
         for f in self.frames_of(boot_id):
-            yield fr.to_entry(f)
+            yield frame.to_entry(f)
 
     def skim_of(self, boot_id: str) -> Iterator[ring.Skimmed]:
         """One boot's frame headers, unchecked (ring.skim): `check()` those whose payload is
@@ -277,17 +277,17 @@ class RingReader:
             elif seen and start is not None and self.check(h) is not None:
                 return  # boots do not interleave: the next boot began
 
-    def check(self, h: ring.Skimmed) -> fr.RawFrame | None:
+    def check(self, h: ring.Skimmed) -> frame.RawFrame | None:
         """The checked frame behind a skimmed header, or None if it fails its checks."""
-        f = fr.decode_at(self.map, h.offset, self.size)
+        f = frame.decode_at(self.map, h.offset, self.size)
         return f if f is not None and f.serial == h.serial else None
 
     def payload_head(self, h: ring.Skimmed, n: int) -> bytes:
         """The first `n` bytes of a frame's payload, unchecked (a cheap look at its shape)."""
-        start = h.offset + fr.HEADER_SIZE
+        start = h.offset + frame.HEADER_SIZE
         return bytes(self.map[start : min(start + n, h.offset + h.size)])
 
-    def frames_of(self, boot_id: str) -> Iterator[fr.RawFrame]:
+    def frames_of(self, boot_id: str) -> Iterator[frame.RawFrame]:
         """The frames of one boot, in order; the boot hint spares a walk from the oldest."""
         want = bytes.fromhex(boot_id)
         start = self.boot_start(boot_id)
@@ -323,9 +323,9 @@ def _merge(out: dict[bytes, BootSummary], part: BootSummary) -> None:
         s.kinds[kind] = s.kinds.get(kind, 0) + count
 
 
-def _count_checked(s: BootSummary, f: fr.RawFrame) -> None:
+def _count_checked(s: BootSummary, f: frame.RawFrame) -> None:
     """What a lost or stop record adds to its boot's summary."""
-    data = fr.to_entry(f).data
+    data = frame.to_entry(f).data
     if isinstance(data, Lost):
         if data.reason is LostReason.BEFORE_START:
             s.lost_before_start += data.count

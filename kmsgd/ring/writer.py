@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kmsgd.errors import RingBusy, RingCorrupt, SourceUnavailable
-from kmsgd.ring import frame as fr
+from kmsgd.ring import frame
 from kmsgd.ring import layout as ring
 from kmsgd.ring.records import Kind
 
@@ -97,7 +97,7 @@ class RingWriter:
         self._durable = (head.offset, head.serial) if head else (0, 0)
         if stale:
             for offset in stale:
-                _pwrite_all(self.fd, bytes(len(fr.MAGIC)), offset, io)
+                _pwrite_all(self.fd, bytes(len(frame.MAGIC)), offset, io)
             io.fdatasync(self.fd)
         self.stale_frames = len(stale)
         self._last = self._durable
@@ -109,7 +109,7 @@ class RingWriter:
             # one written at 512 bytes (it would show a stale frame from the rest of its block).
             self.write_header()
 
-    def _open(self, size: int) -> tuple[fr.RawFrame | None, list[int]]:
+    def _open(self, size: int) -> tuple[frame.RawFrame | None, list[int]]:
         """Open, lock and recover the file: its head and the stale frames above it.
 
         The path is taken only when it is absent (a new ring is made whole beside it, then
@@ -133,7 +133,7 @@ class RingWriter:
         # over MAX_PAYLOAD: a larger record is cut (frame.cap_payload), never written whole
         # (a 2 MiB record on a 1 MiB ring grew the file and made it unreadable).
         self.data_bytes = self.size - ring.DATA_START
-        self.max_payload = min(fr.MAX_PAYLOAD, self.data_bytes // 4 - fr.HEADER_SIZE)
+        self.max_payload = min(frame.MAX_PAYLOAD, self.data_bytes // 4 - frame.HEADER_SIZE)
         self.cut_records = 0
         # Mapped for recovery only: a mapping kept open would be locked by mlockall and
         # counted in our RSS, all 64 MiB of it.
@@ -143,7 +143,7 @@ class RingWriter:
             os.close(self.fd)  # not a ring: release the file and its lock
             raise
 
-    def _recover(self) -> tuple[fr.RawFrame | None, list[int]]:
+    def _recover(self) -> tuple[frame.RawFrame | None, list[int]]:
         path = self.path
         with mmap.mmap(self.fd, self.size, mmap.MAP_SHARED, mmap.PROT_READ) as view:
             self.header, self.slot = ring.read_header(path, view, self.size)
@@ -158,15 +158,15 @@ class RingWriter:
 
     def frame_size(self, payload_bytes: int) -> int:
         """The bytes `add` places for a payload of this size (cut to `max_payload`)."""
-        return fr.padded(fr.HEADER_SIZE + min(payload_bytes, self.max_payload))
+        return frame.padded(frame.HEADER_SIZE + min(payload_bytes, self.max_payload))
 
     def add(self, kind: Kind, boot_id: bytes, wall_us: int, payload: bytes) -> int:
         """Place one frame after the previous one; return its serial. Nothing is written yet."""
         if len(payload) > self.max_payload:
-            payload = fr.cap_payload(kind, payload, self.max_payload)
+            payload = frame.cap_payload(kind, payload, self.max_payload)
             self.cut_records += 1
         self.serial += 1
-        data = fr.encode(self.serial, boot_id, wall_us, kind, payload)
+        data = frame.encode(self.serial, boot_id, wall_us, kind, payload)
         if self.pos + len(data) + ring.TAIL_GUARD > self.size:
             self.pos = ring.DATA_START
         if not self._runs or self._runs[-1].offset + len(self._runs[-1].data) != self.pos:
@@ -245,14 +245,14 @@ class RingWriter:
         self._new_boots.clear()
 
     def _hint_holds(self, hint: ring.BootHint) -> bool:
-        head = self.io.pread(self.fd, fr.HEADER_SIZE, hint.offset)
-        if len(head) < fr.HEADER_SIZE or not head.startswith(fr.MAGIC):
+        head = self.io.pread(self.fd, frame.HEADER_SIZE, hint.offset)
+        if len(head) < frame.HEADER_SIZE or not head.startswith(frame.MAGIC):
             return False
         length = int.from_bytes(head[4:8], "little")
         buf = head + self.io.pread(
-            self.fd, min(length, fr.MAX_PAYLOAD), hint.offset + fr.HEADER_SIZE
+            self.fd, min(length, frame.MAX_PAYLOAD), hint.offset + frame.HEADER_SIZE
         )
-        found = fr.decode_at(buf, 0, len(buf))
+        found = frame.decode_at(buf, 0, len(buf))
         return found is not None and found.serial == hint.serial
 
     def close(self) -> None:

@@ -12,8 +12,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from kmsgd.sensors.attrfiles import parse_text, read_int, read_small, read_text
 from kmsgd.sensors.hwmon import device_identity
-from kmsgd.sensors.reader import parse_text, read_int, read_small, read_text
 
 _CARD = re.compile(r"^card\d+$")
 

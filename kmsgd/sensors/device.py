@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.samples import DeviceSample, PowerStats, PowerStep
-from kmsgd.sensors.reader import KeptFile, ReadFailed
+from kmsgd.sensors.attrfiles import KeptFile, ReadFailed
 
 BACKOFF_START_S = 1.0
 BACKOFF_MAX_S = 60.0

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from kmsgd.sensors.reader import read_small
+from kmsgd.sensors.attrfiles import read_small
 
 _UNITS = {"": 1, "B": 1, "KiB": 1024, "kB": 1024, "MiB": 1 << 20, "GiB": 1 << 30}
 _MEMORY_KEY = re.compile(r"^(?:drm-(?:memory|total|resident)|amd-(?:memory|requested))-\S+$")

@@ -18,8 +18,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from kmsgd.sensors.attrfiles import parse_text, read_small
 from kmsgd.sensors.gpu_metrics import decode_gpu_metrics
-from kmsgd.sensors.reader import parse_text, read_small
 from kmsgd.sensors.snapshot import Mark, noop
 
 

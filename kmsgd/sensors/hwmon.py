@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from kmsgd.sensors.reader import read_text
+from kmsgd.sensors.attrfiles import read_text
 
 _VALUE_FILE = re.compile(r"^(temp|in|curr|power|energy|fan|freq)(\d+)_(input|average)$")
 _CAP_FILE = re.compile(r"^(power\d+)_(cap|cap_default|cap_min|cap_max)$")

@@ -13,8 +13,8 @@ from typing import Any
 
 from kmsgd.ring.inventory import Attributes, Inventory
 from kmsgd.sensors.amdgpu import read_card_info, read_cards
+from kmsgd.sensors.attrfiles import read_int, read_text
 from kmsgd.sensors.hwmon import Chip, read_chips
-from kmsgd.sensors.reader import read_int, read_text
 
 # The sysctls that decide what a lockup or OOM does to this boot
 # (Documentation/admin-guide/sysctl/kernel.rst).

@@ -13,8 +13,8 @@ import os
 from collections.abc import Callable, Mapping
 
 from kmsgd.ring.samples import MemoryHolder, MemorySample, ProcsSample
+from kmsgd.sensors.attrfiles import KeptFile, ReadFailed, read_small
 from kmsgd.sensors.fdinfo import drm_clients
-from kmsgd.sensors.reader import KeptFile, ReadFailed, read_small
 
 PSI_RESOURCES = ("memory", "cpu", "io")
 _MEMINFO_KEYS = {

@@ -17,8 +17,8 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from kmsgd.sensors.attrfiles import parse_text, read_small
 from kmsgd.sensors.fdinfo import drm_clients
-from kmsgd.sensors.reader import parse_text, read_small
 from kmsgd.types import waiting_in
 
 Mark = Callable[[str], None]

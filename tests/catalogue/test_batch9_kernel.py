@@ -6,11 +6,16 @@ a paste cut away (kmsgd/catalogue/indirect.py, kmsgd/judge/timeline.py)."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from kmsgd.catalogue.table import match_record
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
+from kmsgd.logparse.formats import parse_dmesg
+from kmsgd.report.model import Report
 from kmsgd.ring.records import KernelRecord
 
 # tag → (positives, negatives)
@@ -48,6 +53,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Mem abort info:",
             "Fixing recursive fault but reboot is needed!",
             "Kernel panic - not syncing: Oopsed too often (kernel.oops_limit is 10000)",
+            "Process kworker/0:2 (pid: 4242, stack limit = 0xc1a2b3c4)",
+            "LE PAGE_SIZE=64K MMU=Radix SMP NR_CPUS=2048 NUMA PowerNV",
         ],
         [
             "Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)",
@@ -62,6 +69,8 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "RIP: 0033:0x7f3c1a2b3c4d",
             "Internal error: invalid entry",
             "overflow: queue full",
+            "Process accounting resumed",
+            "PAGE_SIZE=4K",
         ],
     ),
     "kernel_bug": (
@@ -263,3 +272,51 @@ def test_a_freebsd_warn_on_is_a_warning_and_never_leads_the_hang() -> None:
         )
         == "i915_gpu_hang"
     )
+
+
+# Older kernels' wordings of the same events (kernel/panic.c, mm/page_alloc.c, mm/oom_kill.c
+# of 2.4): a log of a router or an appliance that never left 2.4 still names its failure.
+OLD_WORDING = [
+    ("Kernel panic: CPU context corrupt", "kernel_panic"),
+    ("__alloc_pages: 0-order allocation failed (gfp=0x1d2/0)", "page_allocation_failure"),
+    ("Out of Memory: Killed process 4242 (gammu-smsd).", "oom_kill"),
+    ("VM: killing process gammu-smsd", "oom_kill"),
+]
+
+
+@pytest.mark.parametrize(("line", "tag"), OLD_WORDING)
+def test_the_2_4_wordings_of_panic_allocation_failure_and_oom(line: str, tag: str) -> None:
+    assert tag in _tags(line)
+
+
+def test_allocation_failures_lead_the_oom_kill_they_end_in() -> None:
+    assert (
+        _primary(
+            "__alloc_pages: 0-order allocation failed (gfp=0x1d2/0)",
+            "__alloc_pages: 0-order allocation failed (gfp=0x1d2/0)",
+            "VM: killing process gammu-smsd",
+        )
+        == "page_allocation_failure"
+    )
+    # bare 2.4 lines, no stamp: read as the kernel's by their opening
+    report = _analyze("__alloc_pages: 0-order allocation failed (gfp=0xf0/0)   \n\n")
+    assert [s.tag for s in report.signatures] == ["page_allocation_failure"]
+
+
+def _analyze(text: str) -> Report:
+    report, _ = analyze_report(io.BytesIO(text.encode()), name="paste")
+    return report
+
+
+def test_a_cpu_number_glued_to_the_stamp_is_not_part_of_the_message() -> None:
+    """Lantiq/AVM MIPS kernels print the CPU after the stamp ("[  183.060000][0]WARNING: …");
+    printk puts a space after its stamp, so "[N]" glued to it is that field."""
+    for prefix in ("", "Feb 25 20:33:54 fritz kern.warn kernel: "):
+        report = _analyze(
+            f"{prefix}[  183.060000][0]WARNING: at drivers/net/kdsld.c:1915 "
+            "kdsld_net_xmit+0x480/0x560 [kdsld]()\n"
+        )
+        assert [s.tag for s in report.signatures] == ["kernel_warning"], prefix
+    # with a space it is the message's own text
+    fields = parse_dmesg("[  183.060000] [0] hello")
+    assert fields is not None and fields.message == "[0] hello"

@@ -88,8 +88,6 @@ BATCH9_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "ata1.00: exception Emask 0x0 SAct 0x80 SErr 0x0 action 0x6 frozen",
             "ata3: reset failed, giving up",
-            "ata3.00: disable device",
-            "ata3.00: disabled",
             "sd 2:0:0:0: Device offlined - not ready after error recovery",
             "sd 2:0:0:0: rejecting I/O to offline device",
             "sd 2:0:0:0: [sdb] tag#17 timing out command, waited 180s",

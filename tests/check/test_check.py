@@ -15,7 +15,7 @@ from fakes import amd_card, link, put
 from scenario import Machine
 
 from kmsgd.check import host, recorder
-from kmsgd.check.model import Finding, Status, exit_status, render_text
+from kmsgd.check.findings import Finding, Status, exit_status, render_text
 from kmsgd.check.run import run_checks
 from kmsgd.config import Settings, read
 from kmsgd.record.sysctl import DESIRED

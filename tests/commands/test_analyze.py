@@ -12,7 +12,7 @@ import pytest
 
 from kmsgd.commands.analyze import analyze, analyze_report
 from kmsgd.errors import BadInput
-from kmsgd.logparse import reader
+from kmsgd.logparse import decode
 
 DATA = Path(__file__).parents[1] / "data" / "logs"
 SMU = "amdgpu 0000:05:00.0: amdgpu: SMU: No response msg_reg: 12 resp_reg: 0"
@@ -151,7 +151,7 @@ def test_memory_does_not_grow_with_the_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # memory is bounded by the read block (1 MiB); a smaller one lets small inputs show it
-    monkeypatch.setattr(reader, "BLOCK_READ", 64 * 1024)
+    monkeypatch.setattr(decode, "BLOCK_READ", 64 * 1024)
     small = _peak(4_000, tmp_path / "small.txt")
     large = _peak(24_000, tmp_path / "large.txt")  # 6× the lines
     assert large < small * 1.5 + (1 << 20), (small, large)

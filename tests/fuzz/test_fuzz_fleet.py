@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 from kmsgd.fleet import cluster
 from kmsgd.fleet import entry as f
 from kmsgd.fleet.postmortem import Builder, RawFields
-from kmsgd.fleet.render import FORMATS, render
+from kmsgd.fleet.render import render
 from kmsgd.fleet.source import Scan
 from kmsgd.fleet.window import Window
+from kmsgd.types import FLEET_FORMATS
 
 tried = Tried()
 NOW_US = 1_764_400_000_000_000
@@ -51,7 +52,7 @@ entries = st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=20).map(
 @budget(80)
 @given(
     st.lists(st.tuples(entries, st.integers(0, 2**63 - 1)), min_size=1, max_size=8),
-    st.sampled_from(sorted(FORMATS)),
+    st.sampled_from(sorted(FLEET_FORMATS)),
 )
 def test_fleet_entries_never_raise(batch: list[tuple[dict[str, object], int]], fmt: str) -> None:
     tried["fleet entries"] += 1

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from unittest import mock
 
 if TYPE_CHECKING:
@@ -70,52 +70,17 @@ def corpus_reports() -> Iterator[tuple[str, bytes]]:
 def _seed_rings(root: Path) -> Iterator[tuple[str, Machine]]:
     import seeds
 
-    yield "seed-000", seeds.play_000(root / "000")
-    yield "seed-003", seeds.play_003(root / "003")
-    yield "seed-004", seeds.play_004(root / "004")
+    # in lockstep: incident mode on the wound clock, so the same story leaves the same ring
+    yield "seed-000", seeds.play_000(root / "000", lockstep=True)
+    yield "seed-003", seeds.play_003(root / "003", lockstep=True)
+    yield "seed-004", seeds.play_004(root / "004", lockstep=True)
 
 
 @contextlib.contextmanager
-def _deterministic() -> Iterator[None]:
-    """The seed stories played the same way every time. They draw boot ids at random: those
-    are numbered in the order drawn. Incident mode runs in a thread of its own on the real
-    monotonic clock, so what it records (and when) would depend on how fast this machine
-    plays the story: here it follows the boot's wound clock and takes its turn after each
-    step of the recorder's loop, and its captures run one after the other (their threads
-    finish in any order, and an incident lists what it captured in that order)."""
-    import scenario
-
-    from kmsgd.record.captures import Captures
-    from kmsgd.record.incident import IncidentMode
-    from kmsgd.record.recorder import Recorder
-
+def _numbered_boot_ids() -> Iterator[None]:
+    """The seed stories draw boot ids at random: here they are numbered in the order drawn."""
     counter = iter(range(1, 1 << 30))
-    init, settle, capture = Recorder.__init__, scenario.BootRun.settle, Captures.start
-
-    def recorder_init(self: Recorder, *args: Any, **kwargs: Any) -> None:
-        init(self, *args, **kwargs)
-        if self.incidents is not None:
-            clock = self.clock
-            self.incidents.clock = self.incidents.captures.clock = lambda: clock.mono_us() / 1e6
-
-    def settle_after_tick(self: scenario.BootRun) -> None:
-        if self.rec.incidents is not None:
-            self.rec.incidents.tick()
-        settle(self)
-
-    def capture_alone(self: Captures, what: str, *args: Any) -> bool:
-        started = capture(self, what, *args)
-        if started:
-            self.running[what].thread.join()
-        return started
-
-    with (
-        mock.patch.object(Captures, "start", capture_alone),
-        mock.patch("uuid.uuid4", lambda: uuid.UUID(int=next(counter))),
-        mock.patch.object(IncidentMode, "start", lambda self: None),
-        mock.patch.object(Recorder, "__init__", recorder_init),
-        mock.patch.object(scenario.BootRun, "settle", settle_after_tick),
-    ):
+    with mock.patch("uuid.uuid4", lambda: uuid.UUID(int=next(counter))):
         yield
 
 
@@ -126,7 +91,7 @@ def boot_reports() -> Iterator[tuple[str, bytes]]:
 
     from kmsgd.cli import main
 
-    with tempfile.TemporaryDirectory(prefix="kmsgd-golden-") as tmp, _deterministic():
+    with tempfile.TemporaryDirectory(prefix="kmsgd-golden-") as tmp, _numbered_boot_ids():
         root = Path(tmp)
         for name, m in _seed_rings(root):
             state = m.root / "state"

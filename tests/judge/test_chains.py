@@ -64,6 +64,10 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         "EXT4-fs error (device nvme0n1p2): ext4_find_entry:1455: inode #2: comm ls",
         HUNG,
     ),
+    ("page_allocation_failure", "oom_kill"): (
+        "kworker/u64:2: page allocation failure: order:4, mode:0x40cc0(GFP_KERNEL|__GFP_COMP)",
+        "Out of memory: Killed process 4242 (python3) total-vm:8000kB, anon-rss:4000kB",
+    ),
     ("nvme_timeout", "nvme_reset"): (
         "nvme nvme0: I/O 12 QID 3 timeout, aborting",
         "nvme nvme0: resetting controller",
@@ -175,12 +179,19 @@ for cause, line in (
 
 
 STALLS = {
+    "hard_lockup": "NMI watchdog: Watchdog detected hard LOCKUP on cpu 3",
     "soft_lockup": "watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [kworker/1:2:77]",
     "rcu_stall": "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:",
     "workqueue_lockup": "BUG: workqueue lockup - pool cpus=0-1 flags=0x4 nice=0 stuck for 2530s!",
     "hung_task": HUNG,
 }
 EXAMPLES.update({(c, e): (STALLS[c], STALLS[e]) for c in STALLS for e in STALLS if c != e})
+# the handler's message is the panic's (nmi_panic): a paste may keep it apart from its header
+EXAMPLES[("hpwdt_nmi", "kernel_panic")] = (
+    "04: An NMI occurred. Depending on your system the reason for the NMI is logged in any one "
+    "of the following resources:",
+    "---[ end Kernel panic - not syncing: 04: An NMI occurred. ]---",
+)
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 
 

@@ -17,7 +17,7 @@ from kmsgd.catalogue.table import CATALOGUE
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.judge import skim
 from kmsgd.judge.timeline import TimelineBuilder
-from kmsgd.logparse import reader
+from kmsgd.logparse import decode
 from kmsgd.report.render import render
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -172,7 +172,7 @@ def _corpus_lines() -> list[str]:
 
 def _reports(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """(report with skimming, report with every line parsed), in JSON."""
-    monkeypatch.setattr(reader, "BLOCK_READ", 64 * 1024)  # many blocks from a small log
+    monkeypatch.setattr(decode, "BLOCK_READ", 64 * 1024)  # many blocks from a small log
     counted = []
     count = TimelineBuilder.count
     monkeypatch.setattr(

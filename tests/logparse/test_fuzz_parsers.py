@@ -19,8 +19,8 @@ from kmsgd import config
 from kmsgd.commands.analyze import analyze
 from kmsgd.errors import BadInput
 from kmsgd.record import kmsg as record_kmsg
-from kmsgd.report.render import FORMATS
 from kmsgd.ring import records as kmsg
+from kmsgd.types import REPORT_FORMATS
 
 tried = Tried()
 
@@ -189,7 +189,7 @@ logs = st.one_of(
 
 @pytest.mark.slow
 @budget(600)
-@given(logs, st.sampled_from(sorted(FORMATS)), st.booleans())
+@given(logs, st.sampled_from(sorted(REPORT_FORMATS)), st.booleans())
 def test_analyze_raises_only_bad_input(data: bytes, fmt: str, redact: bool) -> None:
     tried["analyze"] += 1
     try:

@@ -152,3 +152,22 @@ def test_kubernetes_events_quoting_kernel_lines_are_read_as_kernel_lines() -> No
     got = report_of(GET_EVENTS)
     assert [s["tag"] for s in got["signatures"]] == ["oom_kill"]
     assert [ln.origin for ln in lines_of(GET_EVENTS)][-1] is Origin.TEXT  # kubelet's own
+
+
+WARN_AT = "WARNING: at drivers/net/dsl/kdsld.c:1915 kdsld_net_xmit+0x480/0x560 [kdsldmod]()"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"[  183.060000][0]{WARN_AT}",  # a vendor kernel's CPU number against the stamp
+        f"[  183.060000] [T412] {WARN_AT}",  # CONFIG_PRINTK_CALLER
+        f"[  183.060000][C1] {WARN_AT}",
+        f"Feb 25 20:33:54 fritz kern.warn kernel: [  183.060000][0]{WARN_AT}",  # BusyBox
+        f"Feb 25 20:33:54 fritz kernel: [  183.060000][0]{WARN_AT}",
+    ],
+)
+def test_the_caller_or_cpu_field_after_the_stamp_is_not_the_message(text: str) -> None:
+    (line,) = lines_of(text)
+    assert (line.message, line.ts_usec) == (WARN_AT, 183_060_000)
+    assert [s["tag"] for s in report_of(text)["signatures"]] == ["kernel_warning"]

@@ -12,8 +12,8 @@ from fakes import dual_amdgpu_box, hwmon_chip, put
 
 from kmsgd.sensors import discover
 from kmsgd.sensors.amdgpu import read_card_info, read_cards
+from kmsgd.sensors.attrfiles import KeptFile, ReadFailed, parse_int
 from kmsgd.sensors.hwmon import normalise_label, read_chips
-from kmsgd.sensors.reader import KeptFile, ReadFailed, parse_int
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "sysfs" / "amdgpu"
 

@@ -61,6 +61,9 @@ class Origin(enum.StrEnum):
     COMMAND = "command"  # a shell command or prompt in the paste: never evidence
 
 
+EVIDENCE_ORIGINS = frozenset({Origin.KERNEL, Origin.USERSPACE})  # lines that can be evidence
+
+
 class Line(NamedTuple):
     """One input line after parsing: the KernelRecord's fields flat, plus where it came from.
 

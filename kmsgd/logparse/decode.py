@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from kmsgd.errors import BadInput
-from kmsgd.logparse.model import Line
+from kmsgd.logparse.parsed import Line
 from kmsgd.logparse.stream import LogStream
 
 MAX_LINE = 64 * 1024
