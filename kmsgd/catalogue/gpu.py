@@ -680,12 +680,17 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # "NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\nNVRM: BAR%d is
     # %lluM @ 0x%llx (PCI:%04x:%02x:%02x.%x)", r515-r595 and the closed driver before it, which
     # printed "(PCI:%04x:%02x.%x)"); r550+ go on past an invalid VF BAR1/2 of a GH180 C2C
-    # ("NVRM: ignore invalid BAR failure for BAR%d"), every other case fails the probe
+    # ("NVRM: ignore invalid BAR failure for BAR%d"), every other case fails the probe; the
+    # same probe's other refusals of the device's registers (nv-pci.c, r515-r595): "NVRM:
+    # request_mem_region failed for %lluM @ 0x%llx. This can" (another driver holds them)
+    # and "NVRM: Fatal Error while attempting to resize PCIe BARs."
     sig(
         "nvidia_init_failure",
         r"RmInitAdapter failed|rm_init_adapter failed|The NVIDIA probe routine failed"
         r"|This PCI I/O region assigned to your NVIDIA device is invalid"
         r"|NVRM: BAR\d is \d+M @ 0x[0-9a-fA-F]+ \(PCI:"
+        r"|NVRM: request_mem_region failed for \d+M @ 0x"
+        r"|NVRM: Fatal Error while attempting to resize PCIe BARs"
         r"|None of the NVIDIA devices were initialized"
         r"|failed to (?:wait for GFW_BOOT|halt with GFW_BOOT)|failed to wait for GFW boot complete"
         r"|\) returned from kgsp(?:WaitForRmInitDone|WaitForGfwBootOk\w*)\("
@@ -702,6 +707,8 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             "WPR2",
             "invalid",
             *(f"BAR{n}" for n in range(6)),
+            "request_mem_region",
+            "BARs",
         ),
         Severity.ERROR,
         NVIDIA,
@@ -783,6 +790,17 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 _NVK + "nv-pci.c",
                 "r515-r595",
                 args=(0, 0, 0, 0, 2, 0, 0),
+            ),
+            Format(
+                "NVRM: request_mem_region failed for %lluM @ 0x%llx. This can",
+                _NVK + "nv-pci.c",
+                "r515-r595",
+                args=(16, 0xDE000000),
+            ),
+            Format(
+                "NVRM: Fatal Error while attempting to resize PCIe BARs.",
+                _NVK + "nv-pci.c",
+                "r515-r595",
             ),
             Format(
                 "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)",

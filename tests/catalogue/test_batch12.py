@@ -42,10 +42,13 @@ BATCH12_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:",
             "NVRM: BAR0 is 0M @ 0x0 (PCI:0000:02:00.0)",
             "NVRM: BAR1 is 0M @ 0x00000000 (PCI:0001:00.0)",  # the closed driver's bus id
+            "NVRM: request_mem_region failed for 16M @ 0xde000000. This can",
+            "NVRM: Fatal Error while attempting to resize PCIe BARs.",
         ],
         [
             "NVRM: PCI:0000:02:00.0 (10de:1c8d): BAR0 @ 0xde000000 (16MB)",
             "NVRM: ignore invalid BAR failure for BAR1",
+            "NVRM: occur when a driver such as rivatv is loaded and claims",
             "pci 0000:02:00.0: BAR 0: assigned [mem 0xde000000-0xdeffffff]",
         ],
     ),
