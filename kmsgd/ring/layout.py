@@ -388,7 +388,7 @@ def oldest_frame(buf: Buf, head: RawFrame, size: int, unit: int = SECTOR) -> Raw
     is a leftover of an older lap that a power cut tore back in (a torn sector: the new bytes
     up to the head's end, then the old ones), released by the ring when the head's commit was
     issued. A reopening writer starts at the next boundary, so such a frame would be shown
-    once, then vanish without being overwritten (docs/reliability.md, bug 14)."""
+    once, then vanish without being overwritten (docs/reliability.md, rule 4)."""
     after = _find_between(buf, sector_end(head.offset + head.size, unit), size, -1, head.serial)
     if after is not None and after.serial < head.serial:
         return after

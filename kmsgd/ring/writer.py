@@ -83,8 +83,8 @@ class RingWriter:
         except RingCorrupt as err:
             if not replace_corrupt or not err.replaceable:
                 raise
-            # Refusing it made the daemon exit 2 and restart every 3 s forever, recording
-            # nothing (tests/record/test_corrupt_ring.py). Keep the bytes, record anew.
+            # refusing would make the service exit and restart every 3 s, recording nothing
+            # (tests/record/test_corrupt_ring.py): keep the bytes aside and record anew
             self.replaced = Replaced(_move_aside(path), err.why)
             head, stale = self._open(size)
         if head is None:

@@ -152,7 +152,7 @@ def test_the_simulation_catches_commits_packed_into_an_acknowledged_sector(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Without the alignment each commit starts right after the previous one's last frame and
-    # rewrites its sector: garbage there loses that acknowledged frame (11 over 1,000 cuts).
+    # rewrites its sector: garbage there loses that acknowledged frame.
     monkeypatch.setattr(ring_writer, "COMMIT_ALIGN", fr.ALIGN)
     assert _broken(tmp_path, (*MODES, "garbage")) > 0
 
