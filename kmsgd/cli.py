@@ -305,6 +305,12 @@ def last_boot(
             "--redact does not apply to --format export",
             hint="the entry goes to your own collector, filed under the box's real host name",
         )
+    if redact and (save or save_dir is not None):
+        raise BadInput(
+            "--redact does not apply to --save or --save-dir",
+            hint="the saved reports are the box's own record; run last-boot --boot ID --redact "
+            "for the copy a ticket gets",
+        )
     if keep is not None and keep < 1:
         raise BadInput(f"--keep {keep}: must be at least 1 (the report just written is kept)")
     cfg = settings(config_file, ring=ring, proc_root=proc_root, reports_keep=keep)

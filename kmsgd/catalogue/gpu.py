@@ -675,10 +675,22 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # for kgspWaitForGfwBootOk_HAL): the GPU never comes up; osinit.c RmInitAdapter's
     # "Cannot initialize GSP firmware RM" (r515-r595) when kgspInitRm fails, and kernel_gsp.c
     # _kgspBootGspRm's "unexpected WPR2 already up, cannot proceed with booting GSP" (a GSP
-    # left locked by the previous driver instance: the GPU needs a reset)
+    # left locked by the previous driver instance: the GPU needs a reset); the probe's refusal
+    # of a BAR the PCI core left unassigned (nv-pci.c nv_pci_probe, one printk over two lines:
+    # "NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:\nNVRM: BAR%d is
+    # %lluM @ 0x%llx (PCI:%04x:%02x:%02x.%x)", r515-r595 and the closed driver before it, which
+    # printed "(PCI:%04x:%02x.%x)"); r550+ go on past an invalid VF BAR1/2 of a GH180 C2C
+    # ("NVRM: ignore invalid BAR failure for BAR%d"), every other case fails the probe; the
+    # same probe's other refusals of the device's registers (nv-pci.c, r515-r595): "NVRM:
+    # request_mem_region failed for %lluM @ 0x%llx. This can" (another driver holds them)
+    # and "NVRM: Fatal Error while attempting to resize PCIe BARs."
     sig(
         "nvidia_init_failure",
         r"RmInitAdapter failed|rm_init_adapter failed|The NVIDIA probe routine failed"
+        r"|This PCI I/O region assigned to your NVIDIA device is invalid"
+        r"|NVRM: BAR\d is \d+M @ 0x[0-9a-fA-F]+ \(PCI:"
+        r"|NVRM: request_mem_region failed for \d+M @ 0x"
+        r"|NVRM: Fatal Error while attempting to resize PCIe BARs"
         r"|None of the NVIDIA devices were initialized"
         r"|failed to (?:wait for GFW_BOOT|halt with GFW_BOOT)|failed to wait for GFW boot complete"
         r"|\) returned from kgsp(?:WaitForRmInitDone|WaitForGfwBootOk\w*)\("
@@ -693,6 +705,10 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             "returned",
             "GSP",
             "WPR2",
+            "invalid",
+            *(f"BAR{n}" for n in range(6)),
+            "request_mem_region",
+            "BARs",
         ),
         Severity.ERROR,
         NVIDIA,
@@ -763,6 +779,28 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "NVRM: None of the NVIDIA devices were initialized.", _NVK + "nv.c", "r515-r595"
+            ),
+            Format(
+                "NVRM: This PCI I/O region assigned to your NVIDIA device is invalid:",
+                _NVK + "nv-pci.c",
+                "r515-r595",
+            ),
+            Format(
+                "NVRM: BAR%d is %lluM @ 0x%llx (PCI:%04x:%02x:%02x.%x)",
+                _NVK + "nv-pci.c",
+                "r515-r595",
+                args=(0, 0, 0, 0, 2, 0, 0),
+            ),
+            Format(
+                "NVRM: request_mem_region failed for %lluM @ 0x%llx. This can",
+                _NVK + "nv-pci.c",
+                "r515-r595",
+                args=(16, 0xDE000000),
+            ),
+            Format(
+                "NVRM: Fatal Error while attempting to resize PCIe BARs.",
+                _NVK + "nv-pci.c",
+                "r515-r595",
             ),
             Format(
                 "failed to wait for GFW_BOOT: 0x%x (progress 0x%x)",

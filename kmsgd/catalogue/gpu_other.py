@@ -113,10 +113,14 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # (nouveau_chan.c nouveau_channel_idle: NV_PRINTK(err, cli, "failed to idle channel %d
     # [%s]"), and the fbcon's acceleration given up on a hung GPU (nouveau_fbcon.c
     # nouveau_fbcon_gpu_lockup: NV_ERROR "GPU lockup - switching to software fbcon"), both
-    # with "DRM: " after the device (3.x printed "[drm] nouveau <bus id>: ")
+    # with "DRM: " after the device (3.x printed "[drm] nouveau <bus id>: "); the host bus's
+    # fault on a register access the GPU did not answer (nvkm/subdev/bus/nv31.c, nv50.c
+    # "MMIO %s of %08x FAULT at %06x", gf100.c "MMIO %s of %08x FAULT at %06x [ %s%s%s]"
+    # with !ENGINE/PRIVRING/TIMEOUT, 4.4-mainline; gf100's nvkm_error_ratelimited in 6.x)
     sig(
         "nouveau_error",
-        r"nouveau \S+: (?:fifo: (?:DMA_PUSHER|SCHED_ERROR|PBDMA\d+: |fault \w+ \[|"
+        r"nouveau \S+: (?:bus: MMIO (?:read|write) of [0-9a-fA-F]+ FAULT at "
+        r"|fifo: (?:DMA_PUSHER|SCHED_ERROR|PBDMA\d+: |fault \w+ \[|"
         r"(?:read|write) fault at )|gr: (?:TRAP|DATA_ERROR|ILLEGAL_MTHD|ILLEGAL_CLASS)"
         r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\)"
         r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[))",
@@ -128,7 +132,7 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         "before a freeze name the engine: update the kernel and Mesa, or try NVIDIA's driver.",
         36,
         device_kind=_PCI,
-        # listed: the probe's refusal (the engine-fault formats are not among them)
+        # listed: the probe's refusal and the bus fault (the engine-fault formats are not)
         formats=(
             Format(
                 "unknown chipset (%08x)",
@@ -143,6 +147,20 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "nouveau 0000:01:00.0: DRM: ",
                 args=(2, "Xorg[1042]"),
+            ),
+            Format(
+                "MMIO %s of %08x FAULT at %06x [ %s%s%s]",
+                "drivers/gpu/drm/nouveau/nvkm/subdev/bus/gf100.c",
+                "4.4-6.18",
+                "nouveau 0000:02:00.0: bus: ",
+                args=("read", 0, 0x6013D4, "", "PRIVRING ", ""),
+            ),
+            Format(
+                "MMIO %s of %08x FAULT at %06x",
+                "drivers/gpu/drm/nouveau/nvkm/subdev/bus/nv50.c",
+                "4.4-6.18",
+                "nouveau 0000:01:00.0: bus: ",
+                args=("write", 0xBAD0DA00, 0x610004),
             ),
             Format(
                 "GPU lockup - switching to software fbcon",

@@ -620,11 +620,15 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     ),
     # kernel/panic.c panic(): "Kernel panic - not syncing: %s" (2.6.1x-today); the closing
     # "---[ end Kernel panic - not syncing: %s ]---" (4.x+) alone also shows it; 2.4 and the
-    # first 2.6 releases printed "Kernel panic: %s", then "In interrupt handler - not syncing"
+    # first 2.6 releases printed "Kernel panic: %s", then "In interrupt handler - not syncing".
+    # FreeBSD (the kernel under drm-kmod's Linux GPU drivers): sys/amd64/amd64/trap.c and
+    # sys/i386/i386/trap.c trap_fatal print "Fatal trap %d: %s while in %s mode" for a trap
+    # the kernel cannot take, then enter ddb ("Stopped at") or panic(): the machine stops
+    # either way (FreeBSD 10-15); "user mode" traps become signals and are not matched
     sig(
         "kernel_panic",
-        r"Kernel panic - not syncing|^Kernel panic: \S",
-        ("panic",),
+        r"Kernel panic - not syncing|^Kernel panic: \S|^Fatal trap \d+: .+ while in kernel mode",
+        ("panic", "trap"),
         S.CRITICAL,
         "kernel",
         "The kernel panicked: it stopped and the machine hung or rebooted.",
@@ -645,6 +649,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format(
                 "Kernel panic: %s", "kernel/panic.c", "2.4-early 2.6", args=("CPU context corrupt",)
+            ),
+            Format(
+                "Fatal trap %d: %s while in %s mode",
+                "freebsd:sys/amd64/amd64/trap.c",
+                "FreeBSD 10-15",
+                args=(12, "page fault", "kernel"),
             ),
         ),
     ),

@@ -19,6 +19,22 @@ from kmsgd.logparse.origin import kernel_opening
 from kmsgd.logparse.parsed import LogFormat
 
 MONTHS = {m: i for i, m in enumerate(calendar.month_abbr) if m}
+# localised month abbreviations (glibc's abmon of the languages seen in tickets), by their
+# first three letters (four where two months share three)
+LOCAL_MONTHS = {
+    **{m.lower(): n for m, n in MONTHS.items()},
+    "mär": 3, "mai": 5, "okt": 10, "dez": 12,  # de
+    "jan": 1, "fév": 2, "fev": 2, "mar": 3, "avr": 4, "juin": 6, "juil": 7, "aoû": 8,
+    "aou": 8, "déc": 12,  # fr, pt
+    "ene": 1, "abr": 4, "ago": 8, "dic": 12,  # es
+    "gen": 1, "mag": 5, "giu": 6, "lug": 7, "set": 9, "ott": 10,  # it
+    "mrt": 3, "mei": 5,  # nl
+    "out": 10,  # pt
+    "sty": 1, "lut": 2, "kwi": 4, "maj": 5, "cze": 6, "lip": 7, "sie": 8, "wrz": 9,
+    "paź": 10, "lis": 11, "gru": 12,  # pl
+    "янв": 1, "фев": 2, "мар": 3, "апр": 4, "мая": 5, "май": 5, "июн": 6, "июл": 7,
+    "авг": 8, "сен": 9, "окт": 10, "ноя": 11, "дек": 12,  # ru
+}  # fmt: skip
 LEVELS = {
     "emerg": 0,
     "alert": 1,
@@ -125,8 +141,11 @@ _KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
 _DMESG = re.compile(
     r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\]|\[\d{1,3}\])?\s?(.*)"
 )
-_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})\.(\d+)\]\s?(.*)")
-_DMESG_MINUTE = re.compile(r"\[([A-Z][a-z]{2})\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
+# util-linux dmesg.c prints -H's minute header with strftime "%b%d %H:%M" and the offset
+# with the locale's decimal point, so a non-English locale writes "[apr18 15:18]" and
+# "[ +10,214451]" (sv_SE, nb_NO, de_DE abmon and decimal comma)
+_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})[.,](\d+)\]\s?(.*)")
+_DMESG_MINUTE = re.compile(r"\[([^\W\d_]{3,4})\.?\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 # dmesg -T prints strftime "%a %b %e %H:%M:%S %Y" in the user's locale: CJK locales write
 # the weekday as one character and the month as its number and 月/월 ("[三 9月  6 11:00:27
 # 2017]", glibc's zh_CN, ja_JP and ko_KR abmon)
@@ -251,15 +270,14 @@ def parse_dmesg_delta(line: str) -> Fields | None:
     if m is not None:
         return Fields(LogFormat.DMESG_DELTA, m.group(3), delta_us=usec(m.group(1), m.group(2)))
     m = _DMESG_MINUTE.match(line)
-    if m is None or m.group(1) not in MONTHS:
+    month = LOCAL_MONTHS.get(m.group(1).lower()) if m is not None else None
+    if m is None or month is None:
         return None
     return Fields(
         LogFormat.DMESG_DELTA,
         m.group(4),
-        month_day=(MONTHS[m.group(1)], int(m.group(2))),
-        wall_us=wall_from_parts(
-            2000, MONTHS[m.group(1)], int(m.group(2)), m.group(3) + ":00", None
-        ),
+        month_day=(month, int(m.group(2))),
+        wall_us=wall_from_parts(2000, month, int(m.group(2)), m.group(3) + ":00", None),
         minute_header=True,
     )
 

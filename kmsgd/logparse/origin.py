@@ -100,6 +100,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"WARN_ON(?:_ONCE)?\(",
         r"WARNING \S.* failed at ",
         r"error: \[drm:",
+        r"Fatal trap \d+: .+ while in kernel mode",  # FreeBSD trap_fatal (catalogue/kernel.py)
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",

@@ -16,7 +16,8 @@ from __future__ import annotations
 import html
 import re
 
-from kmsgd.logparse.formats import MONTHS, Fields, iso_us, parse_kmsg, usec, wall_from_parts
+from kmsgd.logparse.formats import LOCAL_MONTHS as _LOCAL_MONTHS
+from kmsgd.logparse.formats import Fields, iso_us, parse_kmsg, usec, wall_from_parts
 from kmsgd.logparse.origin import kernel_opening
 from kmsgd.logparse.parsed import LogFormat
 
@@ -88,22 +89,6 @@ _KERNELISH = re.compile(
     r"[\w-]+ [\w-]+: \w+ (?:error|fault|timeout)|"
     r"[a-z_][\w.-]*\+0x[0-9a-f]+/0x[0-9a-f]+)"
 )
-# localised month abbreviations (glibc's abmon of the languages seen in tickets), by their
-# first three letters (four where two months share three)
-_LOCAL_MONTHS = {
-    **{m.lower(): n for m, n in MONTHS.items()},
-    "mär": 3, "mai": 5, "okt": 10, "dez": 12,  # de
-    "jan": 1, "fév": 2, "fev": 2, "mar": 3, "avr": 4, "juin": 6, "juil": 7, "aoû": 8,
-    "aou": 8, "déc": 12,  # fr, pt
-    "ene": 1, "abr": 4, "ago": 8, "dic": 12,  # es
-    "gen": 1, "mag": 5, "giu": 6, "lug": 7, "set": 9, "ott": 10,  # it
-    "mrt": 3, "mei": 5,  # nl
-    "out": 10,  # pt
-    "sty": 1, "lut": 2, "kwi": 4, "maj": 5, "cze": 6, "lip": 7, "sie": 8, "wrz": 9,
-    "paź": 10, "lis": 11, "gru": 12,  # pl
-    "янв": 1, "фев": 2, "мар": 3, "апр": 4, "мая": 5, "май": 5, "июн": 6, "июл": 7,
-    "авг": 8, "сен": 9, "окт": 10, "ноя": 11, "дек": 12,  # ru
-}  # fmt: skip
 
 
 def clean_markup(line: str) -> str:

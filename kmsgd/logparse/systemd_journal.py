@@ -173,7 +173,9 @@ def final_entries(
     with _reader(directory) as r:
         r.add_match(_BOOT_ID=bid)
         r.seek_tail()
-        while len(out) < n and (fields := r.get_previous()):
+        for fields in _readable(r, backward=True):
+            if len(out) >= n:
+                break
             if (entry := entry_from_fields(fields)) is not None:
                 out.append(entry)
     out.reverse()
@@ -204,9 +206,11 @@ def list_boots(directory: str | None = None) -> list[JournalBoot]:
             r.flush_matches()
             r.add_match(_BOOT_ID=bid)
             r.seek_head()
-            first = _int(r.get_next().get("__REALTIME_TIMESTAMP"), WALL_US_MAX)
+            first = _int(next(_readable(r), {}).get("__REALTIME_TIMESTAMP"), WALL_US_MAX)
             r.seek_tail()
-            last = _int(r.get_previous().get("__REALTIME_TIMESTAMP"), WALL_US_MAX)
+            last = _int(
+                next(_readable(r, backward=True), {}).get("__REALTIME_TIMESTAMP"), WALL_US_MAX
+            )
             if first is not None and last is not None:
                 boots.append(JournalBoot(bid, first, last))
     return sorted(boots, key=lambda b: (b.first_realtime_us, b.boot_id))
@@ -248,10 +252,12 @@ def kernel_records(
         with _reader(directory) as r:
             r.add_match(*match)
             if n is None:
-                entries = [e for f in r if (e := entry_from_fields(f)) is not None]
+                entries = [e for f in _readable(r) if (e := entry_from_fields(f)) is not None]
             else:
                 r.seek_tail()
-                while len(entries) < n and (fields := r.get_previous()):
+                for fields in _readable(r, backward=True):
+                    if len(entries) >= n:
+                        break
                     if (entry := entry_from_fields(fields)) is not None:
                         entries.append(entry)
                 entries.reverse()
@@ -265,11 +271,28 @@ def file_entries(path: str) -> Iterator[JournalEntry]:
     if mod is not None:
         raw = {key: (lambda v: v) for key in mod.DEFAULT_CONVERTERS}
         reader = mod.Reader(files=[os.path.abspath(path)], converters=raw)
-        for fields in reader:
+        for fields in _readable(reader):
             if (entry := entry_from_fields(_plain(fields))) is not None:
                 yield entry
         return
     yield from _json_entries(_journalctl(["-o", "json", f"--file={os.path.abspath(path)}"], None))
+
+
+def _readable(reader: Any, *, backward: bool = False) -> Iterator[dict[str, Any]]:
+    """The reader's entries from where it stands (forward, or `backward`), without those whose
+    field names are not UTF-8: a damaged file's entry (a journal cut by a power loss, or a
+    stranger's file), which libsystemd hands over and systemd-python's Reader decodes strictly
+    (UnicodeDecodeError). It is skipped as a damaged ring record is; the reader has moved past
+    it before decoding, so the next call reads the next entry."""
+    step = reader.get_previous if backward else reader.get_next
+    while True:
+        try:
+            fields = step()
+        except UnicodeDecodeError:
+            continue
+        if not fields:
+            return
+        yield fields
 
 
 def _plain(fields: Mapping[str, Any]) -> dict[str, object]:

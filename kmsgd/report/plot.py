@@ -564,7 +564,8 @@ def png(s: BootSeries, *, title: str = "", clean: Clean = str, dpi: int = 100) -
 
 def save(s: BootSeries, path: str, *, title: str = "", clean: Clean = str) -> None:
     """`--plot FILE`: the timeline alone as FILE.svg or FILE.png (mode 0600: it holds the log's
-    lines in its hover texts). BadInput for another suffix or without matplotlib."""
+    lines in its hover texts). BadInput for another suffix or without matplotlib; OSError
+    (ELOOP) when FILE is a symbolic link."""
     from kmsgd.errors import BadInput
 
     suffix = os.path.splitext(path)[1].lower()
@@ -577,6 +578,8 @@ def save(s: BootSeries, path: str, *, title: str = "", clean: Clean = str) -> No
         if suffix == ".png"
         else svg(s, title=title, clean=clean).encode()
     )
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # O_NOFOLLOW: a link planted at PATH (a shared directory such as /tmp) is refused
+    # (ELOOP, one line), never written through
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(data)

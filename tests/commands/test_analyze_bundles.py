@@ -189,3 +189,33 @@ def test_journal_file(tmp_path: Path) -> None:
         [JOURNAL_REMOTE, f"--output={out}", "-"], input=export, check=True, capture_output=True
     )
     assert _judge(out)[:2] == ("kernel_panic", "amdgpu_smu_timeout")
+
+
+@pytest.mark.skipif(not Path(JOURNAL_REMOTE).exists(), reason="systemd-journal-remote missing")
+def test_a_journal_entry_with_a_field_name_not_utf8_is_skipped(tmp_path: Path) -> None:
+    """A damaged file whose data object names a field in bytes that are not UTF-8 (the fuzzer
+    patched 8 bytes of 0xff into one): systemd-python's Reader raises UnicodeDecodeError for
+    that entry. The entry is skipped; the entries around it are judged."""
+    export = b""
+    for n, (name, msg) in enumerate(
+        [
+            (b"SYSLOG_IDENTIFIER", b"amdgpu 0000:05:00.0: amdgpu: SMU: No response msg_reg: 12"),
+            (b"KMSGDFUZZ", b"usb 1-1: new high-speed USB device number 2 using xhci_hcd"),
+            (b"SYSLOG_IDENTIFIER", b"Kernel panic - not syncing: Fatal exception"),
+        ],
+        1,
+    ):
+        export += (
+            b"__REALTIME_TIMESTAMP=17000000%02d000000\n__MONOTONIC_TIMESTAMP=%d000000\n"
+            b"_BOOT_ID=0123456789abcdef0123456789abcdef\n_TRANSPORT=kernel\nPRIORITY=0\n"
+            b"_SOURCE_MONOTONIC_TIMESTAMP=%d000000\n%s=kernel\nMESSAGE=%s\n\n"
+            % (n, 100 + n, 100 + n, name, msg)
+        )
+    out = tmp_path / "system.journal"
+    subprocess.run(
+        [JOURNAL_REMOTE, f"--output={out}", "-"], input=export, check=True, capture_output=True
+    )
+    data = out.read_bytes()
+    assert data.count(b"KMSGDFUZZ=kernel") == 1
+    out.write_bytes(data.replace(b"KMSGDFUZZ=kernel", b"KMSGD\xff\xff\xff\xff=kernel"))
+    assert _judge(out)[:2] == ("kernel_panic", "amdgpu_smu_timeout")

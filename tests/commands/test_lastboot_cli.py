@@ -170,3 +170,15 @@ def test_keep_zero_or_negative_is_refused_in_one_line(tmp_path: Path) -> None:
         assert len(out.stderr.strip().splitlines()) == 1 and "--keep" in out.stderr
         assert "Traceback" not in out.stderr
     assert [p.name for p in reports.iterdir()] == ["notes.md"]
+
+
+def test_redact_with_save_is_refused_not_ignored(tmp_path: Path) -> None:
+    # a saved report is never redacted: taking --redact silently would leave an operator
+    # believing the file in the report directory is safe to attach
+    m, proc = played(tmp_path)
+    reports = tmp_path / "reports"
+    base = ("last-boot", "--ring", str(m.ring), "--proc", str(proc), "--no-journal", "--redact")
+    out = kmsgd(*base, "--save-dir", str(reports))
+    assert out.returncode == 2 and out.stdout == ""
+    assert len(out.stderr.strip().splitlines()) == 1 and "--redact" in out.stderr
+    assert not reports.exists()

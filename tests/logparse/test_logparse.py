@@ -124,6 +124,21 @@ def test_dmesg_human_relative_stamps() -> None:
     assert walls[1] - walls[0] == 123 and walls[2] - walls[1] == 2_500_000  # type: ignore[operator]
 
 
+@pytest.mark.parametrize("header", ["[apr18 15:18]", "[okt18 15:18]", "[Apr18 15:18]"])
+def test_dmesg_human_stamps_in_a_non_english_locale(header: str) -> None:
+    """util-linux prints -H's minute header with strftime "%b%d %H:%M" and the offsets with
+    the locale's decimal point: sv_SE/de_DE write "[apr18 15:18]" and "[ +10,214451]"."""
+    got = lines_of(
+        f"{header} amdgpu 0000:03:00.0: [drm] *ERROR* dc_dmub_srv_log_diagnostic_data: "
+        "DMCUB error - collecting diagnostic data\n"
+        "[ +10,214451] amdgpu 0000:03:00.0: [drm] *ERROR* [CRTC:73:crtc-0] flip_done timed out"
+    )
+    assert [g.fmt for g in got] == [LogFormat.DMESG_DELTA] * 2
+    assert [g.origin for g in got] == [Origin.KERNEL] * 2
+    assert got[1].wall_us - got[0].wall_us == 10_214_451  # type: ignore[operator]
+    assert got[1].message.endswith("flip_done timed out")
+
+
 def test_json_and_export_formats() -> None:
     entry = {
         "MESSAGE": MSG,

@@ -135,6 +135,22 @@ def test_plot_with_save_dir_is_saved_and_linked_from_the_saved_markdown(tmp_path
 
 
 @needs_matplotlib
+def test_a_link_planted_at_the_plot_path_is_refused_not_followed(tmp_path: Path) -> None:
+    m = play_004(tmp_path)
+    proc = make_proc(tmp_path / "live", m.boots[-1].boot_id)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    link = tmp_path / "t.svg"
+    link.symlink_to(victim)
+    code, err = _last_boot(
+        "--ring", str(m.ring), "--proc", str(proc), "--no-journal", "--format", "md",
+        "--plot", str(link),
+    )  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "symbolic links" in err
+    assert victim.read_text() == "keep me\n" and link.is_symlink()
+
+
+@needs_matplotlib
 def test_analyze_html_marks_a_pasted_logs_signatures(tmp_path: Path) -> None:
     log = tmp_path / "dmesg.txt"
     log.write_text(
