@@ -138,10 +138,11 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # kernel-open/nvidia-drm/nvidia-drm-modeset.c nv_drm_atomic_commit (r515-r595):
     # NV_DRM_DEV_LOG_ERR(nv_dev, "Flip event timeout on head %u"), i.e. DRM_ERROR("[nvidia-drm]
     # [GPU ID 0x%08x] Flip event timeout on head %u"); a pager may cut the line inside
-    # "timeout", so the pattern ends on the words the format fixes before it
+    # "timeout", so the pattern ends on the words the format fixes before it; a retyped
+    # paste may put a colon after the GPU ID's bracket
     sig(
         "nvidia_flip_timeout",
-        r"\[nvidia-drm\] (?:\[GPU ID 0x[0-9a-fA-F]+\] )?Flip event timeo",
+        r"\[nvidia-drm\] (?:\[GPU ID 0x[0-9a-fA-F]+\]:? )?Flip event timeo",
         ("Flip",),
         Severity.ERROR,
         NVIDIA,

@@ -116,14 +116,19 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # with "DRM: " after the device (3.x printed "[drm] nouveau <bus id>: "); the host bus's
     # fault on a register access the GPU did not answer (nvkm/subdev/bus/nv31.c, nv50.c
     # "MMIO %s of %08x FAULT at %06x", gf100.c "MMIO %s of %08x FAULT at %06x [ %s%s%s]"
-    # with !ENGINE/PRIVRING/TIMEOUT, 4.4-mainline; gf100's nvkm_error_ratelimited in 6.x)
+    # with !ENGINE/PRIVRING/TIMEOUT, 4.4-mainline; gf100's nvkm_error_ratelimited in 6.x);
+    # before nvkm (3.3-3.6: NV_ERROR printed "[drm] nouveau <bus id>: ") the Fermi playlist
+    # that the GPU never took (nvc0_fifo.c nvc0_fifo_playlist_update: "PFIFO - playlist
+    # update failed") and the channel that never idled (nouveau_channel.c: "Failed to idle
+    # channel %d.")
     sig(
         "nouveau_error",
         r"nouveau \S+: (?:bus: MMIO (?:read|write) of [0-9a-fA-F]+ FAULT at "
         r"|fifo: (?:DMA_PUSHER|SCHED_ERROR|PBDMA\d+: |fault \w+ \[|"
         r"(?:read|write) fault at )|gr: (?:TRAP|DATA_ERROR|ILLEGAL_MTHD|ILLEGAL_CLASS)"
         r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\)"
-        r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[))",
+        r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[)"
+        r"|PFIFO - playlist update failed|Failed to idle channel \d+\.)",
         ("nouveau",),
         Severity.ERROR,
         NOUVEAU,
@@ -167,6 +172,19 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/gpu/drm/nouveau/nouveau_fbcon.c",
                 "4.4-6.1",
                 "nouveau 0000:01:00.0: DRM: ",
+            ),
+            Format(
+                "PFIFO - playlist update failed",
+                "drivers/gpu/drm/nouveau/nvc0_fifo.c",
+                "3.3-3.6",
+                "[drm] nouveau 0000:01:00.0: ",
+            ),
+            Format(
+                "Failed to idle channel %d.",
+                "drivers/gpu/drm/nouveau/nouveau_channel.c",
+                "3.3-3.6",
+                "[drm] nouveau 0000:01:00.0: ",
+                args=(1,),
             ),
         ),
     ),

@@ -1,0 +1,47 @@
+"""Wordings corpus batch 14 (docs/accuracy.md) showed missing: each line as its source's
+format string prints it (file named in the catalogue entry), and the lines with the same
+words that must not match."""
+
+from __future__ import annotations
+
+import pytest
+
+from kmsgd.catalogue.table import match_record
+from kmsgd.ring.records import KernelRecord
+
+# tag → (positives, negatives)
+BATCH14_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "nouveau_error": (
+        [
+            # 3.3-3.6 NV_ERROR: "[drm] nouveau <bus id>: " before the nvc0_fifo.c and
+            # nouveau_channel.c wordings
+            "[drm] nouveau 0000:01:00.0: PFIFO - playlist update failed",
+            "[drm] nouveau 0000:02:00.0: Failed to idle channel 2.",
+        ],
+        [
+            "[drm] nouveau 0000:01:00.0: PFIFO - playlist update",
+            "[drm] nouveau 0000:01:00.0: Failed to idle channel",
+        ],
+    ),
+    "nvidia_flip_timeout": (
+        [
+            # retyped from a terminal: a colon after the GPU ID's bracket
+            "[drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] "
+            "[GPU ID 0x00000b00]: Flip event timeout on head 0",
+        ],
+        ["[drm] [nvidia-drm] [GPU ID 0x00000b00] Loading driver"],
+    ),
+}
+
+
+def _tags(line: str) -> set[str]:
+    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
+
+
+@pytest.mark.parametrize("tag", sorted(BATCH14_EXAMPLES))
+def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
+    positives, negatives = BATCH14_EXAMPLES[tag]
+    for line in positives:
+        assert tag in _tags(line), line
+    for line in negatives:
+        assert tag not in _tags(line), line
