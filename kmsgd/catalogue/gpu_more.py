@@ -505,4 +505,41 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # nvassert.c nvAssertFailed / nvAssertFailedNoLog: NV_ASSERT_PRINTF "Assertion failed: "
+    # NV_ASSERT_FAILED_PRINTF_FMT ("%s @ %s:%d": the expression, file and line), after
+    # NV_PRINTF's "NVRM: " and the function (the open modules add "GPU%d " when the assert
+    # has a GPU); the plain assert names no NV_ERR status (nvAssertOkFailed's "... returned
+    # from" does, and its status tags say what failed): an RM invariant broken, which the
+    # driver logs and goes on past
+    sig(
+        "nvidia_rm_assertion",
+        r"NVRM:? (?:GPU\d+ )?nvAssertFailed(?:NoLog)?: Assertion failed: .+ @ \S+:\d+",
+        ("nvAssertFailedNoLog", "nvAssertFailed"),
+        Severity.ERROR,
+        NVIDIA,
+        "An internal consistency check of NVIDIA's resource manager failed (an RM assertion): "
+        "the driver met a state its code rules out and went on, often with the GPU or display "
+        "left unusable.",
+        "Note the expression, file and line and the driver and kernel versions; search the "
+        "driver's issue tracker for them, and try another driver branch or kernel.",
+        34,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "Assertion failed: %s @ %s:%d",
+                _NVASSERT,
+                "r535-r595",
+                "NVRM: GPU0 nvAssertFailedNoLog: ",
+                args=("GPPut < WATCHDOG_GPFIFO_ENTRIES", "kernel_rc_watchdog.c", 1549),
+            ),
+            Format(
+                "Assertion failed: %s @ %s:%d",
+                _NVASSERT,
+                "r535-r595",
+                "NVRM: nvAssertFailedNoLog: ",
+                args=("pRpc != NULL", "objvgpu.c", 150),
+            ),
+        ),
+    ),
 )

@@ -78,6 +78,7 @@ class Tag(enum.StrEnum):
     NVIDIA_MODESET_ERROR = "nvidia_modeset_error"
     NVIDIA_NO_MEMORY = "nvidia_no_memory"
     NVIDIA_RESET_REQUIRED = "nvidia_reset_required"
+    NVIDIA_RM_ASSERTION = "nvidia_rm_assertion"
     NVIDIA_XID = "nvidia_xid"
     NVME_RESET = "nvme_reset"
     NVME_TIMEOUT = "nvme_timeout"

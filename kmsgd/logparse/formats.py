@@ -153,8 +153,12 @@ _DMESG_CTIME = re.compile(
     r"(?:<(\d{1,3})>)?\[(?:[^\W\d_]{1,4}\.? +)?([A-Z][a-z]{2}|\d{1,2}[月월])\s+(\d{1,2}) "
     r"(\d{2}:\d{2}:\d{2}) (\d{4})\]\s?(.*)"
 )
+# util-linux dmesg.c "--time-format iso": "%Y-%m-%dT%H:%M:%S,%06ld" and the UTC offset, then
+# CONFIG_PRINTK_CALLER's "[T<pid>]"/"[C<cpu>]" as after dmesg's bracket stamp; a paste may
+# carry the stamp with its offset cut (the comma and six digits still say dmesg)
 _DMESG_ISO = re.compile(
-    r"(?:<(\d{1,3})>)?(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}),(\d{6})(Z|[+-]\d{2}:?\d{2})\s(.*)"
+    r"(?:<(\d{1,3})>)?(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2}),(\d{6})(Z|[+-]\d{2}:?\d{2})?"
+    r"(?:\s\[\s*([TC]\d+)\])?\s(.*)"
 )
 _DMESG_DECODE = re.compile(
     r"([a-z]+[0-7]?)\s*:(emerg|alert|crit|err|warn|notice|info|debug)\s*: ?"
@@ -258,10 +262,11 @@ def parse_dmesg_iso(line: str) -> Fields | None:
     wall = iso_us(m.group(2), m.group(3), m.group(4), m.group(5))
     return Fields(
         LogFormat.DMESG_ISO,
-        m.group(6),
+        m.group(7),
         wall_us=wall,
         level=int(prio) & 7 if prio else None,
         facility=int(prio) >> 3 if prio else None,
+        caller=m.group(6),
     )
 
 

@@ -31,6 +31,20 @@ BATCH14_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["[drm] [nvidia-drm] [GPU ID 0x00000b00] Loading driver"],
     ),
+    "nvidia_rm_assertion": (
+        [
+            # nvassert.c nvAssertFailedNoLog: the expression, file and line, no status
+            "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: GPPut < WATCHDOG_GPFIFO_ENTRIES "
+            "@ kernel_rc_watchdog.c:1549",
+            "NVRM: nvAssertFailedNoLog: Assertion failed: pRpc != NULL @ objvgpu.c:150",
+        ],
+        [
+            # nvAssertOkFailedNoLog names a status: its own tag says what failed
+            "NVRM: nvAssertOkFailedNoLog: Assertion failed: Out of memory [NV_ERR_NO_MEMORY] "
+            "(0x00000051) returned from status @ kernel_gsp.c:4615",
+            "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed",
+        ],
+    ),
 }
 
 
