@@ -336,4 +336,38 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         ),
         trigger=Trigger("gpu_hang"),
     ),
+    # drivers/gpu/host1x/syncpt.c host1x_syncpt_wait (Tegra's host1x, 3.10-5.x and NVIDIA's
+    # L4T kernels): a client's wait on a syncpoint the engine never advances, warned every
+    # check period with the table of syncpoints after it: dev_warn "%s: syncpoint id %u (%s)
+    # stuck waiting %d, timeout=%ld" (the first kernels printed "%s: syncpoint %u stuck
+    # waiting %d, timeout=%ld"); the engine behind it (VIC, NVDEC, PVA) has hung
+    sig(
+        "tegra_host1x_syncpt_timeout",
+        r"host1x \S+: .*: syncpoint (?:id )?\d+ (?:\(\S*\) )?stuck waiting -?\d+, timeout=",
+        ("syncpoint",),
+        Severity.ERROR,
+        SOC,
+        "A Tegra host1x client waited on a syncpoint its engine never advanced: the engine "
+        "(video, vision or display accelerator) hung and the waiting process with it.",
+        "Note the syncpoint's name (it names the engine) and the program that waited; update "
+        "the board's kernel and firmware (JetPack / L4T) and report the workload.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "%s: syncpoint id %u (%s) stuck waiting %d, timeout=%ld",
+                "drivers/gpu/host1x/syncpt.c",
+                "3.17-5.x",
+                "host1x 13e10000.host1x: ",
+                args=("vpi_sample_05_b", 31, "pva_syncpt", 1, 519311586),
+            ),
+            Format(
+                "%s: syncpoint %u stuck waiting %d, timeout=%ld",
+                "drivers/gpu/host1x/syncpt.c",
+                "3.10-3.16",
+                "host1x 50000000.host1x: ",
+                args=("Xorg", 18, 3, 10000),
+            ),
+        ),
+    ),
 )

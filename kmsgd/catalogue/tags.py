@@ -95,6 +95,7 @@ class Tag(enum.StrEnum):
     SOC_GPU_HANG = "soc_gpu_hang"
     SOFT_LOCKUP = "soft_lockup"
     SYSRQ_CRASH = "sysrq_crash"
+    TEGRA_HOST1X_SYNCPT_TIMEOUT = "tegra_host1x_syncpt_timeout"
     THERMAL_CRITICAL = "thermal_critical"
     THERMAL_THROTTLE = "thermal_throttle"
     UNDER_VOLTAGE = "under_voltage"

@@ -45,6 +45,18 @@ BATCH14_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed",
         ],
     ),
+    "tegra_host1x_syncpt_timeout": (
+        [
+            "host1x 13e10000.host1x: vpi_sample_05_b: syncpoint id 31 (pva_syncpt) stuck "
+            "waiting 1, timeout=519311586",
+            "host1x 50000000.host1x: Xorg: syncpoint 18 stuck waiting 3, timeout=10000",
+        ],
+        [
+            # the table host1x dumps after the warning
+            "id 17 (gv11b_511_user) min 657437 max 657417 refs 1 (previous client : jpeg)",
+            "host1x 13e10000.host1x: syncpoint id 31 (pva_syncpt) stuck waiting",
+        ],
+    ),
 }
 
 
