@@ -62,7 +62,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
     "gpu.nvgpu": (r"nvgpu: ",),
     # the SoC GPUs' dev_printk: their devices are platform devices ("ff9a0000.gpu")
-    "gpu.soc": (r"v3d \S+: ", r"panfrost \S+: ", r"etnaviv-gpu \S+: ", r"msm\w* \S+: "),
+    "gpu.soc": (
+        r"v3d \S+: ",
+        r"panfrost \S+: ",
+        r"etnaviv-gpu \S+: ",
+        r"msm\w* \S+: ",
+        r"host1x \S+: ",
+    ),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
     "gpu.i915": (
