@@ -757,4 +757,41 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # drivers/pci/pci.c: a device that does not come back from D3cold. pci_dev_wait polls
+    # the config space after the power-up ("not ready %dms after %s; waiting", then at the
+    # limit pci_warn "not ready %dms after %s; giving up", with "resume" from
+    # pci_dev_wait's resume callers), and pci_power_up / pci_set_low_power_state print
+    # pci_err "Unable to change power state from %s to %s, device inaccessible" when the
+    # device answers all ones (5.8-6.18); every driver open after it fails
+    sig(
+        "pci_d3cold_resume_failure",
+        r"not ready \d+ms after resume; giving up"
+        r"|Unable to change power state from D3cold to D0, device inaccessible",
+        ("giving", "inaccessible"),
+        S.CRITICAL,
+        "pcie",
+        "A PCI device did not come back from D3cold (powered off) when it was resumed: its "
+        "config space never answered, so the device is gone until a reset or power cycle.",
+        "Disable runtime D3cold for the device (power/control = on, or the driver's option) "
+        "and check the slot's power and the firmware; a passthrough set-up should keep the "
+        "GPU out of D3cold while it rebinds.",
+        20,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "not ready %dms after %s; giving up",
+                "drivers/pci/pci.c",
+                "5.8-6.18",
+                "nvidia 0000:01:00.0: ",
+                args=(65535, "resume"),
+            ),
+            Format(
+                "Unable to change power state from %s to %s, device inaccessible",
+                "drivers/pci/pci.c",
+                "5.8-6.18",
+                "nvidia 0000:01:00.0: ",
+                args=("D3cold", "D0"),
+            ),
+        ),
+    ),
 )

@@ -87,6 +87,7 @@ class Tag(enum.StrEnum):
     OOMD_KILL = "oomd_kill"
     OOPS = "oops"
     PAGE_ALLOCATION_FAILURE = "page_allocation_failure"
+    PCI_D3COLD_RESUME_FAILURE = "pci_d3cold_resume_failure"
     PCIE_LINK_DOWN = "pcie_link_down"
     RADEON_GPU_LOCKUP = "radeon_gpu_lockup"
     RCU_STALL = "rcu_stall"

@@ -57,6 +57,18 @@ BATCH14_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "host1x 13e10000.host1x: syncpoint id 31 (pva_syncpt) stuck waiting",
         ],
     ),
+    "pci_d3cold_resume_failure": (
+        [
+            "nvidia 0000:01:00.0: not ready 65535ms after resume; giving up",
+            "nvidia 0000:01:00.0: Unable to change power state from D3cold to D0, device "
+            "inaccessible",
+        ],
+        [
+            # still polling, and the reset path's own wording
+            "nvidia 0000:01:00.0: not ready 8191ms after resume; waiting",
+            "nvidia 0000:01:00.0: not ready 65535ms after FLR; giving up",
+        ],
+    ),
 }
 
 
