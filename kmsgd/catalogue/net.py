@@ -267,4 +267,45 @@ NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # mlx5 main.c init_one: the probe of a ConnectX function fails and the NIC never
+    # appears: "mlx5_load_one failed with error code %d" (dev_err 4.x; mlx5_core_err with
+    # its "init_one:%d:(pid %d): " prefix 5.x), renamed "mlx5_init_one failed with error
+    # code %d" (5.15-6.18), "mlx5_pci_init failed with error code %d" (4.x-6.18)
+    sig(
+        "mlx5_probe_failure",
+        r"mlx5_(?:load|init)_one failed with error code -?\d+|mlx5_pci_init failed with "
+        r"error code -?\d+",
+        ("mlx5_load_one", "mlx5_init_one", "mlx5_pci_init"),
+        Severity.ERROR,
+        NET,
+        "A Mellanox/NVIDIA ConnectX adapter (mlx5) failed to initialise at probe: the "
+        "driver gave the device up and its ports are absent for this boot.",
+        "Read the lines before the failure (firmware command, HCA capability, IRQ or "
+        "memory errors); update the adapter firmware and the driver (or the OFED stack).",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "mlx5_load_one failed with error code %d",
+                "drivers/net/ethernet/mellanox/mlx5/core/main.c",
+                "4.9-5.14",
+                _MLX5 + "init_one:1371:(pid 803): ",
+                args=(-22,),
+            ),
+            Format(
+                "mlx5_init_one failed with error code %d",
+                "drivers/net/ethernet/mellanox/mlx5/core/main.c",
+                "5.15-6.18",
+                _MLX5 + "probe_one:2031:(pid 803): ",
+                args=(-22,),
+            ),
+            Format(
+                "mlx5_pci_init failed with error code %d",
+                "drivers/net/ethernet/mellanox/mlx5/core/main.c",
+                "4.9-6.18",
+                _MLX5,
+                args=(-19,),
+            ),
+        ),
+    ),
 )

@@ -64,6 +64,7 @@ class Tag(enum.StrEnum):
     MEGARAID_FW_FAULT = "megaraid_fw_fault"
     MLX5_CMD_TIMEOUT = "mlx5_cmd_timeout"
     MLX5_HEALTH_ERROR = "mlx5_health_error"
+    MLX5_PROBE_FAILURE = "mlx5_probe_failure"
     MPT3SAS_IOC_FAULT = "mpt3sas_ioc_fault"
     MULTIPATH_PATH_FAILURE = "multipath_path_failure"
     NETDEV_TX_TIMEOUT = "netdev_tx_timeout"
