@@ -11,6 +11,14 @@ from kmsgd.ring.records import KernelRecord
 
 # tag → (positives, negatives)
 BATCH15_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "hung_task": (
+        # hung_task.c's second line of the report: a paste that opens after the first
+        ['"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.'],
+        [
+            "echo 0 > /proc/sys/kernel/hung_task_timeout_secs",
+            "kernel.hung_task_timeout_secs = 120",
+        ],
+    ),
     "mlx5_probe_failure": (
         [
             # main.c init_one: dev_err (4.x), mlx5_core_err with its func:line:(pid) prefix
