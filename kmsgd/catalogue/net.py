@@ -308,4 +308,35 @@ NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # net/core/dev.c netdev_rx_csum_fault: a received packet whose checksum the NIC said it
+    # had verified does not verify in software (a NIC, firmware or driver offload fault):
+    # pr_err "%s: hw csum failure" with the device's name or "<unknown>" (3.x-6.1), then
+    # netdev_err "hw csum failure" (6.2-6.18; "(NULL net_device): " without a device), each
+    # followed by skb_dump and a stack
+    sig(
+        "netdev_hw_csum_failure",
+        r"\S: hw csum failure\b",
+        ("csum",),
+        Severity.WARNING,
+        NET,
+        "A NIC's receive checksum offload passed a packet whose checksum is wrong: the "
+        "adapter, its firmware or its driver corrupts or mislabels received packets.",
+        "Note the device and the stack; try turning receive checksum offload off (ethtool -K "
+        "<dev> rx off), update the NIC firmware and driver, check the packet path (XDP/eBPF).",
+        30,
+        formats=(
+            Format(
+                "%s: hw csum failure",
+                "net/core/dev.c",
+                "4.4-6.1",
+                args=("eth0",),
+            ),
+            Format(
+                "hw csum failure",
+                "net/core/dev.c",
+                "6.2-6.18",
+                "(NULL net_device): ",
+            ),
+        ),
+    ),
 )

@@ -67,6 +67,7 @@ class Tag(enum.StrEnum):
     MLX5_PROBE_FAILURE = "mlx5_probe_failure"
     MPT3SAS_IOC_FAULT = "mpt3sas_ioc_fault"
     MULTIPATH_PATH_FAILURE = "multipath_path_failure"
+    NETDEV_HW_CSUM_FAILURE = "netdev_hw_csum_failure"
     NETDEV_TX_TIMEOUT = "netdev_tx_timeout"
     NFS_SERVER_NOT_RESPONDING = "nfs_server_not_responding"
     NOUVEAU_ERROR = "nouveau_error"

@@ -155,6 +155,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"NETDEV WATCHDOG: ",
         r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: ",
         r"ib\w*: transmit timeout: ",
+        r".{1,80}?\S: hw csum failure",  # net/core/dev.c, after a device or "(NULL net_device)"
     ),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),

@@ -11,6 +11,18 @@ from kmsgd.ring.records import KernelRecord
 
 # tag → (positives, negatives)
 BATCH15_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "netdev_hw_csum_failure": (
+        [
+            "eth0: hw csum failure",  # pr_err with the device's name (to 6.1)
+            "<unknown>: hw csum failure",
+            "(NULL net_device): hw csum failure",  # netdev_err without a device (6.2+)
+            "mlx5_core 0000:01:00.0 eth1: hw csum failure",
+        ],
+        [
+            "icmp v4 hw csum failure",  # ipv4/icmp.c's 2.6 KERN_DEBUG line
+            "skb len=180 headroom=98 headlen=180 tailroom=42",
+        ],
+    ),
     "hung_task": (
         # hung_task.c's second line of the report: a paste that opens after the first
         ['"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.'],
