@@ -101,3 +101,4 @@ class Tag(enum.StrEnum):
     UNDER_VOLTAGE = "under_voltage"
     UNKNOWN_NMI = "unknown_nmi"
     WORKQUEUE_HOG = "workqueue_hog"
+    XEN_DOMAIN_CRASH = "xen_domain_crash"

@@ -11,6 +11,18 @@ from kmsgd.ring.records import KernelRecord
 
 # tag → (positives, negatives)
 BATCH15_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "xen_domain_crash": (
+        [
+            "(XEN) domain_crash called from p2m-pod.c:1218",
+            "(XEN) [ 3423.961388] domain_crash called from "
+            "arch/x86/hvm/vmx/vmx.c#vmx_update_guest_cr+0x516/0x6a0",
+            "(XEN) Domain 29 (vcpu#1) crashed on cpu#4:",
+        ],
+        [
+            "(XEN) p2m_pod_demand_populate: Dom29 out of PoD memory! (tot=128016 ents=40416)",
+            "(XEN) Hardware Dom0 shutdown: rebooting machine",
+        ],
+    ),
     "netdev_hw_csum_failure": (
         [
             "eth0: hw csum failure",  # pr_err with the device's name (to 6.1)
