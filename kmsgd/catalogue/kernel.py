@@ -227,14 +227,11 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     ),
     # kernel/hung_task.c check_hung_task: "INFO: task %s:%d blocked for more than %ld
     # seconds." (2.6.3x–today; the comm may hold spaces, "task CPU 7/KVM:123"); the panic
-    # "Kernel panic - not syncing: hung_task: blocked tasks" (hung_task_panic=1); the
-    # report's own second line, "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"
-    # disables this message." (2.6.3x-6.18), names it alone when a paste opens after the first
+    # "Kernel panic - not syncing: hung_task: blocked tasks" (hung_task_panic=1)
     sig(
         "hung_task",
-        r"INFO: task .{1,40}?:\d+ blocked for more than \d+ seconds|hung_task: blocked tasks"
-        r'|"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message',
-        ("blocked", "hung_task", "hung_task_timeout_secs"),
+        r"INFO: task .{1,40}?:\d+ blocked for more than \d+ seconds|hung_task: blocked tasks",
+        ("blocked", "hung_task"),
         S.ERROR,
         "kernel",
         "A task waited > 120 s in uninterruptible sleep (D state), usually on I/O or a lock.",
@@ -253,11 +250,6 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/hung_task.c",
                 "4.4-6.18",
                 "Kernel panic - not syncing: ",
-            ),
-            Format(
-                '"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.',
-                "kernel/hung_task.c",
-                "4.4-6.18",
             ),
         ),
     ),

@@ -109,7 +109,6 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"general protection fault",
         r"INFO: task \S+ blocked",
         r"(?:\(XEN\) )?(?:domain_crash called from |Domain \d+ \(vcpu#\d+\) crashed)",
-        r'"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables',  # its second line
         r"Call Trace:",
         r"Modules linked in:",
         r"sysrq: ",

@@ -238,9 +238,8 @@ TABLE: tuple[KernelTrigger, ...] = (
     _t(
         "hung_task",
         "hung_task",
-        ("blocked", "hung_task", "hung_task_timeout_secs"),
-        "INFO: task .{1,40}?:\\d+ blocked for more than \\d+ seconds|hung_task: blocked tasks"
-        '|"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message',
+        ("blocked", "hung_task"),
+        "INFO: task .{1,40}?:\\d+ blocked for more than \\d+ seconds|hung_task: blocked tasks",
     ),
     # uncorrected only: arch/x86/kernel/cpu/mce/core.c __print_mce says "Machine Check
     # Exception" while MCIP is set; mce_panic says "Fatal machine check"

@@ -35,14 +35,6 @@ BATCH15_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "skb len=180 headroom=98 headlen=180 tailroom=42",
         ],
     ),
-    "hung_task": (
-        # hung_task.c's second line of the report: a paste that opens after the first
-        ['"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.'],
-        [
-            "echo 0 > /proc/sys/kernel/hung_task_timeout_secs",
-            "kernel.hung_task_timeout_secs = 120",
-        ],
-    ),
     "mlx5_probe_failure": (
         [
             # main.c init_one: dev_err (4.x), mlx5_core_err with its func:line:(pid) prefix
