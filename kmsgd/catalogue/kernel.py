@@ -902,4 +902,36 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # the Xen hypervisor's own console ("(XEN) " lines): xen/common/domain.c domain_crash()
+    # "domain_crash called from %s:%d" (file:line, 4.x; a "%pS" caller from 4.12) and
+    # __domain_crash's "Domain %d (vcpu#%d) crashed on cpu#%d:" before the guest's
+    # registers: Xen killed a guest (a PoD or paging failure, a VMX/SVM fault)
+    sig(
+        "xen_domain_crash",
+        r"domain_crash called from \S|Domain \d+ \(vcpu#\d+\) crashed on cpu#\d+",
+        ("domain_crash", "vcpu"),
+        S.CRITICAL,
+        "kernel",
+        "The Xen hypervisor crashed a guest domain: the guest stopped at once, with no "
+        "shutdown of its own.",
+        "Read the line before the crash (out of PoD memory, a VMX/SVM fault, nested "
+        "virtualisation); raise the domain's memory to its maximum or update Xen.",
+        88,
+        formats=(
+            Format(
+                "domain_crash called from %s:%d",
+                "xen/common/domain.c",
+                "4.4-4.11",
+                "(XEN) ",
+                args=("p2m-pod.c", 1218),
+            ),
+            Format(
+                "Domain %d (vcpu#%d) crashed on cpu#%d:",
+                "xen/common/domain.c",
+                "4.4-4.17",
+                "(XEN) ",
+                args=(29, 1, 4),
+            ),
+        ),
+    ),
 )

@@ -267,4 +267,76 @@ NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # mlx5 main.c init_one: the probe of a ConnectX function fails and the NIC never
+    # appears: "mlx5_load_one failed with error code %d" (dev_err 4.x; mlx5_core_err with
+    # its "init_one:%d:(pid %d): " prefix 5.x), renamed "mlx5_init_one failed with error
+    # code %d" (5.15-6.18), "mlx5_pci_init failed with error code %d" (4.x-6.18)
+    sig(
+        "mlx5_probe_failure",
+        r"mlx5_(?:load|init)_one failed with error code -?\d+|mlx5_pci_init failed with "
+        r"error code -?\d+",
+        ("mlx5_load_one", "mlx5_init_one", "mlx5_pci_init"),
+        Severity.ERROR,
+        NET,
+        "A Mellanox/NVIDIA ConnectX adapter (mlx5) failed to initialise at probe: the "
+        "driver gave the device up and its ports are absent for this boot.",
+        "Read the lines before the failure (firmware command, HCA capability, IRQ or "
+        "memory errors); update the adapter firmware and the driver (or the OFED stack).",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "mlx5_load_one failed with error code %d",
+                "drivers/net/ethernet/mellanox/mlx5/core/main.c",
+                "4.9-5.14",
+                _MLX5 + "init_one:1371:(pid 803): ",
+                args=(-22,),
+            ),
+            Format(
+                "mlx5_init_one failed with error code %d",
+                "drivers/net/ethernet/mellanox/mlx5/core/main.c",
+                "5.15-6.18",
+                _MLX5 + "probe_one:2031:(pid 803): ",
+                args=(-22,),
+            ),
+            Format(
+                "mlx5_pci_init failed with error code %d",
+                "drivers/net/ethernet/mellanox/mlx5/core/main.c",
+                "4.9-6.18",
+                _MLX5,
+                args=(-19,),
+            ),
+        ),
+    ),
+    # net/core/dev.c netdev_rx_csum_fault: a received packet whose checksum the NIC said it
+    # had verified does not verify in software (a NIC, firmware or driver offload fault):
+    # pr_err "%s: hw csum failure" with the device's name or "<unknown>" (3.x-6.1), then
+    # netdev_err "hw csum failure" (6.2-6.18; "(NULL net_device): " without a device), each
+    # followed by skb_dump and a stack
+    sig(
+        "netdev_hw_csum_failure",
+        r"\S: hw csum failure\b",
+        ("csum",),
+        Severity.WARNING,
+        NET,
+        "A NIC's receive checksum offload passed a packet whose checksum is wrong: the "
+        "adapter, its firmware or its driver corrupts or mislabels received packets.",
+        "Note the device and the stack; try turning receive checksum offload off (ethtool -K "
+        "<dev> rx off), update the NIC firmware and driver, check the packet path (XDP/eBPF).",
+        30,
+        formats=(
+            Format(
+                "%s: hw csum failure",
+                "net/core/dev.c",
+                "4.4-6.1",
+                args=("eth0",),
+            ),
+            Format(
+                "hw csum failure",
+                "net/core/dev.c",
+                "6.2-6.18",
+                "(NULL net_device): ",
+            ),
+        ),
+    ),
 )

@@ -114,6 +114,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Oops: ",
         r"general protection fault",
         r"INFO: task \S+ blocked",
+        r"(?:\(XEN\) )?(?:domain_crash called from |Domain \d+ \(vcpu#\d+\) crashed)",
         r"Call Trace:",
         r"Modules linked in:",
         r"sysrq: ",
@@ -160,6 +161,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"NETDEV WATCHDOG: ",
         r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: ",
         r"ib\w*: transmit timeout: ",
+        r".{1,80}?\S: hw csum failure",  # net/core/dev.c, after a device or "(NULL net_device)"
     ),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),

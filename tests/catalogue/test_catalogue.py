@@ -20,6 +20,7 @@ from tests.catalogue.test_batch9_gpu import BATCH9_GPU_EXAMPLES
 from tests.catalogue.test_batch9_storage import BATCH9_EXAMPLES
 from tests.catalogue.test_batch11 import BATCH11_EXAMPLES
 from tests.catalogue.test_batch14 import BATCH14_EXAMPLES
+from tests.catalogue.test_batch15 import BATCH15_EXAMPLES
 from tests.catalogue.test_batch78_wording import BATCH78_EXAMPLES
 from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
@@ -438,7 +439,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     tags = set(BY_TAG) - {"nvidia_xid"}
     missing = tags - set(EXAMPLES) - set(OTHER_EXAMPLES) - set(BATCH_EXAMPLES) - set(MORE_EXAMPLES)
     missing -= set(BATCH78_EXAMPLES) | set(BATCH9_GPU_EXAMPLES) | set(BATCH9_EXAMPLES)
-    missing -= set(BATCH11_EXAMPLES) | set(BATCH14_EXAMPLES)
+    missing -= set(BATCH11_EXAMPLES) | set(BATCH14_EXAMPLES) | set(BATCH15_EXAMPLES)
     assert not missing, f"catalogue entries without conformance lines: {sorted(missing)}"
 
 
