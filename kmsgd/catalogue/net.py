@@ -22,6 +22,17 @@ _MLX5_WARN = "wait_func:1132:(pid 141181): "  # mlx5_core_warn/_err: "%s:%d:(pid
 _MLX5_CMD = "drivers/net/ethernet/mellanox/mlx5/core/cmd.c"
 _MLX5_HEALTH = "drivers/net/ethernet/mellanox/mlx5/core/health.c"
 
+# one meaning and advice for the watchdog's line and the drivers' own hang reports
+_TX_MEANING = (
+    "A network card stopped sending: a transmit queue stayed stopped past the watchdog "
+    "timeout, and the driver reset the card."
+)
+_TX_ADVICE = (
+    "Note the driver and interface on the line: update the NIC firmware and driver, check "
+    "the cable and switch port; a timeout that repeats takes the box off the network "
+    "(try disabling the NIC's power saving: ethtool --set-eee, pcie_aspm=off)."
+)
+
 NET_SIGNATURES: tuple[Signature, ...] = (
     # net/sched/sch_generic.c dev_watchdog: WARN_ONCE(1, "NETDEV WATCHDOG: %s (%s): transmit
     # queue %u timed out\n", dev->name, netdev_drivername(dev), i) (2.6.3x-5.x, so after the
@@ -35,11 +46,8 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         ("WATCHDOG",),
         Severity.ERROR,
         NET,
-        "A network card stopped sending: a transmit queue stayed stopped past the watchdog "
-        "timeout, and the driver reset the card.",
-        "Note the driver and interface on the line: update the NIC firmware and driver, check "
-        "the cable and switch port; a timeout that repeats takes the box off the network "
-        "(try disabling the NIC's power saving: ethtool --set-eee, pcie_aspm=off).",
+        _TX_MEANING,
+        _TX_ADVICE,
         48,
         device_kind=DeviceKind.PCI,
         formats=(
@@ -76,11 +84,8 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         ("Detected", "hang", "tx_timeout", "TX", "transmit"),
         Severity.ERROR,
         NET,
-        "A network card stopped sending: a transmit queue stayed stopped past the watchdog "
-        "timeout, and the driver reset the card.",
-        "Note the driver and interface on the line: update the NIC firmware and driver, check "
-        "the cable and switch port; a timeout that repeats takes the box off the network "
-        "(try disabling the NIC's power saving: ethtool --set-eee, pcie_aspm=off).",
+        _TX_MEANING,
+        _TX_ADVICE,
         48,
         device_kind=DeviceKind.PCI,
         formats=(
