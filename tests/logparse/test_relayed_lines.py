@@ -155,3 +155,32 @@ def test_kernel_after_a_syslog_level_token(line: str, level: int) -> None:
 def test_a_program_writing_kernel_under_its_own_facility_is_not_the_kernel() -> None:
     (got,) = lines_of(f"<14>kernel: {SOFT}")  # user.info: logger -t kernel
     assert got.origin is not Origin.KERNEL
+
+
+# util-linux sys-utils/dmesg.c: "-d" "[%5ld.%06ld <%12.06f>] ", "-T -d" "[%s <%12.06f>] ",
+# "--time-format delta" "[<%12.06f>] "; systemd src/shared/logs-show.c: short-full
+# "%a %Y-%m-%d %H:%M:%S %Z"
+@pytest.mark.parametrize(
+    ("line", "fmt", "ts"),
+    [
+        (f"[   12.345678 <    0.000123>] {SOFT}", LogFormat.DMESG, 12_345_678),
+        (f"[Tue Mar  5 10:00:07 2024 <    0.000123>] {SOFT}", LogFormat.DMESG_CTIME, None),
+        (f"[<    0.000123>] {SOFT}", LogFormat.DMESG_DELTA, None),
+        (f"Tue 2024-03-05 10:00:07 CET web01 kernel: {SOFT}", LogFormat.JOURNAL_ISO, None),
+        (f"Tue 2024-03-05 10:00:07 UTC web01 kernel: {SOFT}", LogFormat.JOURNAL_ISO, None),
+    ],
+)
+def test_tool_time_formats(line: str, fmt: LogFormat, ts: int | None) -> None:
+    (got,) = lines_of(line)
+    assert (got.origin, got.fmt, got.message, got.ts_usec) == (Origin.KERNEL, fmt, SOFT, ts)
+
+
+def test_short_full_in_utc_has_its_wall_clock() -> None:
+    (got,) = lines_of(f"Tue 2024-03-05 10:00:07 UTC web01 kernel: {SOFT}")
+    assert got.wall_us == 1_709_632_807_000_000
+
+
+def test_container_runtime_log_lines() -> None:
+    # kubelet's CRI log files (/var/log/pods): "<RFC 3339 nano> <stream> <P|F> <text>"
+    text = "\n".join(f"2024-03-05T10:00:0{i}.123456789Z stdout F {b}" for i, b in enumerate(BODY))
+    assert SOFT in [ln.message for ln in lines_of(text) if ln.origin is Origin.KERNEL]
