@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,18 @@ def make_proc(root: Path, boot_id: str | None = None, *, uptime_s: float = 12.5)
 @pytest.fixture
 def fake_proc(tmp_path: Path) -> Path:
     return make_proc(tmp_path / "proc")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _fuzz_counts(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a fuzz module (one with a `tried` counter, fuzz/budget.py): one line of the inputs
+    its tests tried, for `pytest -s`."""
+    yield
+    tried = getattr(request.module, "tried", None)
+    if isinstance(tried, Counter):
+        from fuzz.budget import report  # hypothesis: only where a module fuzzes
+
+        print(report(request.module.__name__.rpartition(".")[2], tried))
 
 
 def kmsg_writable() -> str | None:
