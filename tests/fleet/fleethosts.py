@@ -3,7 +3,7 @@
 
 Each host has its own sysfs tree (an amdgpu or NVIDIA card with its firmware, DMI) and /proc
 (host name, kernel, command line, CPU, RAM); the recorder records the inventory read from them
-the way the sampler does at a boot's start.
+the way the sampler does at a boot's start. `fleet()` runs the command over what they stored.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,3 +149,14 @@ def store(exe: str, out: Path, name: str, data: bytes) -> Path:
         [exe, f"--output={path}", "-"], input=data, check=True, capture_output=True, timeout=60
     )
     return path
+
+
+def fleet(*args: str) -> subprocess.CompletedProcess[str]:
+    """`kmsgd fleet ARGS` as a subprocess, as an operator runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "kmsgd.cli", "fleet", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
