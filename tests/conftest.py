@@ -50,6 +50,26 @@ def kmsg_writable() -> str | None:
     return None
 
 
+DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
+
+
+@pytest.fixture
+def devkmsg_on() -> Iterator[None]:
+    """/dev/kmsg writable without its ratelimit for the test (kernel.printk_devkmsg=on),
+    restored after; skipped where /dev/kmsg or the sysctl cannot be written."""
+    if (why := kmsg_writable()) is not None:
+        pytest.skip(why)
+    try:
+        before = DEVKMSG.read_text().strip()
+        DEVKMSG.write_text("on\n")
+    except OSError as err:
+        pytest.skip(f"cannot set kernel.printk_devkmsg=on: {err}")
+    try:
+        yield
+    finally:
+        DEVKMSG.write_text(before + "\n")
+
+
 # Real journal files, shared by the journal witness tests and the last-boot ones.
 # Every kmsgd.report/1 document made in this process is checked against docs/report.schema.json.
 import reportschema  # noqa: E402

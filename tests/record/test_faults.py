@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import kmsg_writable, make_proc
+from conftest import make_proc
 from daemon import dump, signal_all, stop, wait_for, wait_ready
 from daemon import start as start_daemon
 
 pytestmark = pytest.mark.slow
 
-DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
 ROOT = os.geteuid() == 0
 
 
@@ -58,22 +57,6 @@ def _no_daemon_left_behind() -> Iterator[None]:
 
 def say(text: str) -> None:
     print(f"\nfaults: {text}")
-
-
-@pytest.fixture
-def devkmsg_on() -> Iterator[None]:
-    """/dev/kmsg writable without its ratelimit for the test, restored after."""
-    if (why := kmsg_writable()) is not None:
-        pytest.skip(why)
-    try:
-        before = DEVKMSG.read_text().strip()
-        DEVKMSG.write_text("on\n")
-    except OSError as err:
-        pytest.skip(f"cannot set kernel.printk_devkmsg=on: {err}")
-    try:
-        yield
-    finally:
-        DEVKMSG.write_text(before + "\n")
 
 
 def burst(tag: str, n: int, *, start_at: int = 0, pause_every: int = 0) -> None:
