@@ -20,7 +20,7 @@ import pytest
 import scenario
 from click.testing import CliRunner
 from conftest import make_proc
-from fakes import amd_card, driver_dir, link, put
+from fakes import amd_card, nvidia_card, put
 from scenario import AMDGPU_CHAIN, Machine
 
 from kmsgd.cli import main
@@ -69,14 +69,7 @@ def build_sys(host: Host, root: Path) -> Path:
         for name, value in (("smc", host.smc), ("mec", "0x000001f4"), ("sos", "0x00270058")):
             put(dev / "fw_version" / f"{name}_fw_version", value)
     else:
-        dev = sys / "devices" / "pci0000:3a" / "0000:3a:00.0" / "0000:3d:00.0"
-        put(dev / "vendor", "0x10de")
-        put(dev / "device", "0x2684")
-        put(dev / "uevent", "DRIVER=nvidia\nPCI_ID=10DE:2684\nPCI_SLOT_NAME=0000:3d:00.0")
-        link(dev / "driver", driver_dir(sys, "nvidia"))
-        put(sys / "module" / "nvidia" / "version", "550.127.05")
-        (sys / "class" / "drm" / "card0").mkdir(parents=True)
-        link(sys / "class" / "drm" / "card0" / "device", dev)
+        nvidia_card(sys, "0x2684")
     dmi = sys / "class" / "dmi" / "id"
     for name, value in (
         ("bios_vendor", "American Megatrends International, LLC."),
