@@ -20,11 +20,11 @@ class Measured(NamedTuple):
     code: int  # its exit status
 
 
-def measure(cmd: list[str]) -> Measured:
-    """Run `cmd` to its end with its output in files (a pipe left unread would block it)."""
+def measure(cmd: list[str], cwd: str | None = None) -> Measured:
+    """Run `cmd` in `cwd` to its end, its output in files (a pipe left unread would block it)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)

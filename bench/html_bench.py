@@ -16,9 +16,23 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import tempfile as _tf
 import time
 
-from bench.child import measure
+
+def measure(cmd: list[str]) -> tuple[float, float, float, str]:
+    """Wall seconds, the child's CPU seconds (user + sys), peak RSS (MiB) and its output."""
+    with _tf.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        text = out.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"bench: {' '.join(cmd)} failed")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+
 
 GOAL_RATIO = 1.5
 GOAL_BYTES = 2 << 20
@@ -44,14 +58,12 @@ def _case(name: str, ring: str, proc: str, rounds: int) -> None:
     size = 0
     for _ in range(rounds):
         for fmt in ("md", "html"):
-            m = measure([*base, fmt])
-            if m.code != 0:
-                raise SystemExit(f"bench: {' '.join(base)} {fmt} failed: {m.out.strip()[:200]}")
-            walls[fmt].append(m.wall_s)
-            cpus[fmt].append(m.cpu_s)
-            rss[fmt] = max(rss.get(fmt, 0.0), m.peak_rss_mib)
+            wall, cpu, peak, out = measure([*base, fmt])
+            walls[fmt].append(wall)
+            cpus[fmt].append(cpu)
+            rss[fmt] = max(rss.get(fmt, 0.0), peak)
             if fmt == "html":
-                size = len(m.out.encode())
+                size = len(out.encode())
     md, html = statistics.median(walls["md"]), statistics.median(walls["html"])
     md_cpu, html_cpu = statistics.median(cpus["md"]), statistics.median(cpus["html"])
     print(f"  {name}")
