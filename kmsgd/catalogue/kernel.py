@@ -313,7 +313,10 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # next->prev should be prev …"), CHECK_DATA_CORRUPTION: a kernel list already corrupted;
     # SLUB's debug checks (mm/slub.c slab_bug: "BUG %s (%s): %pV", the cache and the taint,
     # "Poison overwritten", "Redzone overwritten", "Freepointer corrupt", 4.4-6.18): a slab
-    # object written after free or past its end.
+    # object written after free or past its end; mm/swapfile.c's "%s: Bad swap file entry
+    # %08lx" / "Bad swap offset entry" (the function's name first: swap_info_get 4.4,
+    # _swap_info_get, get_swap_device 5.x-6.18): a swap PTE pointing nowhere, a corrupted
+    # page table.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
@@ -322,8 +325,9 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"(?:TASK |IRQ )?stack guard page was hit)"
         r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
         r"|\blist_(?:add|del) corruption[.,]"
-        r"|^BUG [\w.:-]+ \((?:Not tainted|Tainted: [^)]*)\): ",
-        ("BUG", "corruption"),
+        r"|^BUG [\w.:-]+ \((?:Not tainted|Tainted: [^)]*)\): "
+        r"|^\w+: Bad swap (?:file|offset) entry [0-9a-f]+",
+        ("BUG", "corruption", "swap"),
         S.CRITICAL,
         "kernel",
         "The kernel hit an internal consistency check (BUG).",
@@ -403,6 +407,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "mm/slub.c",
                 "4.4-6.18",
                 args=("dentry", "Not tainted", ("Redzone overwritten", ())),
+            ),
+            Format(
+                "%s: %s%08lx",
+                "mm/swapfile.c",
+                "5.4-6.18",
+                args=("get_swap_device", "Bad swap file entry ", 0x3FFFFFFFFFFFF),
             ),
         ),
     ),

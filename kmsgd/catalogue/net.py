@@ -498,4 +498,53 @@ NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # Intel's i40e and ice: the NIC's Malicious Driver Detection caught a malformed transmit
+    # or receive descriptor (a driver bug, or a VF's guest driver) and stopped the queue:
+    # i40e_main.c/ice_main.c i40e_handle_mdd_event/ice_handle_mdd_event dev_info "Malicious
+    # Driver Detection event %d on TX queue %d PF# %d VF# %d" (i40e "event 0x%02x on TX
+    # queue %d PF number 0x%02x VF 0x%02x" in 4.x), then "TX driver issue detected, PF reset
+    # issued" (i40e 4.4-5.4, ice 5.4-5.7), ice's "Malicious Driver Detection event TX_PQM
+    # detected on PF" (5.8+): the PF is reset, its link drops, and it repeats while the bug does
+    sig(
+        "intel_nic_mdd_event",
+        r"Malicious Driver Detection event (?:0x[0-9a-f]+|\d+|\w+) (?:on [TR]X queue|detected on)"
+        r"|\b[TR]X driver issue detected, PF reset issued",
+        ("Malicious", "issue"),
+        Severity.ERROR,
+        NET,
+        "An Intel NIC (i40e/ice) caught its driver handing it a malformed descriptor "
+        "(Malicious Driver Detection) and reset the port: its link drops while it resets.",
+        "Update the NIC driver and its NVM/firmware (a known driver bug is the usual cause); "
+        "with SR-IOV, the VF named on the line is the guest whose driver misbehaved.",
+        48,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Malicious Driver Detection event %d on TX queue %d PF# %d VF# %d",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0: ",
+                args=(2, 5, 0, 0),
+            ),
+            Format(
+                "Malicious Driver Detection event 0x%02x on TX queue %d PF number 0x%02x VF 0x%02x",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.4-4.19",
+                "i40e 0000:3b:00.0: ",
+                args=(2, 3, 0, 0),
+            ),
+            Format(
+                "TX driver issue detected, PF reset issued",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.4-5.4",
+                "i40e 0000:3b:00.0: ",
+            ),
+            Format(
+                "Malicious Driver Detection event TX_PQM detected on PF",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.10-6.18",
+                "ice 0000:17:00.0: ",
+            ),
+        ),
+    ),
 )

@@ -54,6 +54,7 @@ class Tag(enum.StrEnum):
     HUNG_TASK = "hung_task"
     I915_GPU_HANG = "i915_gpu_hang"
     I915_INIT_FAILURE = "i915_init_failure"
+    INTEL_NIC_MDD_EVENT = "intel_nic_mdd_event"
     IOMMU_FAULT = "iommu_fault"
     ISCSI_CONNECTION_ERROR = "iscsi_connection_error"
     JOURNAL_UNCLEAN = "journal_unclean"

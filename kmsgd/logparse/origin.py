@@ -91,6 +91,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#",
         r"list_(?:add|del) corruption",  # lib/list_debug.c
         r"BUG [\w.:-]+ \((?:Not tainted|Tainted: )",  # mm/slub.c slab_bug
+        r"\w+: Bad swap (?:file|offset) entry ",  # mm/swapfile.c
         r"WARNING: (?:possible|inconsistent|suspicious|bad unlock)",  # lockdep
         r"refcount_t: ",  # lib/refcount.c
         r"UBSAN: ",  # lib/ubsan.c

@@ -133,6 +133,19 @@ SWEEP_SYS_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             MLX5 + "Port module event: module 0, Cable plugged",
         ],
     ),
+    "intel_nic_mdd_event": (
+        [
+            "i40e 0000:3b:00.0: TX driver issue detected, PF reset issued",
+            "i40e 0000:3b:00.0: Malicious Driver Detection event 0x02 on TX queue 3 PF number "
+            "0x00 VF 0x00",
+            "ice 0000:17:00.0: Malicious Driver Detection event 2 on TX queue 5 PF# 0 VF# 0",
+            "ice 0000:17:00.0: Malicious Driver Detection event TX_PQM detected on PF",
+        ],
+        [
+            "i40e 0000:3b:00.0: PF reset issued",  # not a line the drivers print: no MDD words
+            "ice 0000:17:00.0: The DDP package was successfully loaded: ICE OS Default Package",
+        ],
+    ),
     # widened entries: the other allocators' failures, SLUB's debug report, vmxnet3's hang
     "page_allocation_failure": (
         [
@@ -148,8 +161,13 @@ SWEEP_SYS_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "BUG kmalloc-128 (Tainted: G    B      ): Poison overwritten",
             "BUG dentry (Not tainted): Redzone overwritten",
+            "get_swap_device: Bad swap file entry 3ffffffffffff",
+            "swap_info_get: Bad swap offset entry 3ffffff",
         ],
-        ["SLUB: HWalign=64, Order=0-3, MinObjects=0, CPUs=64, Nodes=2"],
+        [
+            "SLUB: HWalign=64, Order=0-3, MinObjects=0, CPUs=64, Nodes=2",
+            "Adding 8388604k swap on /swap.img.  Priority:-2 extents:1 across:8388604k SS",
+        ],
     ),
     "netdev_tx_timeout": (
         ["vmxnet3 0000:0b:00.0 ens192: tx hang"],
