@@ -1041,4 +1041,30 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # earlyoom (github.com/rfjakob/earlyoom, kill.c kill_process), the other userspace OOM
+    # killer of GPU workstations and servers: warn("sending %s to process %d uid %d \"%s\":
+    # badness %d, VmRSS %lld MiB") with SIGTERM or SIGKILL when available memory and swap
+    # fall below its limits (1.3-1.8; 1.0-1.2 without "uid %d"). One meaning with
+    # systemd-oomd's kill: a userspace daemon killed a process before the kernel had to.
+    sig(
+        "oomd_kill",
+        r"^sending SIG(?:TERM|KILL) to process \d+ (?:uid \d+ )?\"",
+        ("sending",),
+        S.ERROR,
+        "memory",
+        "earlyoom killed a process: available memory and swap fell below its limits.",
+        "The named process used too much memory; limit it (MemoryMax=, smaller models or "
+        "batches) or tune earlyoom's -m/-s limits.",
+        64,
+        idents=("earlyoom",),
+        formats=(
+            Format(
+                'sending %s to process %d uid %d "%s": badness %d, VmRSS %lld MiB',
+                "earlyoom:kill.c",
+                "earlyoom 1.3-1.8",
+                program="earlyoom",
+                args=("SIGTERM", 4242, 1000, "python3", 733, 61234),
+            ),
+        ),
+    ),
 )

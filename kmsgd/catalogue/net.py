@@ -201,12 +201,14 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # mlx5 health.c poll_health: "device's health compromised - reached miss count" (the
     # firmware's health counter stopped, 4.4-6.18), "Fatal error %u detected" (a fatal
     # sensor, 5.x+), then print_health_info's "synd 0x%x: %s" (4.4-6.18) with the
-    # firmware's syndrome
+    # firmware's syndrome; mlx5_fw_fatal_reporter_err_work's "Driver is in error state.
+    # Unloading" (5.14-6.18, 5.10 stable) when the recovery was not run and the driver
+    # unloads the adapter
     sig(
         "mlx5_health_error",
         r"device's health compromised - reached miss count|\w+:\d+:\(pid \d+\): Fatal "
-        r"error \d+ detected|\bsynd 0x[0-9a-fA-F]+: \w",
-        ("compromised", "Fatal", "synd"),
+        r"error \d+ detected|\bsynd 0x[0-9a-fA-F]+: \w|\bDriver is in error state\. Unloading",
+        ("compromised", "Fatal", "synd", "Unloading"),
         Severity.ERROR,
         NET,
         "The firmware of a Mellanox/NVIDIA ConnectX adapter (mlx5) failed its health check "
@@ -222,6 +224,12 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 _MLX5_HEALTH,
                 "4.4-6.18",
                 _MLX5 + "poll_health:819:(pid 0): ",
+            ),
+            Format(
+                "Driver is in error state. Unloading",
+                _MLX5_HEALTH,
+                "5.15-6.18",
+                _MLX5 + "mlx5_fw_fatal_reporter_err_work:726:(pid 123): ",
             ),
             Format(
                 "Fatal error %u detected",

@@ -14,6 +14,7 @@ from kmsgd.ring.records import KernelRecord
 
 XHCI = "xhci_hcd 0000:00:14.0: "
 MLX5 = "mlx5_core 0000:41:00.0: "
+EARLYOOM = "earlyoom[812]: "
 
 # tag → (positives, negatives)
 SWEEP_SYS_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -147,6 +148,24 @@ SWEEP_SYS_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     # widened entries: the other allocators' failures, SLUB's debug report, vmxnet3's hang
+    "oomd_kill": (
+        [
+            EARLYOOM + 'sending SIGTERM to process 1985588 uid 1000 "python3": badness 733, '
+            "VmRSS 61234 MiB",
+            EARLYOOM + 'sending SIGKILL to process 4242 "python3": badness 900, VmRSS 61234 MiB',
+        ],
+        [
+            EARLYOOM + "mem avail: 51234 of 64000 MiB (80.05%), swap free: 0 of 0 MiB ( 0.00%)",
+            EARLYOOM + "sending SIGTERM to processes with badness above 500",  # not its wording
+        ],
+    ),
+    "mlx5_health_error": (
+        [
+            MLX5 + "mlx5_fw_fatal_reporter_err_work:726:(pid 123): Driver is in error state. "
+            "Unloading",
+        ],
+        [MLX5 + "E-Switch: Unload vfs: mode(LEGACY), nvfs(0), necvfs(0), active vports(0)"],
+    ),
     "page_allocation_failure": (
         [
             "SLUB: Unable to allocate memory on node -1, gfp=0x8020(GFP_ATOMIC|__GFP_ZERO)",
@@ -188,6 +207,8 @@ ROUTINE_UNTAGGED = [
 
 
 def _tags(line: str) -> set[str]:
+    if line.startswith(EARLYOOM):  # a program's line, as the journal carries it
+        return {h.tag for h in match_record(KernelRecord(line, facility=3))}
     return {h.tag for h in match_record(KernelRecord(line, facility=0))}
 
 
