@@ -50,6 +50,14 @@ def _nvgpu(func: str, line: int) -> str:
 
 _OSAPI = "nvidia:src/nvidia/arch/nvalloc/unix/src/osapi.c"
 _NVASSERT = "nvidia:src/nvidia/src/libraries/utils/nvassert.c"
+_NVRM = "nvidia:src/nvidia/"
+
+
+def _nv(func: str) -> str:
+    """NV_PRINTF's prefix when the message has a GPU: "NVRM: GPU<n> <function>: "."""
+    return f"NVRM: GPU0 {func}: "
+
+
 _NVGPU_SRC = "nvgpu:drivers/gpu/nvgpu/"  # NVIDIA's L4T nvgpu (linux-nvgpu, L4T r36 tree)
 _AMD = "drivers/gpu/drm/amd/amdgpu/"
 
@@ -539,6 +547,136 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "r535-r595",
                 "NVRM: nvAssertFailedNoLog: ",
                 args=("pRpc != NULL", "objvgpu.c", 150),
+            ),
+        ),
+    ),
+    # NVIDIA's open modules, the RPC path from the CPU's resource manager to GSP-RM:
+    # vgpu rpc.c _issueRpcAndWait "rpcSendMessage failed with status 0x%08x for fn %d!"
+    # (r515-r595; r590+ add " sequence %d" on the first of its three call sites) and
+    # _issueRpcAndWaitLarge's / rpcRecvPoll's "rpcRecvPoll failed with status 0x%08x for fn
+    # %d!" (a failure other than NV_ERR_TIMEOUT, which prints "rpcRecvPoll timedout": the
+    # nvidia_gsp_timeout below); kernel_gsp.c _kgspRpcSendMessage "GspMsgQueueSendCommand
+    # failed: 0x%x" (r515-r525), "... failed on GPU%d: 0x%x" (r530-r595); message_queue_cpu.c
+    # GspMsgQueueSendCommand's encryption of the queue element under confidential computing
+    # "Encryption failed with status = 0x%x." (r535.86-r595) and its IV exhaustion, and the
+    # receive side's "Fatal error detected in RPC decrypt: 0x%x!" (r550-r595): the driver can
+    # no longer talk to the GPU's firmware, so every later call (GspRmFree/GspRmAlloc failed,
+    # an RmInitAdapter that re-initialises the GPU, Xid follow-ups) fails after it. A status
+    # of 0x0000000f is NV_ERR_GPU_IS_LOST (nvstatuscodes.h): a GPU gone from the bus, whose
+    # own line (gpu_fell_off_bus, Xid 79) leads when the paste has it (judge/chains.py)
+    sig(
+        "nvidia_gsp_rpc_failure",
+        r"rpcSendMessage failed with status 0x[0-9a-fA-F]+ for fn \d+"
+        r"|rpcRecvPoll failed with status 0x[0-9a-fA-F]+ for fn \d+"
+        r"|GspMsgQueueSendCommand failed(?: on GPU\d+)?: 0x[0-9a-fA-F]+"
+        r"|Encryption failed with status = 0x[0-9a-fA-F]+\."
+        r"|Fatal error detected in RPC (?:encrypt: IV overflow|decrypt: 0x)",
+        ("rpcSendMessage", "rpcRecvPoll", "GspMsgQueueSendCommand", "Encryption", "RPC"),
+        Severity.CRITICAL,
+        NVIDIA,
+        "The NVIDIA driver could not send a request to the GPU's System Processor (GSP "
+        "firmware) or read its answer: the GPU no longer takes commands (status 0x0000000f: "
+        "the GPU is lost from the bus).",
+        "Look for the GPU falling off the bus or a GSP timeout before it; otherwise check PCIe "
+        "and power, update the driver, and under confidential computing (TDX, SEV-SNP) the "
+        "guest's CC setup and the driver's CC support for this GPU.",
+        31,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "rpcSendMessage failed with status 0x%08x for fn %d!",
+                _NVRM + "kernel/vgpu/nv/rpc.c",
+                "r515-r555",
+                _nv("_issueRpcAndWait"),
+                args=(0x1F, 10),
+            ),
+            Format(
+                "rpcSendMessage failed with status 0x%08x for fn %d!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r560-r595",
+                "NVRM: _issueRpcAndWait: ",
+                args=(0xF, 76),
+            ),
+            Format(
+                "rpcSendMessage failed with status 0x%08x for fn %d sequence %d!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r590-r595",
+                _nv("_issueRpcAndWait"),
+                args=(0xF, 78, 1091),
+            ),
+            Format(
+                "rpcRecvPoll failed with status 0x%08x for fn %d!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r560-r580",
+                _nv("_issueRpcAndWaitLarge"),
+                args=(0x1F, 10),
+            ),
+            Format(
+                "GspMsgQueueSendCommand failed: 0x%x",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r515-r525",
+                _nv("_kgspRpcSendMessage"),
+                args=(0x65,),
+            ),
+            Format(
+                "GspMsgQueueSendCommand failed on GPU%d: 0x%x",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r530-r595",
+                "NVRM: _kgspRpcSendMessage: ",
+                args=(0, 0x1F),
+            ),
+            Format(
+                "Encryption failed with status = 0x%x.",
+                _NVRM + "src/kernel/gpu/gsp/message_queue_cpu.c",
+                "r535.86.05-r595",
+                "NVRM: GspMsgQueueSendCommand: ",
+                args=(0x1F,),
+            ),
+            Format(
+                "Fatal error detected in RPC encrypt: IV overflow!",
+                _NVRM + "src/kernel/gpu/gsp/message_queue_cpu.c",
+                "r550-r595",
+                _nv("GspMsgQueueSendCommand"),
+            ),
+            Format(
+                "Fatal error detected in RPC decrypt: 0x%x!",
+                _NVRM + "src/kernel/gpu/gsp/message_queue_cpu.c",
+                "r550-r595",
+                _nv("GspMsgQueueReceiveStatus"),
+                args=(0x1F,),
+            ),
+        ),
+    ),
+    # vgpu rpc.c: the wait for GSP-RM's answer running out (status NV_ERR_TIMEOUT), printed
+    # by _issueRpcAndWait / rpcRecvPoll as "rpcRecvPoll timedout for fn %d!" (r515-r580, in
+    # kernel/vgpu/nv/rpc.c until r555;
+    # r590+ add " sequence %u"): the same stop as kernel_gsp.c's "Timeout waiting for RPC"
+    sig(
+        "nvidia_gsp_timeout",
+        r"rpcRecvPoll timedout for fn \d+",
+        ("rpcRecvPoll",),
+        Severity.CRITICAL,
+        NVIDIA,
+        "The GPU's System Processor (GSP firmware) stopped answering the driver (Xid 119/120).",
+        "See nvidia_gsp_timeout.",
+        30,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "rpcRecvPoll timedout for fn %d!",
+                _NVRM + "kernel/vgpu/nv/rpc.c",
+                "r515-r555",
+                _nv("_issueRpcAndWait"),
+                args=(76,),
+            ),
+            Format(
+                "rpcRecvPoll timedout for fn %d sequence %u!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r590-r595",
+                "NVRM: _issueRpcAndWait: ",
+                args=(76, 2201),
             ),
         ),
     ),

@@ -75,6 +75,7 @@ class Tag(enum.StrEnum):
     NVIDIA_API_MISMATCH = "nvidia_api_mismatch"
     NVIDIA_DISPLAY_ENGINE_TIMEOUT = "nvidia_display_engine_timeout"
     NVIDIA_FLIP_TIMEOUT = "nvidia_flip_timeout"
+    NVIDIA_GSP_RPC_FAILURE = "nvidia_gsp_rpc_failure"
     NVIDIA_GSP_TIMEOUT = "nvidia_gsp_timeout"
     NVIDIA_INIT_FAILURE = "nvidia_init_failure"
     NVIDIA_MODESET_ERROR = "nvidia_modeset_error"
