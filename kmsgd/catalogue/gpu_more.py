@@ -51,6 +51,7 @@ def _nvgpu(func: str, line: int) -> str:
 _OSAPI = "nvidia:src/nvidia/arch/nvalloc/unix/src/osapi.c"
 _NVASSERT = "nvidia:src/nvidia/src/libraries/utils/nvassert.c"
 _NVRM = "nvidia:src/nvidia/"
+_NVK = "nvidia:kernel-open/nvidia/"
 
 
 def _nv(func: str) -> str:
@@ -677,6 +678,280 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "r590-r595",
                 "NVRM: _issueRpcAndWait: ",
                 args=(76, 2201),
+            ),
+        ),
+    ),
+    # osapi.c RmIsDeviceSupported/rm_is_supported_device (one nv_printf of several lines, the
+    # second saying what refused it): "NVRM: installed in this system is not supported by the\n
+    # NVRM: NVIDIA %s driver release." (a GPU this branch does not support, r515-r595), "...
+    # not supported by open\nNVRM: nvidia.ko because it does not include the required GPU\n
+    # NVRM: System Processor (GSP)." (a pre-Turing GPU under the open modules, r530-r595;
+    # r515-r525 "...not supported by open\nNVRM: nvidia.ko."), and the vGPU host's "NVRM:
+    # installed in this vGPU host system is not supported by" (r550-r595): the driver leaves
+    # the GPU alone, so "No NVIDIA devices probed" and the probe failure follow
+    sig(
+        "nvidia_unsupported_gpu",
+        r"NVRM: installed in this (?:vGPU host )?system is not supported by\b",
+        ("installed",),
+        Severity.ERROR,
+        NVIDIA,
+        "The NVIDIA driver refused a GPU it does not support (too old or too new for this "
+        "driver branch, or a GPU without GSP under the open kernel modules).",
+        "Install a driver branch that supports this GPU (NVIDIA's README, Appendix A), or the "
+        "proprietary kernel modules for a GPU without GSP (before Turing).",
+        42,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x)\nNVRM: installed in "
+                "this system is not supported by the\nNVRM: NVIDIA %s driver release.",
+                _OSAPI,
+                "r515-r595",
+                args=(0, 1, 0, 0, 0x10DE, 0x1C82, "595.45.04"),
+            ),
+            Format(
+                "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x)\nNVRM: installed in "
+                "this system is not supported by open\nNVRM: nvidia.ko because it does not "
+                "include the required GPU\nNVRM: System Processor (GSP).",
+                _OSAPI,
+                "r530-r595",
+                args=(0, 1, 0, 0, 0x10DE, 0x1B80),
+            ),
+            Format(
+                "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x)\nNVRM: installed in "
+                "this vGPU host system is not supported by\nNVRM: open nvidia.ko.",
+                _OSAPI,
+                "r550-r595",
+                args=(0, 0x3B, 0, 0, 0x10DE, 0x1EB8),
+            ),
+        ),
+    ),
+    # the GPUs the driver could not take up at all: nv.c nvidia_init_module's "NVRM: No NVIDIA
+    # devices probed." (r515-r595: every GPU refused, bound elsewhere or failed its probe);
+    # the Hopper/Blackwell FSP boot that GSP needs (kern_fsp_gh100.c, kern_fsp_gb100.c):
+    # "FSP boot cmds failed. RM cannot boot." (r525-r570), "Preparing FSP boot cmds failed.
+    # RM cannot boot." (r550-r595), the poll for its end "Timout while polling for FSP boot
+    # complete I2CS_SCRATCH : %x" (r525-r545) and NV_ERROR_LOG's GPU_INIT_ERROR "Timeout while
+    # polling for FSP boot complete, ..." (r550-r565), "Error status 0x%x while polling for
+    # FSP boot complete, ..." (r570-r595)
+    sig(
+        "nvidia_init_failure",
+        r"NVRM: No NVIDIA devices probed|FSP boot cmds failed\. RM cannot boot"
+        r"|(?:Timout|Timeout|Error status 0x[0-9a-fA-F]+) while polling for FSP boot complete",
+        ("No", "FSP", "Timout", "Timeout", "status"),
+        Severity.ERROR,
+        NVIDIA,
+        "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
+        "See nvidia_init_failure.",
+        43,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format("NVRM: No NVIDIA devices probed.", _NVK + "nv.c", "r515-r595"),
+            Format(
+                "FSP boot cmds failed. RM cannot boot.",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r525-r570",
+                _nv("kfspSendBootCommands_GH100"),
+            ),
+            Format(
+                "Preparing FSP boot cmds failed. RM cannot boot.",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r550-r595",
+                _nv("kfspSendBootCommands_GH100"),
+            ),
+            Format(
+                "Timout while polling for FSP boot complete I2CS_SCRATCH : %x",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r525-r545",
+                _nv("kfspWaitForSecureBoot_GH100"),
+            ),
+            Format(
+                "Error status 0x%x while polling for FSP boot complete, 0x%x, 0x%x, 0x%x, "
+                "0x%x, 0x%x",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r570-r595",
+                "NVRM: Xid (PCI:0000:41:00): 143, ",
+                args=(0x65,),
+            ),
+        ),
+    ),
+    # nv_gpu_ops.c nvGpuOpsReportFatalError (r565-r595): UVM (nvidia-uvm) hit an error it
+    # cannot recover from (a channel or fault-buffer error, an ECC or NVLink error, a lost
+    # GPU) and marks the system for reboot: "uvm encountered global fatal error 0x%x,
+    # requiring os reboot to recover."; uvm_global.c's own "Encountered a global fatal
+    # error: %s" prints only with uvm_debug_prints (off in release builds)
+    sig(
+        "nvidia_uvm_fatal_error",
+        r"uvm encountered global fatal error 0x[0-9a-fA-F]+"
+        r"|\[pid:\d+\] Encountered a global fatal error: ",
+        ("uvm", "Encountered"),
+        Severity.CRITICAL,
+        NVIDIA,
+        "NVIDIA's unified-memory driver (nvidia-uvm) hit an error it cannot recover from: CUDA "
+        "on this node is unusable until a reboot.",
+        "Reboot the node; look before this line for the error that caused it (an Xid, a GPU "
+        "lost from the bus, ECC or NVLink errors).",
+        35,
+        device_kind=_PCI,
+        check=lambda m, i: "NVRM" in i.text or "nvidia-uvm" in i.text,
+        formats=(
+            Format(
+                "uvm encountered global fatal error 0x%x, requiring os reboot to recover.",
+                _NVRM + "src/kernel/rmapi/nv_gpu_ops.c",
+                "r565-r595",
+                "NVRM: nvGpuOpsReportFatalError: ",
+                args=(0x60,),
+            ),
+            Format(
+                "%s:%u %s[pid:%d] Encountered a global fatal error: %s",
+                _NVK.replace("nvidia/", "nvidia-uvm/") + "uvm_global.c",
+                "r515-r595",
+                "nvidia-uvm: ",
+                args=("uvm_global.c", 425, "uvm_global_set_fatal_error_impl", 4123, "Timeout"),
+            ),
+        ),
+    ),
+    # amdkfd's preemption of compute queues (the hardware scheduler, HWS, unmapping them for
+    # an eviction, a suspend or a reset) not completing: kfd_device_queue_manager.c
+    # amdkfd_fence_wait_timeout "qcm fence wait loop timeout expired" and unmap_queues_cpsch
+    # "The cp might be in an unrecoverable state due to an unsuccessful queues preemption"
+    # (pr_err with amdgpu's pr_fmt "amdgpu: ", 4.x "kfd: "; dev_err in 6.10+), its HIQ check
+    # "HIQ MQD's queue_doorbell_id0 is not 0, Queue preemption time out" (5.10-6.5), moved to
+    # kfd_mqd_manager.c kfd_check_hiq_mqd_doorbell_id "Queue preemption failed for queue with
+    # doorbell_id: %x" (6.6+, "XCC %d: " first on GC 9.4.3), and the direct dequeue of
+    # amdgpu_amdkfd_gfx_v*.c kgd_hqd_destroy "cp queue preemption time out" (4.x-6.x): the
+    # command processor no longer answers, which is how a hung GPU shows on the compute side
+    sig(
+        "amdgpu_kfd_error",
+        r"qcm fence wait loop timeout expired"
+        r"|cp might be in an unrecoverable state due to an unsuccessful queues? preemption"
+        r"|Queue preemption (?:failed for queue with doorbell_id|time out)"
+        r"|cp queue preemption time out",
+        ("qcm", "cp", "preemption"),
+        Severity.ERROR,
+        AMDGPU,
+        "The compute (KFD/ROCm) side could not stop or evict its queues.",
+        "See amdgpu_kfd_error.",
+        36,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "qcm fence wait loop timeout expired",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "5.4-6.8",
+                "amdgpu: ",
+            ),
+            Format(
+                "qcm fence wait loop timeout expired",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "6.12-6.18",
+                _DEV_NOFMT,
+            ),
+            Format(
+                "The cp might be in an unrecoverable state due to an unsuccessful queues "
+                "preemption",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "4.19-6.8",
+                "amdgpu: ",
+            ),
+            Format(
+                "HIQ MQD's queue_doorbell_id0 is not 0, Queue preemption time out",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "5.15-6.1",
+                "amdgpu: ",
+            ),
+            Format(
+                "Queue preemption failed for queue with doorbell_id: %x",
+                "drivers/gpu/drm/amd/amdkfd/kfd_mqd_manager.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0x80004008,),
+            ),
+            Format(
+                "XCC %d: Queue preemption failed for queue with doorbell_id: %x",
+                "drivers/gpu/drm/amd/amdkfd/kfd_mqd_manager.c",
+                "6.8-6.18",
+                _DEV,
+                args=(2, 0x80030008),
+            ),
+            Format(
+                "cp queue preemption time out.",
+                _AMD + "amdgpu_amdkfd_gfx_v9.c",
+                "5.4-6.18",
+                "amdgpu: ",
+            ),
+        ),
+    ),
+    # amdgpu_ras.c amdgpu_ras_error_print_error_data (dev_info): "%ld correctable hardware
+    # errors detected in %s block" (5.x-6.6), "socket: %d, die: %d, %lld new correctable
+    # hardware errors detected in %s block" and "... %lld correctable hardware errors detected
+    # in total in %s block" (6.8+, RAS_EVENT_LOG's "{%llu}" before them from 6.12), and the
+    # umc's ", no user action is needed." (6.8+): errors the ECC corrected. Routine: a count
+    # beside a failure, never its cause (an uncorrectable one is amdgpu_ras_uncorrectable)
+    sig(
+        "amdgpu_ras_correctable",
+        r"(?<![\w.])\d+ (?:new )?correctable hardware errors detected in (?:total in )?\w+ block",
+        ("correctable",),
+        Severity.WARNING,
+        AMDGPU,
+        "The GPU's RAS logic counted memory or logic errors that its ECC corrected.",
+        "Nothing to do unless the count keeps rising; a card whose corrected errors climb "
+        "steadily is failing (watch the bad-page table, amdgpu_ras_eeprom).",
+        60,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        routine=True,
+        formats=(
+            Format(
+                "%ld correctable hardware errors detected in %s block",
+                _AMD + "amdgpu_ras.c",
+                "5.15-6.6",
+                _DEV,
+                args=(4, "umc"),
+            ),
+            Format(
+                "socket: %d, die: %d, %lld new correctable hardware errors detected in %s block",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _RAS_EVENT,
+                args=(0, 1, 2, "gfx"),
+            ),
+            Format(
+                "socket: %d, die: %d, %lld correctable hardware errors detected in total in %s "
+                "block, no user action is needed.",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _DEV,
+                args=(4, 0, 1, "gfx"),
+            ),
+        ),
+    ),
+    # amdgpu_fence.c amdgpu_fence_fallback: the fence timer that catches a fence whose
+    # interrupt never came, DRM_ERROR "Fence fallback timer expired on ring %s" (4.x-6.x;
+    # dev_warn without the DRM prefix later): the ring still completes, polled. Routine: a
+    # lost or late interrupt (MSI, IOMMU remapping), a hint beside a hang, not a hang
+    sig(
+        "amdgpu_fence_fallback",
+        r"Fence fallback timer expired on ring \S+",
+        ("Fence",),
+        Severity.WARNING,
+        AMDGPU,
+        "amdgpu found a completed GPU job whose interrupt never arrived (its fallback timer "
+        "polled the fence).",
+        "Only worth a look if it repeats: check interrupt delivery (MSI, IOMMU interrupt "
+        "remapping, pci=nomsi experiments) and the kernel version.",
+        60,
+        device_kind=_PCI,
+        routine=True,
+        formats=(
+            Format(
+                "Fence fallback timer expired on ring %s",
+                _AMD + "amdgpu_fence.c",
+                "4.19-6.8",
+                _drm("amdgpu_fence_fallback"),
+                args=("sdma0",),
             ),
         ),
     ),

@@ -40,6 +40,70 @@ SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["NVRM: GPU0 _issueRpcAndWait: rpcRecvPoll failed with status 0x00000062 for fn 76!"],
     ),
+    "nvidia_unsupported_gpu": (
+        [
+            "NVRM: installed in this system is not supported by the",
+            "NVRM: installed in this system is not supported by open",
+            "NVRM: installed in this vGPU host system is not supported by",
+        ],
+        [
+            # the first line of the same message, shared with the fallen-off-the-bus report
+            "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1c82)",
+            "NVRM: NVIDIA 595.45.04 driver release.",
+        ],
+    ),
+    "nvidia_init_failure": (
+        [
+            "NVRM: No NVIDIA devices probed.",
+            "NVRM: GPU0 kfspSendBootCommands_GH100: FSP boot cmds failed. RM cannot boot.",
+            "NVRM: GPU0 kfspSendBootCommands_GH100: Preparing FSP boot cmds failed. RM cannot "
+            "boot.",
+            "NVRM: GPU0 kfspWaitForSecureBoot_GH100: Timout while polling for FSP boot complete "
+            "I2CS_SCRATCH : 0",
+            "NVRM: Xid (PCI:0000:41:00): 143, Error status 0x65 while polling for FSP boot "
+            "complete, 0x0, 0x0, 0xbadf4100, 0x0, 0x0",
+        ],
+        ["NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  595.45.04"],
+    ),
+    "nvidia_uvm_fatal_error": (
+        [
+            "NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, requiring "
+            "os reboot to recover.",
+            "nvidia-uvm: uvm_global.c:425 uvm_global_set_fatal_error_impl[pid:4123] Encountered "
+            "a global fatal error: Timeout",
+        ],
+        ["nvidia-uvm: Loaded the UVM driver, major device number 508."],
+    ),
+    "amdgpu_kfd_error": (
+        [
+            "amdgpu: qcm fence wait loop timeout expired",
+            "amdgpu 0000:01:00.0: qcm fence wait loop timeout expired",
+            "kfd: qcm fence wait loop timeout expired",
+            "amdgpu: The cp might be in an unrecoverable state due to an unsuccessful queues "
+            "preemption",
+            "amdgpu: HIQ MQD's queue_doorbell_id0 is not 0, Queue preemption time out",
+            "amdgpu 0000:03:00.0: amdgpu: Queue preemption failed for queue with doorbell_id: "
+            "80004008",
+            "amdgpu 0000:0f:00.0: amdgpu: XCC 2: Queue preemption failed for queue with "
+            "doorbell_id: 80030008",
+            "amdgpu: cp queue preemption time out.",
+        ],
+        ["amdgpu: evict_process_queues_cpsch started", "amdgpu: Evicting PASID 0x8001 queues"],
+    ),
+    "amdgpu_ras_correctable": (
+        [
+            "amdgpu 0000:03:00.0: amdgpu: 4 correctable hardware errors detected in umc block",
+            "amdgpu 0000:03:00.0: {1}socket: 0, die: 1, 2 new correctable hardware errors "
+            "detected in gfx block",
+            "amdgpu 0000:c1:00.0: amdgpu: socket: 4, die: 0 1 correctable hardware errors "
+            "detected in total in gfx block, no user action is needed.",
+        ],
+        ["amdgpu 0000:03:00.0: amdgpu: 1 uncorrectable hardware errors detected in umc block"],
+    ),
+    "amdgpu_fence_fallback": (
+        ["[drm:amdgpu_fence_fallback [amdgpu]] *ERROR* Fence fallback timer expired on ring sdma0"],
+        ["[drm] Fence fallback timer expired"],
+    ),
 }
 
 
@@ -90,3 +154,78 @@ def test_a_gpu_lost_from_the_bus_leads_the_rpc_failures_it_causes() -> None:
         "off the bus.\n"
     )
     assert _primary(text) in {"gpu_fell_off_bus", "nvidia_xid_79"}
+
+
+def test_an_unsupported_gpu_leads_the_empty_probe_it_causes() -> None:
+    text = (
+        "[    4.101] NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:1b80)\n"
+        "[    4.101] NVRM: installed in this system is not supported by open\n"
+        "[    4.101] NVRM: nvidia.ko because it does not include the required GPU\n"
+        "[    4.101] NVRM: System Processor (GSP).\n"
+        "[    4.102] NVRM: The NVIDIA probe routine failed for 1 device(s).\n"
+        "[    4.102] NVRM: None of the NVIDIA devices were initialized.\n"
+        "[    4.103] NVRM: No NVIDIA devices probed.\n"
+    )
+    assert _primary(text) == "nvidia_unsupported_gpu"
+
+
+def test_the_uvm_fatal_error_follows_the_xid_that_caused_it() -> None:
+    # nv_gpu_ops.c nvGpuOpsReportFatalError is UVM's reaction to an error RM reported first
+    text = (
+        "[ 900.1] NVRM: Xid (PCI:0000:41:00): 48, pid=1, name=python3, An uncorrectable double "
+        "bit error (DBE) has been detected on GPU in the framebuffer at partition 1, subpartition "
+        "0.\n"
+        "[ 900.2] NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, "
+        "requiring os reboot to recover.\n"
+    )
+    assert _primary(text) == "nvidia_xid_48"
+
+
+AMD = "amdgpu 0000:03:00.0: amdgpu: "
+
+
+def test_a_failed_preemption_follows_the_page_fault_that_hung_the_queue() -> None:
+    text = (
+        f"[ 428.52] {AMD}[gfxhub] page fault (src_id:0 ring:153 vmid:8 pasid:32771)\n"
+        "[ 437.53] amdgpu: qcm fence wait loop timeout expired\n"
+        "[ 437.53] amdgpu: The cp might be in an unrecoverable state due to an unsuccessful "
+        "queues preemption\n"
+        f"[ 437.54] {AMD}GPU reset begin!\n"
+    )
+    assert _primary(text) == "amdgpu_vm_fault"
+
+
+def test_a_preemption_failure_alone_leads_the_reset_it_brings() -> None:
+    text = (
+        f"[ 1062.51] {AMD}Queue preemption failed for queue with doorbell_id: 80004008\n"
+        f"[ 1062.51] {AMD}Failed to evict process queues\n"
+        "[ 1062.51] amdgpu: Failed to quiesce KFD\n"
+        f"[ 1062.52] {AMD}GPU reset begin!\n"
+    )
+    assert _primary(text) == "amdgpu_kfd_error"
+
+
+def test_corrected_errors_and_fence_fallbacks_never_lead_a_failure() -> None:
+    text = (
+        f"[ 10.1] {AMD}4 correctable hardware errors detected in umc block\n"
+        "[ 11.1] [drm:amdgpu_fence_fallback [amdgpu]] *ERROR* Fence fallback timer expired on "
+        "ring sdma0\n"
+        f"[ 12.1] {AMD}ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3\n"
+    )
+    assert _primary(text) == "amdgpu_ring_timeout"
+
+
+def test_refused_submissions_after_a_recovered_reset_tag_nothing() -> None:
+    # amdgpu_cs.c: a context a reset made guilty or whose VRAM it lost is refused with
+    # -ECANCELED; that is the reset's consequence, and the reset is already named
+    for code in (-125, -22):
+        line = f"[drm:amdgpu_cs_ioctl [amdgpu]] *ERROR* Failed to initialize parser {code}!"
+        assert _tags(line) == set(), line
+    text = (
+        "[ 16.1] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled "
+        "seq=5, emitted seq=7\n"
+        f"[ 16.2] {AMD}GPU reset begin!\n"
+        f"[ 19.1] {AMD}GPU reset(2) succeeded!\n"
+        "[ 19.2] [drm:amdgpu_cs_ioctl [amdgpu]] *ERROR* Failed to initialize parser -125!\n"
+    )
+    assert _primary(text) == "amdgpu_ring_timeout"
