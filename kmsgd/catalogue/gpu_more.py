@@ -955,4 +955,87 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # nvidia-peermem.c (GPUDirect RDMA: the NIC's peer-memory client pinning GPU memory):
+    # peer_err, printk(KERN_ERR "nvidia-peermem" " %s:%d " FMT) with " ERROR " after the line
+    # from r550 (and r535.288), in nv_mem_get_pages "error %d while calling
+    # nvidia_p2p_get_pages()", nv_mem_get_pages_nc "... with NULL callback" and nv_dma_map
+    # "nv_dma_map -- error %d while calling nvidia_p2p_dma_map_pages()" (r515-r595): the
+    # RDMA transfer (NCCL over InfiniBand or RoCE) to that GPU memory fails
+    sig(
+        "nvidia_peermem_error",
+        r"nvidia-peermem \w+:\d+ (?:ERROR )?(?:nv_dma_map -- )?error -?\d+ while calling "
+        r"nvidia_p2p_(?:get_pages|dma_map_pages)\(\)",
+        ("nvidia_p2p_get_pages", "nvidia_p2p_dma_map_pages"),
+        Severity.ERROR,
+        NVIDIA,
+        "GPUDirect RDMA (nvidia-peermem) could not pin or map GPU memory for the network "
+        "card: RDMA transfers to that GPU fail.",
+        "Check that nvidia-peermem matches the running NVIDIA driver and the NIC's driver "
+        "(MLNX_OFED/DOCA), that the GPU and NIC share a PCIe switch or root with ACS/IOMMU "
+        "set for P2P, and look for GPU errors (Xid) just before.",
+        44,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "error %d while calling nvidia_p2p_get_pages()",
+                _NVK.replace("nvidia/", "nvidia-peermem/") + "nvidia-peermem.c",
+                "r515-r545",
+                "nvidia-peermem nv_mem_get_pages:471 ",
+                args=(-22,),
+            ),
+            Format(
+                "error %d while calling nvidia_p2p_get_pages() with NULL callback",
+                _NVK.replace("nvidia/", "nvidia-peermem/") + "nvidia-peermem.c",
+                "r550-r595",
+                "nvidia-peermem nv_mem_get_pages_nc:527 ERROR ",
+                args=(-22,),
+            ),
+            Format(
+                "nv_dma_map -- error %d while calling nvidia_p2p_dma_map_pages()",
+                _NVK.replace("nvidia/", "nvidia-peermem/") + "nvidia-peermem.c",
+                "r550-r595",
+                "nvidia-peermem nv_dma_map:325 ERROR ",
+                args=(-12,),
+            ),
+        ),
+    ),
+    # the kernel interface queue (KIQ), the ring the driver itself uses to write GPU
+    # registers when the GPU is virtualised or the register needs the CP: its fence never
+    # signalling is a hung command processor, the same stop as a ring timeout. amdgpu_virt.c
+    # amdgpu_virt_kiq_reg_write_reg_wait pr_err "failed to write reg %x wait reg %x" (5.4-6.1),
+    # amdgpu_gmc.c amdgpu_gmc_fw_reg_write_reg_wait dev_err the same (6.8+); amdgpu_gfx.c
+    # amdgpu_kiq_rreg/amdgpu_kiq_wreg "failed to read reg:%x" / "failed to write reg:%x"
+    sig(
+        "amdgpu_ring_timeout",
+        r"failed to write reg [0-9a-fA-F]+ wait reg [0-9a-fA-F]+"
+        r"|failed to (?:read|write) reg:[0-9a-fA-F]+$",
+        ("failed",),
+        Severity.CRITICAL,
+        AMDGPU,
+        "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",
+        "See amdgpu_ring_timeout.",
+        38,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        formats=(
+            Format(
+                "failed to write reg %x wait reg %x",
+                _AMD + "amdgpu_virt.c",
+                "5.4-6.1",
+                "amdgpu: ",
+                args=(0x28B4, 0x28C6),
+            ),
+            Format(
+                "failed to write reg %x wait reg %x",
+                _AMD + "amdgpu_gmc.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0x28B4, 0x28C6),
+            ),
+            Format("failed to read reg:%x", _AMD + "amdgpu_gfx.c", "6.1-6.18", _DEV, args=(0x1A6,)),
+            Format(
+                "failed to write reg:%x", _AMD + "amdgpu_gfx.c", "6.1-6.18", _DEV, args=(0x1A6,)
+            ),
+        ),
+    ),
 )

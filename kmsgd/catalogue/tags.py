@@ -82,6 +82,7 @@ class Tag(enum.StrEnum):
     NVIDIA_INIT_FAILURE = "nvidia_init_failure"
     NVIDIA_MODESET_ERROR = "nvidia_modeset_error"
     NVIDIA_NO_MEMORY = "nvidia_no_memory"
+    NVIDIA_PEERMEM_ERROR = "nvidia_peermem_error"
     NVIDIA_RESET_REQUIRED = "nvidia_reset_required"
     NVIDIA_RM_ASSERTION = "nvidia_rm_assertion"
     NVIDIA_UNSUPPORTED_GPU = "nvidia_unsupported_gpu"

@@ -74,6 +74,16 @@ SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["nvidia-uvm: Loaded the UVM driver, major device number 508."],
     ),
+    "nvidia_peermem_error": (
+        [
+            "nvidia-peermem nv_mem_get_pages:471 error -22 while calling nvidia_p2p_get_pages()",
+            "nvidia-peermem nv_mem_get_pages_nc:527 ERROR error -22 while calling "
+            "nvidia_p2p_get_pages() with NULL callback",
+            "nvidia-peermem nv_dma_map:325 ERROR nv_dma_map -- error -12 while calling "
+            "nvidia_p2p_dma_map_pages()",
+        ],
+        ["nvidia-peermem nv_mem_client_init:680 TRACE registering peer memory client"],
+    ),
     "amdgpu_kfd_error": (
         [
             "amdgpu: qcm fence wait loop timeout expired",
@@ -89,6 +99,15 @@ SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "amdgpu: cp queue preemption time out.",
         ],
         ["amdgpu: evict_process_queues_cpsch started", "amdgpu: Evicting PASID 0x8001 queues"],
+    ),
+    "amdgpu_ring_timeout": (
+        [
+            "amdgpu: failed to write reg 28b4 wait reg 28c6",
+            "amdgpu 0000:03:00.0: amdgpu: failed to write reg 28b4 wait reg 28c6",
+            "amdgpu 0000:03:00.0: amdgpu: failed to read reg:1a6",
+            "amdgpu 0000:03:00.0: amdgpu: failed to write reg:1a6",
+        ],
+        ["i2c i2c-3: failed to write reg 0x10"],
     ),
     "amdgpu_ras_correctable": (
         [
