@@ -84,6 +84,26 @@ SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["nvidia-peermem nv_mem_client_init:680 TRACE registering peer memory client"],
     ),
+    "i915_gpu_hang": (
+        [
+            "i915 0000:00:02.0: [drm] *ERROR* GuC engine reset request failed on 0:0 (rcs0) "
+            "because 0x00000000",
+            "i915 0000:00:02.0: [drm] *ERROR* GT0: GuC engine reset request failed on 0:0 (rcs0) "
+            "because 0x00000000",
+            "xe 0000:03:00.0: [drm] *ERROR* GuC engine reset request failed on 0:0 because "
+            "0x00000000",
+        ],
+        ["i915 0000:00:02.0: [drm] GT0: GuC firmware i915/tgl_guc_70.bin version 70.20.0"],
+    ),
+    "soc_gpu_hang": (
+        [
+            "msm_dpu ae01000.display-controller: [drm:recover_worker [msm]] *ERROR* 7.3.0.1: "
+            "hangcheck recover!",
+            "msm 900000.mdss: A530: hangcheck recover!",
+            "[drm:lima_sched_timedout_job [lima]] *ERROR* lima job timeout",
+        ],
+        ["[drm] lima gp spurious timeout"],
+    ),
     "amdgpu_kfd_error": (
         [
             "amdgpu: qcm fence wait loop timeout expired",
