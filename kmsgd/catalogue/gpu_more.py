@@ -739,7 +739,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "nvidia_init_failure",
         r"NVRM: No NVIDIA devices probed|FSP boot cmds failed\. RM cannot boot"
         r"|(?:Timout|Timeout|Error status 0x[0-9a-fA-F]+) while polling for FSP boot complete",
-        ("No", "FSP", "Timout", "Timeout", "status"),
+        ("probed", "FSP"),
         Severity.ERROR,
         NVIDIA,
         "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
@@ -829,7 +829,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|cp might be in an unrecoverable state due to an unsuccessful queues? preemption"
         r"|Queue preemption (?:failed for queue with doorbell_id|time out)"
         r"|cp queue preemption time out",
-        ("qcm", "cp", "preemption"),
+        ("qcm", "preemption"),
         Severity.ERROR,
         AMDGPU,
         "The compute (KFD/ROCm) side could not stop or evict its queues.",
@@ -1009,7 +1009,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_ring_timeout",
         r"failed to write reg [0-9a-fA-F]+ wait reg [0-9a-fA-F]+"
         r"|failed to (?:read|write) reg:[0-9a-fA-F]+$",
-        ("failed",),
+        ("reg",),
         Severity.CRITICAL,
         AMDGPU,
         "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",
@@ -1035,6 +1035,31 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
             Format("failed to read reg:%x", _AMD + "amdgpu_gfx.c", "6.1-6.18", _DEV, args=(0x1A6,)),
             Format(
                 "failed to write reg:%x", _AMD + "amdgpu_gfx.c", "6.1-6.18", _DEV, args=(0x1A6,)
+            ),
+        ),
+    ),
+    # NVRM's interrupt service (intr.c _intrServiceStallCommonCheckBegin and the non-stall
+    # path, r515-r595) reading NV_PMC_BOOT_0 and getting all-ones back: "Failed GPU reg read :
+    # 0x%x. Check whether GPU is present on the bus" (GPU_REG_VALUE_INVALID): the GPU no longer
+    # answers on PCIe, as "GPU has fallen off the bus" says once the driver declares it lost
+    sig(
+        "gpu_fell_off_bus",
+        r"Failed GPU reg read : 0x[fF]{8}\. Check whether GPU is present on the bus",
+        ("reg",),
+        Severity.CRITICAL,
+        "gpu",
+        "The GPU stopped responding on PCIe: the system can no longer reach it.",
+        "See gpu_fell_off_bus.",
+        31,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "Failed GPU reg read : 0x%x. Check whether GPU is present on the bus",
+                _NVRM + "src/kernel/gpu/intr/intr.c",
+                "r515-r595",
+                _nv("_intrServiceStallCommonCheckBegin"),
+                args=(0xFFFFFFFF,),
             ),
         ),
     ),

@@ -104,6 +104,13 @@ SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["[drm] lima gp spurious timeout"],
     ),
+    "gpu_fell_off_bus": (
+        [
+            "NVRM: GPU0 _intrServiceStallCommonCheckBegin: Failed GPU reg read : 0xffffffff. "
+            "Check whether GPU is present on the bus",
+        ],
+        ["NVRM: GPU0 _threadNodeCheckTimeout: API_GPU_ATTACHED_SANITY_CHECK failed!"],
+    ),
     "amdgpu_kfd_error": (
         [
             "amdgpu: qcm fence wait loop timeout expired",
@@ -268,3 +275,14 @@ def test_refused_submissions_after_a_recovered_reset_tag_nothing() -> None:
         "[ 19.2] [drm:amdgpu_cs_ioctl [amdgpu]] *ERROR* Failed to initialize parser -125!\n"
     )
     assert _primary(text) == "amdgpu_ring_timeout"
+
+
+def test_an_unreadable_gpu_leads_the_rpc_failures_printed_before_it() -> None:
+    # a GPU gone from the bus fails every call, whichever line the driver prints first
+    text = (
+        "[ 90.1] NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for "
+        "fn 10!\n"
+        "[ 90.2] NVRM: GPU0 _intrServiceStallCommonCheckBegin: Failed GPU reg read : 0xffffffff. "
+        "Check whether GPU is present on the bus\n"
+    )
+    assert _primary(text) == "gpu_fell_off_bus"
