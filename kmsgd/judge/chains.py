@@ -84,6 +84,13 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
     Relation("nvidia_xid_*", "nvidia_xid_154", "Xid 154 is the recovery an Xid needs", True),
+    # NVIDIA's RPC path to GSP-RM (vgpu rpc.c, kernel_gsp.c): a GSP that stopped answering
+    # fills its queue, so sends fail wherever the poll's timeout is printed; a request that
+    # cannot reach GSP fails the init or re-init that sent it (osinit.c RmInitAdapter)
+    Relation(
+        Tag.NVIDIA_GSP_TIMEOUT, Tag.NVIDIA_GSP_RPC_FAILURE, "a stopped GSP takes no RPC", True
+    ),
+    Relation(Tag.NVIDIA_GSP_RPC_FAILURE, Tag.NVIDIA_INIT_FAILURE, "the init's RPCs to GSP fail"),
     # NVRM prints the status checks of the step that failed an RmInitAdapter as it unwinds,
     # before "RmInitAdapter failed! (0x62:0x51:…)", whose middle code is that status (0x51,
     # NV_ERR_NO_MEMORY): the allocation failures are how the init failed, one event

@@ -55,6 +55,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"NVRM: ",
         r"NVRM \w+: ",
         r"nvidia-(?:modeset|nvlink|uvm|drm): ",
+        # nvidia-peermem.c peer_err: "nvidia-peermem" " %s:%d " (r550+ " %s:%d ERROR ")
+        r"nvidia-peermem \w+:\d+ ",
         r"nvidia: ",
     ),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),

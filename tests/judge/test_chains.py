@@ -41,6 +41,14 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         NV + "74, pid=1, name=python3, NVLink: fatal error detected on link 8",
         NV + "154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
     ),
+    ("nvidia_gsp_timeout", "nvidia_gsp_rpc_failure"): (
+        "NVRM: GPU0 _issueRpcAndWait: rpcRecvPoll timedout for fn 76!",
+        "NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x00000065 for fn 10!",
+    ),
+    ("nvidia_gsp_rpc_failure", "nvidia_init_failure"): (
+        "NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000001f for fn 10!",
+        "NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0",
+    ),
     ("nvidia_init_failure", "nvidia_no_memory"): (
         "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x51:1941)",
         "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
