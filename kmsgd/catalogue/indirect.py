@@ -141,6 +141,32 @@ REGS_HEADER_TEXT = re.compile(
 REGS_LOOKBACK = 100  # lines: a header, "Modules linked in", the CPU and hardware lines, and
 # other CPUs' or drivers' lines printed in between
 
+# kernel/hung_task.c check_hung_task prints, after its "INFO: task %s:%d blocked for more
+# than %ld seconds." header and the "Tainted"/"Not tainted" line, pr_err("\"echo 0 >
+# /proc/sys/kernel/hung_task_timeout_secs\" disables this message.") (2.6.3x-6.18), once
+# per blocked task. Nothing else prints it. It shows the hung task where a paste opens
+# mid-report; the timeline drops its hit where the header came just before it
+# (kmsgd/judge/timeline.py, HUNG_ECHO_LOOKBACK), so a whole report is counted and placed by
+# its header alone, and a report cut above this line counts once, by it.
+HUNG_TASK_ECHO = sig(
+    "hung_task",
+    r'^"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message',
+    ("hung_task_timeout_secs",),
+    Severity.ERROR,
+    "kernel",
+    "A task waited > 120 s in uninterruptible sleep (D state), usually on I/O or a lock.",
+    "The blocked task's stack names the wait: storage, NFS, a GPU ioctl; fix that.",
+    76,
+    formats=(
+        Format(
+            '"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.',
+            "kernel/hung_task.c",
+            "4.4-6.18",
+        ),
+    ),
+)
+HUNG_ECHO_LOOKBACK = 8  # lines: the header, its "Tainted" line, other CPUs' lines between
+
 INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     HUNG_TASK_BODY,
     REGS_BODY,
@@ -551,4 +577,5 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    HUNG_TASK_ECHO,
 )

@@ -82,6 +82,7 @@ class Tag(enum.StrEnum):
     NVIDIA_RESET_REQUIRED = "nvidia_reset_required"
     NVIDIA_RM_ASSERTION = "nvidia_rm_assertion"
     NVIDIA_XID = "nvidia_xid"
+    NVME_PROBE_FAILURE = "nvme_probe_failure"
     NVME_RESET = "nvme_reset"
     NVME_TIMEOUT = "nvme_timeout"
     NVSWITCH_SXID = "nvswitch_sxid"

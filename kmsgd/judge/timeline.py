@@ -18,13 +18,16 @@ from typing import NamedTuple
 
 from kmsgd.catalogue.base import DeviceKind, Signature
 from kmsgd.catalogue.indirect import (
+    HUNG_ECHO_LOOKBACK,
     HUNG_TASK_BODY,
+    HUNG_TASK_ECHO,
     REGS_BODY,
     REGS_HEADER_TEXT,
     REGS_HEADERS,
     REGS_LOOKBACK,
 )
 from kmsgd.catalogue.table import TRIGGERS, WORD_SPLIT, SignatureHit, match_text
+from kmsgd.catalogue.tags import Tag
 from kmsgd.logparse.parsed import Line, LogFormat, Origin
 from kmsgd.ring.records import Entry, KernelRecord
 
@@ -196,6 +199,8 @@ class TimelineBuilder:
             found = [f for f in found if f[1] is not HUNG_TASK_BODY]
         if found and any(f[1] is REGS_BODY for f in found) and self._regs_header_before():
             found = [f for f in found if f[1] is not REGS_BODY]
+        if found and found[0][1] is HUNG_TASK_ECHO and self._hung_header_before():
+            found = found[1:]
         if not found:
             item = _new_item((pos, line, ()))
         else:
@@ -208,6 +213,16 @@ class TimelineBuilder:
             self._head.append(item)
         self._tail.append(item)
         return tags
+
+    def _hung_header_before(self) -> bool:
+        """Whether the hung-task header ("INFO: task %s:%d blocked for more than") came just
+        before its report's second line (kmsgd/catalogue/indirect.py HUNG_TASK_ECHO)."""
+        tail = self._tail
+        for k in range(len(tail) - 1, max(-1, len(tail) - 1 - HUNG_ECHO_LOOKBACK), -1):
+            item = tail[k]
+            if Tag.HUNG_TASK in item.tags and "blocked for more than" in item.line.message:
+                return True
+        return False
 
     def _regs_header_before(self) -> bool:
         """Whether a register dump's own report header came in the lines before it (its hit

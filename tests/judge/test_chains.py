@@ -192,6 +192,15 @@ EXAMPLES[("hpwdt_nmi", "kernel_panic")] = (
     "of the following resources:",
     "---[ end Kernel panic - not syncing: 04: An NMI occurred. ]---",
 )
+# a reset of a running controller that fails ends in nvme_reset_work's removal
+EXAMPLES[("nvme_timeout", "nvme_probe_failure")] = (
+    "nvme nvme0: I/O 0 QID 0 timeout, reset controller",
+    "nvme nvme0: Removing after probe failure status: -19",
+)
+EXAMPLES[("nvme_reset", "nvme_probe_failure")] = (
+    "nvme nvme0: Device not ready; aborting reset, CSTS=0x1",
+    "nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0",
+)
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 
 
