@@ -40,6 +40,31 @@ FIXLEFT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     ),
 }
 
+# init's shutdown lines (userspace): tag → (positives, negatives), as a console shows them
+INIT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "clean_shutdown_marker": (
+        [
+            render("The system is going down %s NOW!", ("for reboot",)),
+            render("The system is going down %s NOW!", ("for system halt",)),
+            "INIT: " + render("Switching to runlevel: %c", ("6",)),
+            "INIT: Switching to runlevel: 0",
+            "The system is going down NOW!",
+            render("Sent SIG%s to all processes", ("TERM",)),
+            "Sending SIGKILL to all processes",
+            render("Requesting system %s", ("poweroff",)),
+        ],
+        [
+            # runlevel 1 and the other runlevels are no shutdown
+            "The system is going down to maintenance mode NOW!",
+            "INIT: Switching to runlevel: 3",
+            "INIT: Sending processes configured via /etc/inittab the TERM signal",
+            # the countdown before the shutdown, not the shutdown
+            "The system is going DOWN for reboot in 5 minutes!",
+            "echo Requesting system reboot soon",
+        ],
+    ),
+}
+
 
 def _tags(line: str) -> set[str]:
     return {h.tag for h in match_record(KernelRecord(line, facility=0))}
@@ -52,6 +77,22 @@ def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
         assert tag in _tags(line), line
     for line in negatives:
         assert tag not in _tags(line), line
+
+
+@pytest.mark.parametrize("tag", sorted(INIT_EXAMPLES))
+def test_inits_shutdown_lines_are_the_shutdown_marker(tag: str) -> None:
+    positives, negatives = INIT_EXAMPLES[tag]
+    for line in positives:
+        assert tag in _tags(line), line
+        # the same line in a syslog, from init or shutdown
+        assert tag in {h.tag for h in match_record(KernelRecord("init: " + line, facility=3))}
+    for line in negatives:
+        assert tag not in _tags(line), line
+
+
+def test_a_program_that_prints_inits_words_is_not_init() -> None:
+    rec = KernelRecord("myapp[42]: The system is going down NOW!", facility=3)
+    assert not {h.tag for h in match_record(rec)}
 
 
 def _report(*lines: str, start_s: float = 5.0) -> Report:
@@ -133,3 +174,38 @@ def test_a_whole_hung_task_report_counts_once() -> None:
         start_s=2417.0,
     )
     assert _hung_count(report) == 2
+
+
+def _console(text: str) -> Report:
+    report, _ = analyze_report(io.BytesIO(text.encode()), name="paste")
+    return report
+
+
+def test_a_stall_after_sysvinits_shutdown_is_a_freeze_during_shutdown() -> None:
+    """A console without systemd: shutdown(8)'s wall and init's runlevel switch, then the
+    kernel's RCU stall while restarting. The restart never finished."""
+    report = _console(
+        "The system is going down for reboot NOW!\n"
+        "INIT: Switching to runlevel: 6\n"
+        "Stopping Dropbear SSH server: stopped /usr/sbin/dropbear (pid 2551)\n"
+        "Unmounting local filesystems...done.\n"
+        "INFO: rcu_sched detected stalls on CPUs/tasks: { 0} (detected by 1, t=5252 "
+        "jiffies, g=825, c=824, q=1)\n"
+        "Task dump for CPU 0:\n"
+    )
+    assert _primary(report) == "rcu_stall"
+    assert report.outcome.value == "hard_freeze"
+    assert "clean_shutdown_marker" in {s.tag for s in report.signatures}
+
+
+def test_busyboxs_shutdown_then_the_kernels_restart_is_a_clean_reboot() -> None:
+    report = _report(
+        "The system is going down NOW!",
+        "Sent SIGTERM to all processes",
+        "Sent SIGKILL to all processes",
+        "Requesting system reboot",
+        "reboot: Restarting system",
+        start_s=30.0,
+    )
+    assert report.outcome.value == "clean_reboot"
+    assert _primary(report) is None
