@@ -579,3 +579,77 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     ),
     HUNG_TASK_ECHO,
 )
+
+# A firmware-first error record (drivers/firmware/efi/cper.c cper_estatus_print_section) prints
+# each section's own severity on the line before its type: "%sError %d, type: %s" with
+# cper_severity_str's "recoverable", "fatal", "corrected" or "info", then the optional
+# "fru_id: %pUl" and "fru_text: %.20s" lines, then "%ssection_type: …" (4.4-6.18). A section
+# line read alone says what failed but not how badly; the timeline reads it with that
+# severity line (kmsgd/judge/timeline.py, CPER_LOOKBACK lines back) and takes the entry
+# CPER_SECTIONS names for the pair: a fatal or recoverable PCIe section is the uncorrected
+# AER error the native driver would print (aer_fatal, aer_nonfatal: the same event, routed
+# through the firmware), and a corrected memory or processor section is a corrected error
+# (routine, like EDAC's corrected counts) rather than the uncorrected one its tag's entry
+# describes. These entries are never matched on their own: they are not in the catalogue.
+CPER_SEVERITY = re.compile(r"\[Hardware Error\]:\s+Error \d+, type: (\w+)")
+CPER_LOOKBACK = 3  # the severity line, fru_id, fru_text
+_CPER_PCIE = r"\[Hardware Error\]:\s+section_type: PCIe error"
+_CPER_PCIE_FMT = Format(
+    "%ssection_type: PCIe error",
+    "drivers/firmware/efi/cper.c",
+    "4.4-6.18",
+    args=("{1}[Hardware Error]:  ",),
+)
+_CPER_NEXT = (
+    "Read the device_id and aer_uncor_status lines after it: check the slot, riser, cabling "
+    "and power of the device named, and the BMC's event log for the same moment."
+)
+CPER_SECTIONS: dict[tuple[str, str], Signature] = {
+    ("aer_corrected", "fatal"): sig(
+        "aer_fatal",
+        _CPER_PCIE,
+        ("section_type",),
+        Severity.CRITICAL,
+        "pcie",
+        "The platform firmware reported an uncorrectable fatal PCIe error (APEI GHES, "
+        "firmware-first).",
+        _CPER_NEXT,
+        16,
+        device_kind=DeviceKind.PCI,
+        formats=(_CPER_PCIE_FMT,),
+    ),
+    ("aer_corrected", "recoverable"): sig(
+        "aer_nonfatal",
+        _CPER_PCIE,
+        ("section_type",),
+        Severity.ERROR,
+        "pcie",
+        "The platform firmware reported an uncorrectable, non-fatal PCIe error (APEI GHES, "
+        "firmware-first).",
+        _CPER_NEXT,
+        18,
+        device_kind=DeviceKind.PCI,
+        formats=(_CPER_PCIE_FMT,),
+    ),
+    ("ghes_hardware_error", "corrected"): sig(
+        "ghes_hardware_error",
+        r"\[Hardware Error\]:\s+section_type: (?:memory|general processor|ARM processor) error",
+        ("section_type",),
+        Severity.WARNING,
+        "hardware",
+        "The platform firmware reported a corrected hardware error (APEI GHES): memory or "
+        "CPU, named by the section lines that follow.",
+        "Noise at low rates; a rising count on one DIMM or CPU means it is failing: read the "
+        "FRU/DIMM lines and plan its replacement.",
+        11,
+        routine=True,
+        formats=(
+            Format(
+                "%ssection_type: memory error",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{35}[Hardware Error]:   ",),
+            ),
+        ),
+    ),
+}

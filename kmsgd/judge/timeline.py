@@ -18,6 +18,9 @@ from typing import NamedTuple
 
 from kmsgd.catalogue.base import DeviceKind, Signature
 from kmsgd.catalogue.indirect import (
+    CPER_LOOKBACK,
+    CPER_SECTIONS,
+    CPER_SEVERITY,
     HUNG_ECHO_LOOKBACK,
     HUNG_TASK_BODY,
     HUNG_TASK_ECHO,
@@ -201,6 +204,8 @@ class TimelineBuilder:
             found = [f for f in found if f[1] is not REGS_BODY]
         if found and found[0][1] is HUNG_TASK_ECHO and self._hung_header_before():
             found = found[1:]
+        if found and "section_type" in words:
+            found = self._cper_sections(found)
         if not found:
             item = _new_item((pos, line, ()))
         else:
@@ -213,6 +218,26 @@ class TimelineBuilder:
             self._head.append(item)
         self._tail.append(item)
         return tags
+
+    def _cper_sections(
+        self, found: list[tuple[str, Signature, str]]
+    ) -> list[tuple[str, Signature, str]]:
+        """A firmware error record's section read with its own severity line, a few lines
+        before it (kmsgd/catalogue/indirect.py CPER_SECTIONS)."""
+        tail = self._tail
+        severity = ""
+        for k in range(len(tail) - 1, max(-1, len(tail) - 1 - CPER_LOOKBACK), -1):
+            m = CPER_SEVERITY.search(tail[k].line.message)
+            if m is not None:
+                severity = m.group(1)
+                break
+        if not severity:
+            return found
+        out: list[tuple[str, Signature, str]] = []
+        for tag, sig, dev in found:
+            alt = CPER_SECTIONS.get((tag, severity))
+            out.append((tag, sig, dev) if alt is None else (alt.tag, alt, dev))
+        return out
 
     def _hung_header_before(self) -> bool:
         """Whether the hung-task header ("INFO: task %s:%d blocked for more than") came just

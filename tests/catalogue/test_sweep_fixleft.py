@@ -209,3 +209,61 @@ def test_busyboxs_shutdown_then_the_kernels_restart_is_a_clean_reboot() -> None:
     )
     assert report.outcome.value == "clean_reboot"
     assert _primary(report) is None
+
+
+def _ghes(section_type: str, severity: str) -> list[str]:
+    """One firmware-first record as ghes.c and cper.c print it (4.4-6.18)."""
+    pfx = "{1}[Hardware Error]: "
+    return [
+        pfx + "Hardware error from APEI Generic Hardware Error Source: 5",
+        pfx + render("event severity: %s", (severity,)),
+        pfx + render(" Error %d, type: %s", (0, severity)),
+        pfx + "  fru_text: Card03, ChnA, DIMM0",
+        pfx + render("  section_type: %s", (section_type,)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("severity", "tag"), [("fatal", "aer_fatal"), ("recoverable", "aer_nonfatal")]
+)
+def test_an_uncorrected_firmware_first_pcie_error_is_the_aer_error(severity: str, tag: str) -> None:
+    record = _ghes("PCIe error", severity)
+    record.append("{1}[Hardware Error]:   device_id: 0000:01:00.1")
+    if severity == "fatal":
+        record.append("Kernel panic - not syncing: Fatal hardware error!")
+    report = _report(*record, start_s=528.0)
+    assert _primary(report) == tag
+    tags = {s.tag for s in report.signatures}
+    assert "aer_corrected" not in tags and "ghes_hardware_error" in tags
+
+
+def test_a_corrected_firmware_first_pcie_error_stays_routine() -> None:
+    report = _report(*_ghes("PCIe error", "corrected"), start_s=528.0)
+    (sig,) = [s for s in report.signatures if s.tag == "aer_corrected"]
+    assert sig.routine
+
+
+def test_a_corrected_memory_error_ranks_as_corrected() -> None:
+    """Alone it is still the paste's finding, but a corrected error, reported as one; next
+    to a failure it does not lead."""
+    alone = _report(*_ghes("memory error", "corrected"), start_s=9000.0)
+    assert _primary(alone) == "ghes_hardware_error"
+    (sig,) = [s for s in alone.signatures if s.tag == "ghes_hardware_error"]
+    assert sig.routine and sig.severity.value == "warning"
+    beside = _report(
+        *_ghes("memory error", "corrected"),
+        NVME + "I/O 417 QID 7 timeout, aborting",
+        start_s=9000.0,
+    )
+    assert _primary(beside) == "nvme_timeout"
+
+
+def test_an_uncorrected_memory_error_keeps_its_rank() -> None:
+    report = _report(
+        NVME + "I/O 417 QID 7 timeout, aborting",
+        *_ghes("memory error", "recoverable"),
+        start_s=9000.0,
+    )
+    assert _primary(report) == "ghes_hardware_error"
+    (sig,) = [s for s in report.signatures if s.tag == "ghes_hardware_error"]
+    assert not sig.routine and sig.severity.value == "critical"

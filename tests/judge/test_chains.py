@@ -201,6 +201,19 @@ EXAMPLES[("nvme_reset", "nvme_probe_failure")] = (
     "nvme nvme0: Device not ready; aborting reset, CSTS=0x1",
     "nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0",
 )
+# a firmware-first record: the event's severity line and the section that names the PCIe
+# error (read with its "Error 0, type: fatal" line, catalogue/indirect.py CPER_SECTIONS)
+GHES_EVENT = "{1}[Hardware Error]: event severity: fatal"
+EXAMPLES[("aer_fatal", "ghes_hardware_error")] = (
+    "pcieport 0000:00:1c.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), "
+    "type=Transaction Layer, (Receiver ID)",
+    GHES_EVENT,
+)
+EXAMPLES[("aer_nonfatal", "ghes_hardware_error")] = (
+    "pcieport 0000:00:1c.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), "
+    "type=Transaction Layer, (Requester ID)",
+    GHES_EVENT,
+)
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 
 
