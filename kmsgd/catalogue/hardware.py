@@ -841,4 +841,47 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # drivers/nvme/host/core.c nvme_log_error (5.19-6.18, pr_err_ratelimited): a command the
+    # drive completed with an error, "%s: %s(0x%x) @ LBA %llu, %u blocks, %s (sct 0x%x / sc
+    # 0x%x) %s%s" ("%llu blocks" to 6.0) with the disk, the opcode's name ("I/O Cmd" without
+    # CONFIG_NVME_VERBOSE_ERRORS) and the status's ("Unrecovered Read Error", "Write Fault",
+    # "I/O Error"). Only reads, writes and flushes: a Write Zeroes or Dataset Management a drive
+    # does not support fails on healthy boxes, and the admin form (no LBA) is nvme-cli's probing.
+    sig(
+        "disk_io_error",
+        r"^(?P<disk>nvme\d+(?:c\d+)?n\d+): (?:Read|Write|Flush|I/O Cmd)\(0x[0-9a-f]+\) @ LBA \d+, "
+        r"\d+ blocks, ",
+        ("LBA",),
+        S.ERROR,
+        "storage",
+        "A block device failed a read or write.",
+        "Check SMART, cables and the filesystem on that device.",
+        54,
+        device_kind=_DISK,
+        formats=(
+            Format(
+                "%s: %s(0x%x) @ LBA %llu, %u blocks, %s (sct 0x%x / sc 0x%x) %s%s",
+                "drivers/nvme/host/core.c",
+                "6.1-6.18",
+                args=(
+                    "nvme0n1",
+                    "Read",
+                    0x2,
+                    2048,
+                    8,
+                    "Unrecovered Read Error",
+                    2,
+                    0x81,
+                    "",
+                    "DNR ",
+                ),
+            ),
+            Format(
+                "%s: %s(0x%x) @ LBA %llu, %u blocks, %s (sct 0x%x / sc 0x%x) %s%s",
+                "drivers/nvme/host/core.c",
+                "6.1-6.18",
+                args=("nvme0n1", "I/O Cmd", 0x1, 4096, 16, "I/O Error", 2, 0x80, "MORE ", "DNR "),
+            ),
+        ),
+    ),
 )

@@ -176,6 +176,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"I/O error, dev ",
         r"(?:timeout|critical [\w ]+|recoverable transport|protection) error, dev ",
         r"Buffer I/O error",
+        r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
         r"mpt[23]sas_cm\d+: ",
         r"megasas: ",
         r"ata\d+(?:\.\d+)?: ",

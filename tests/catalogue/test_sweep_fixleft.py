@@ -38,6 +38,22 @@ FIXLEFT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             NVME + "failed to set APST feature (-19)",
         ],
     ),
+    "disk_io_error": (
+        [
+            # core.c nvme_log_error (5.19-6.18)
+            render(
+                "%s: %s(0x%x) @ LBA %llu, %u blocks, %s (sct 0x%x / sc 0x%x) %s%s",
+                ("nvme0n1", "Read", 0x2, 2048, 8, "Unrecovered Read Error", 2, 0x81, "", "DNR "),
+            ),
+            "nvme1c1n1: Write(0x1) @ LBA 96, 32 blocks, Write Fault (sct 0x2 / sc 0x80) DNR ",
+        ],
+        [
+            # an unsupported optional command fails on healthy drives
+            "nvme0n1: Write Zeroes(0x8) @ LBA 0, 8 blocks, Invalid Field in Command "
+            "(sct 0x0 / sc 0x2) DNR ",
+            "nvme0: Admin Cmd(0x6), Invalid Field in Command (sct 0x0 / sc 0x2) DNR ",
+        ],
+    ),
 }
 
 # init's shutdown lines (userspace): tag → (positives, negatives), as a console shows them
