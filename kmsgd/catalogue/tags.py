@@ -94,6 +94,7 @@ class Tag(enum.StrEnum):
     NVIDIA_UNSUPPORTED_GPU = "nvidia_unsupported_gpu"
     NVIDIA_UVM_FATAL_ERROR = "nvidia_uvm_fatal_error"
     NVIDIA_XID = "nvidia_xid"
+    NVME_PROBE_FAILURE = "nvme_probe_failure"
     NVME_RESET = "nvme_reset"
     NVME_TIMEOUT = "nvme_timeout"
     NVSWITCH_SXID = "nvswitch_sxid"

@@ -171,6 +171,22 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation(Tag.PAGE_ALLOCATION_FAILURE, Tag.OOM_KILL, "memory runs out before the OOM kill"),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation(Tag.NVME_TIMEOUT, Tag.NVME_RESET, "a command timeout resets the controller"),
+    # pci.c nvme_reset_work (probe's first run of it, before 6.2) ends a failed reset in
+    # "Removing after probe failure", and re-enabling the controller in it waits for ready
+    # ("aborting initialisation"): after a timeout or a reset they are how that reset failed;
+    # alone, the controller never came up at probe
+    *(
+        Relation(cause, Tag.NVME_PROBE_FAILURE, "a reset that fails removes the controller")
+        for cause in (Tag.NVME_TIMEOUT, Tag.NVME_RESET)
+    ),
+    # drivers/acpi/apei/ghes.c: a firmware-first PCIe error is one record, its event's
+    # "event severity: fatal" line before the section that names the PCIe error
+    # (catalogue/indirect.py CPER_SECTIONS), and ghes_proc's "Fatal hardware error!" panic
+    # after it: the record's header and panic are the PCIe error's report
+    *(
+        Relation(aer, Tag.GHES_HARDWARE_ERROR, "the firmware's record of a PCIe error", True)
+        for aer in (Tag.AER_FATAL, Tag.AER_NONFATAL)
+    ),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
     *(
         Relation(cause, Tag.KERNEL_PANIC, "the panic that ends a report")

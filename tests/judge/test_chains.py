@@ -200,6 +200,28 @@ EXAMPLES[("hpwdt_nmi", "kernel_panic")] = (
     "of the following resources:",
     "---[ end Kernel panic - not syncing: 04: An NMI occurred. ]---",
 )
+# a reset of a running controller that fails ends in nvme_reset_work's removal
+EXAMPLES[("nvme_timeout", "nvme_probe_failure")] = (
+    "nvme nvme0: I/O 0 QID 0 timeout, reset controller",
+    "nvme nvme0: Removing after probe failure status: -19",
+)
+EXAMPLES[("nvme_reset", "nvme_probe_failure")] = (
+    "nvme nvme0: Device not ready; aborting reset, CSTS=0x1",
+    "nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0",
+)
+# a firmware-first record: the event's severity line and the section that names the PCIe
+# error (read with its "Error 0, type: fatal" line, catalogue/indirect.py CPER_SECTIONS)
+GHES_EVENT = "{1}[Hardware Error]: event severity: fatal"
+EXAMPLES[("aer_fatal", "ghes_hardware_error")] = (
+    "pcieport 0000:00:1c.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), "
+    "type=Transaction Layer, (Receiver ID)",
+    GHES_EVENT,
+)
+EXAMPLES[("aer_nonfatal", "ghes_hardware_error")] = (
+    "pcieport 0000:00:1c.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), "
+    "type=Transaction Layer, (Requester ID)",
+    GHES_EVENT,
+)
 XHCI = "xhci_hcd 0000:00:14.0: xHCI host controller not responding, assume dead"
 ZIO = "zio pool=tank vdev=/dev/sdb1 error=5 type=1 offset=270336 size=8192 flags=180880"
 SUSPENDED = (
