@@ -232,14 +232,21 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # gmc_v9_0.c: "[%s] %s page fault (src_id:%u ring:%u vmid:%u pasid:%u…)" with "retry"/
     # "no-retry" (5.x+), "[%s] VMC page fault" / "UTCL2 page fault" (4.14–4.19); gmc_v7/v8
     # (4.2+, also radeon cik/si): "GPU fault detected: %d 0x%08x", "VM_CONTEXT1_PROTECTION_
-    # FAULT_ADDR"
+    # FAULT_ADDR"; the status register's decoded fields, one dev_err each, which a cut paste
+    # may hold alone (gfxhub_v*/mmhub_v* *_print_l2_protection_fault_status, gmc_v9_0.c before
+    # them: "\t MORE_FAULTS: 0x%lx", "\t WALKER_ERROR: 0x%lx", "\t PERMISSION_FAULTS: 0x%lx",
+    # "\t MAPPING_ERROR: 0x%lx")
     sig(
         "amdgpu_vm_fault",
         r"\[(?:gfx|mm)hub\d*\] (?:VMC |UTCL2 )?(?:retry |no-retry )?page fault"
         r"|VM_L2_PROTECTION_FAULT_STATUS|GPU fault detected: \d+ 0x"
-        r"|VM_CONTEXT1_PROTECTION_FAULT_(?:ADDR|STATUS)",
+        r"|VM_CONTEXT1_PROTECTION_FAULT_(?:ADDR|STATUS)"
+        r"|(?:^|: )\s*(?:WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR): 0x[0-9a-fA-F]+$",
         (
             "fault",
+            "WALKER_ERROR",
+            "PERMISSION_FAULTS",
+            "MAPPING_ERROR",
             "VM_L2_PROTECTION_FAULT_STATUS",
             "GCVM_L2_PROTECTION_FAULT_STATUS",
             "MMVM_L2_PROTECTION_FAULT_STATUS",
@@ -279,6 +286,11 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 _DEV,
             ),
+            Format("\t WALKER_ERROR: 0x%lx", _AMD + "gfxhub_v1_0.c", "5.4-6.18", _DEV, args=(7,)),
+            Format(
+                "\t PERMISSION_FAULTS: 0x%lx", _AMD + "gfxhub_v2_1.c", "5.10-6.18", _DEV, args=(15,)
+            ),
+            Format("\t MAPPING_ERROR: 0x%lx", _AMD + "mmhub_v3_0.c", "6.1-6.18", _DEV, args=(1,)),
         ),
     ),
     # amdgpu_amdkfd.c / kfd_device.c: "Failed to quiesce KFD", "Failed to evict queue"
@@ -493,9 +505,11 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     # kernel/workqueue.c wq_cpu_intensive_report: "%s hogged CPU for >%luus %llu times, ..."
+    # keyed on the function and "hogged CPU", not on the words after it, which pastes
+    # retell ("hogged CPU >10000us (11 times)") or translate
     sig(
         "amdgpu_workqueue_hog",
-        r"workqueue: \S+ \[amdgpu\] hogged CPU for",
+        r"workqueue: \S+ \[amdgpu\] hogged CPU\b",
         ("hogged",),
         Severity.WARNING,
         AMDGPU,

@@ -95,10 +95,14 @@ TABLE: tuple[KernelTrigger, ...] = (
             "MMVM_L2_PROTECTION_FAULT_STATUS",
             "VM_CONTEXT1_PROTECTION_FAULT_ADDR",
             "VM_CONTEXT1_PROTECTION_FAULT_STATUS",
+            "WALKER_ERROR",
+            "PERMISSION_FAULTS",
+            "MAPPING_ERROR",
         ),
         r"\[(?:gfx|mm)hub\d*\] (?:VMC |UTCL2 )?(?:retry |no-retry )?page fault"
         r"|VM_L2_PROTECTION_FAULT_STATUS|GPU fault detected: \d+ 0x"
-        r"|VM_CONTEXT1_PROTECTION_FAULT_(?:ADDR|STATUS)",
+        r"|VM_CONTEXT1_PROTECTION_FAULT_(?:ADDR|STATUS)"
+        r"|(?:^|: )\s*(?:WALKER_ERROR|PERMISSION_FAULTS|MAPPING_ERROR): 0x[0-9a-fA-F]+$",
         burst=10,
         window_s=10.0,
     ),
