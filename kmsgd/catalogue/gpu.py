@@ -72,7 +72,9 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
     # state, failed to send smu message!" (smu_cmn.c 5.15+); smu_cmn.c 5.10-5.14 "message: %15s
     # (%d) \tparam: 0x%08x is timeout (no response)"; smu9_smumgr.c (vega10_smumgr.c 4.15-4.18)
     # "Failed message: 0x%x, input parameter: 0x%x, error code: 0x%x" (error code 0xffffffff:
-    # the GPU no longer answers register reads)
+    # the GPU no longer answers register reads); smu7_hwmgr.c's PP_ASSERT_WITH_CODE after the
+    # SMC refused the display-configuration message (4.x powerplay: "Failed to notify smc
+    # display settings!", pr_warn with "amdgpu: [powerplay] ")
     sig(
         "amdgpu_smu_timeout",
         r"SMU: (?:No response|I'm not done with your (?:previous|current) command|response:0x)"
@@ -83,7 +85,8 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|last message was failed ret is -?\d+|failed send message: "
         r"|Failed to send message:? 0x[0-9a-fA-F]+, (?:ret value: |response )0x"
         r"|message: +\w+ \(\d+\)\s+param: 0x[0-9a-fA-F]+ is timeout \(no response\)"
-        r"|Failed message: 0x[0-9a-fA-F]+, input parameter: 0x[0-9a-fA-F]+, error code: 0x",
+        r"|Failed message: 0x[0-9a-fA-F]+, input parameter: 0x[0-9a-fA-F]+, error code: 0x"
+        r"|\[powerplay\] Failed to notify smc display settings!",
         ("SMU", "failed", "SMC", "powerplay", "Failed", "message", "timeout"),
         Severity.CRITICAL,
         AMDGPU,
@@ -94,6 +97,12 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_PCI,
         trigger=Trigger("gpu_hang"),
         formats=(
+            Format(
+                "Failed to notify smc display settings!",
+                _PM + "powerplay/hwmgr/smu7_hwmgr.c",
+                "4.19",
+                "amdgpu: [powerplay] ",
+            ),
             Format(
                 "SMU: I'm not done with your previous command: SMN_C2PMSG_66:0x%08X "
                 "SMN_C2PMSG_82:0x%08X",

@@ -120,7 +120,11 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # before nvkm (3.3-3.6: NV_ERROR printed "[drm] nouveau <bus id>: ") the Fermi playlist
     # that the GPU never took (nvc0_fifo.c nvc0_fifo_playlist_update: "PFIFO - playlist
     # update failed") and the channel that never idled (nouveau_channel.c: "Failed to idle
-    # channel %d.")
+    # channel %d."); the DRM side's failures that leave the GPU half set up: the copy-engine
+    # channel not created (nouveau_drm.c: NV_ERROR "failed to create ce channel, %d") and the
+    # display core's capability notifier never written by the GPU (dispnv50/core507d.c,
+    # core907d.c: NV_ERROR "core caps notifier timeout"), "DRM: " after the device, "drm: " in
+    # 6.x
     sig(
         "nouveau_error",
         r"nouveau \S+: (?:bus: MMIO (?:read|write) of [0-9a-fA-F]+ FAULT at "
@@ -128,7 +132,8 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         r"(?:read|write) fault at )|gr: (?:TRAP|DATA_ERROR|ILLEGAL_MTHD|ILLEGAL_CLASS)"
         r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\)"
         r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[)"
-        r"|PFIFO - playlist update failed|Failed to idle channel \d+\.)",
+        r"|PFIFO - playlist update failed|Failed to idle channel \d+\."
+        r"|(?:DRM|drm): (?:failed to create ce channel, -?\d+|core caps notifier timeout))",
         ("nouveau",),
         Severity.ERROR,
         NOUVEAU,
@@ -166,6 +171,19 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "nouveau 0000:01:00.0: bus: ",
                 args=("write", 0xBAD0DA00, 0x610004),
+            ),
+            Format(
+                "failed to create ce channel, %d",
+                "drivers/gpu/drm/nouveau/nouveau_drm.c",
+                "5.4-6.18",
+                "nouveau 0000:29:00.0: drm: ",
+                args=(-22,),
+            ),
+            Format(
+                "core caps notifier timeout",
+                "drivers/gpu/drm/nouveau/dispnv50/core507d.c",
+                "5.10-6.18",
+                "nouveau 0000:01:00.0: DRM: ",
             ),
             Format(
                 "GPU lockup - switching to software fbcon",

@@ -1067,4 +1067,31 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # kernel/irq/spurious.c __report_bad_irq: an interrupt line that fires with no handler
+    # claiming it (printk KERN_ERR "irq %d: nobody cared (try booting with the \"irqpoll\"
+    # option)", 2.6-today) or a handler's invalid answer ("irq event %d: bogus return value
+    # %x"), then note_interrupt's "Disabling IRQ #%d": every device sharing that line (often a
+    # GPU's legacy INTx) stops getting interrupts
+    sig(
+        "irq_nobody_cared",
+        r"^irq (?P<irq>\d+): nobody cared\b|^irq event \d+: bogus return value [0-9a-f]+"
+        r"|^Disabling IRQ #\d+$",
+        ("nobody", "bogus", "Disabling"),
+        S.ERROR,
+        "kernel",
+        "An interrupt line fired with no driver handling it; the kernel disabled that line.",
+        "Every device on that IRQ (see /proc/interrupts) loses its interrupts: suspect the GPU "
+        "or the other device sharing it; try MSI (nvidia NVreg_EnableMSI=1) or irqpoll.",
+        40,
+        formats=(
+            Format(
+                'irq %d: nobody cared (try booting with the "irqpoll" option)',
+                "kernel/irq/spurious.c",
+                "4.4-6.18",
+                args=(16,),
+            ),
+            Format("irq event %d: bogus return value %x", "kernel/irq/spurious.c", "4.4-6.18"),
+            Format("Disabling IRQ #%d", "kernel/irq/spurious.c", "4.4-6.18", args=(16,)),
+        ),
+    ),
 )

@@ -58,6 +58,7 @@ class Tag(enum.StrEnum):
     I915_INIT_FAILURE = "i915_init_failure"
     INTEL_NIC_MDD_EVENT = "intel_nic_mdd_event"
     IOMMU_FAULT = "iommu_fault"
+    IRQ_NOBODY_CARED = "irq_nobody_cared"
     ISCSI_CONNECTION_ERROR = "iscsi_connection_error"
     JOURNAL_UNCLEAN = "journal_unclean"
     KERNEL_BUG = "kernel_bug"

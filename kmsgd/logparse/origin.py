@@ -97,6 +97,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"WARNING: (?:possible|inconsistent|suspicious|bad unlock)",  # lockdep
         r"refcount_t: ",  # lib/refcount.c
         r"UBSAN: ",  # lib/ubsan.c
+        # kernel/irq/spurious.c __report_bad_irq, note_interrupt
+        r"irq \d+: nobody cared|irq event \d+: bogus return value|Disabling IRQ #\d+$",
         # lines only the die path prints (kmsgd/catalogue/indirect.py)
         r"RIP \s*\[<[0-9a-f]+>\]",
         r"EIP: \[<[0-9a-f]+>\]",

@@ -74,6 +74,7 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|Failed to send message:? 0x[0-9a-fA-F]+, (?:ret value: |response )0x"
         r"|message: +\w+ \(\d+\)\s+param: 0x[0-9a-fA-F]+ is timeout \(no response\)"
         r"|Failed message: 0x[0-9a-fA-F]+, input parameter: 0x[0-9a-fA-F]+, error code: 0x"
+        r"|\[powerplay\] Failed to notify smc display settings!"
         # kmsgd/catalogue/gpu_more.py: the SMC start that fails on resume
         r"|SMC engine is not correctly up|\bSMC is not ready\b|SMU is not ready yet!"
         r"|resume of IP block <smu> failed",

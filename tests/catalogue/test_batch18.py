@@ -29,6 +29,32 @@ BATCH18_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["amdgpu 0000:03:00.0: \t RW: 0x1", "amdgpu 0000:03:00.0: VM_ERROR_COUNT: 0"],
     ),
+    "nouveau_error": (
+        [
+            "nouveau 0000:29:00.0: drm: failed to create ce channel, -22",
+            "nouveau 0000:01:00.0: DRM: failed to create ce channel, -19",
+            "nouveau 0001:01:00.0: drm: core caps notifier timeout",
+        ],
+        [
+            "nouveau 0000:01:00.0: DRM: MM: using COPY for buffer copies",
+            "nouveau 0000:01:00.0: drm: failed to initialise sync subsystem, -28",
+        ],
+    ),
+    "amdgpu_smu_timeout": (
+        ["amdgpu: [powerplay] Failed to notify smc display settings!"],
+        ["amdgpu: [powerplay] smu7: notify display settings"],
+    ),
+    "irq_nobody_cared": (
+        [
+            'irq 16: nobody cared (try booting with the "irqpoll" option)',
+            "irq event 19: bogus return value 3",
+            "Disabling IRQ #16",
+        ],
+        [
+            "genirq: Flags mismatch irq 16. 00000080 (nvidia) vs. 00000000 (i801_smbus)",
+            "irq 16: Affinity broken due to vector space exhaustion.",
+        ],
+    ),
     "mce_logged_at_boot": (
         # the boot-time poll's record carries no TSC (the runtime readers stamp theirs)
         ["mce: [Hardware Error]: TSC 0 ADDR 1ffffc0754f4a MISC d012000100000000 SYND 4d000000"],
