@@ -501,7 +501,7 @@ def _ticks(lo: float, hi: float) -> list[float]:
     from matplotlib.ticker import MaxNLocator
 
     ticks = MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
-    return [float(t) for t in ticks if lo <= t <= hi]
+    return [float(t) + 0.0 for t in ticks if lo <= t <= hi]  # + 0.0: never "−0"
 
 
 def _fixed_xticks(ax: Axes, ticks: Sequence[float]) -> None:
@@ -509,8 +509,11 @@ def _fixed_xticks(ax: Axes, ticks: Sequence[float]) -> None:
     for every panel at every draw, and each tick is five artists."""
     from matplotlib.ticker import FixedFormatter, FixedLocator
 
+    # one number of decimals for all, as matplotlib's formatter writes them (−2.0 … 0.0)
+    digits = max((len(f"{t:g}".partition(".")[2]) for t in ticks), default=0)
+    texts = [f"{t:.{digits}f}".replace("-", "\u2212") for t in ticks]
     ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FixedFormatter([f"{t:g}".replace("-", "\u2212") for t in ticks]))
+    ax.xaxis.set_major_formatter(FixedFormatter(texts))
 
 
 def _grid_only(ax: Axes, ticks: Sequence[float]) -> None:
