@@ -18,24 +18,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import tempfile as _tf
 import time
 
-
-def measure(cmd: list[str], cwd: str | None = None) -> tuple[float, float, float, str]:
-    """Wall seconds, the child's CPU seconds (user + sys), peak RSS (MiB) and its output.
-    `cwd`: where `python -m kmsgd.cli` finds its kmsgd (the directory comes first on its path)."""
-    with _tf.TemporaryFile() as out:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, cwd=cwd)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        text = out.read().decode()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"bench: {' '.join(cmd)} failed")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
-
+from bench.child import measure
 
 GOAL_RATIO = 1.5
 GOAL_BYTES = 2 << 20
@@ -66,7 +51,10 @@ def _case(name: str, ring: str, proc: str, rounds: int, baseline: str | None = N
     size: dict[str, int] = {}
     for _ in range(rounds):
         for label, fmt, cwd in runs:
-            wall, cpu, peak, out = measure([*base, fmt], cwd)
+            # cwd: `python -m kmsgd.cli` finds the kmsgd of that checkout first on its path
+            wall, cpu, peak, out, code = measure([*base, fmt], cwd)
+            if code != 0:
+                raise SystemExit(f"bench: {' '.join([*base, fmt])} in {cwd} failed: {out}")
             walls[label].append(wall)
             cpus[label].append(cpu)
             rss[label] = max(rss.get(label, 0.0), peak)
