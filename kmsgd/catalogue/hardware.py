@@ -113,25 +113,18 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
             "mce", narrow=r"Machine Check Exception|Fatal [Mm]achine check|[Uu]ncorrected"
         ),
     ),
-    # A record read from the banks at boot: __mcheck_cpu_init_generic polls them without
-    # MCP_TIMESTAMP, so its "TSC %llx " is 0, while the runtime readers (the poll timer, CMCI,
-    # AMD's deferred-error interrupt) pass MCP_TIMESTAMP and the #MC handler stamps its own
-    # (mce/core.c, intel.c, amd.c): a stamp-less paste still shows the boot-time record
     sig(
         "mce_logged_at_boot",
-        r"Machine check events logged|\[Hardware Error\]: TSC 0 ",
-        ("Machine", "TSC"),
+        r"Machine check events logged",
+        ("Machine",),
         S.INFO,
         "hardware",
         "At boot the CPU reported machine-check errors, usually from the previous boot's end.",
         "Decode with rasdaemon/mcelog (ras-mc-ctl --errors).",
         100,
-        check=lambda m, i: m.group(0).startswith("[Hardware") or _early(m, i),
+        check=_early,
         timed=True,
-        formats=(
-            Format("Machine check events logged", _MCE_FILE, "5.4-6.18", _MCE),
-            Format("TSC %llx ", _MCE_FILE, "4.4-6.18", _MCE, args=(0,)),
-        ),
+        formats=(Format("Machine check events logged", _MCE_FILE, "5.4-6.18", _MCE),),
     ),
     # drivers/edac/edac_mc.c edac_mc_handle_error: "EDAC MC%d: %d %s error%s ..." as
     # "EDAC MC0: 1 CE memory read error on …" (3.5+); 2.6–3.4: "EDAC MC%d: CE page 0x%lx,

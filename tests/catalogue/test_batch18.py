@@ -55,11 +55,6 @@ BATCH18_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "irq 16: Affinity broken due to vector space exhaustion.",
         ],
     ),
-    "mce_logged_at_boot": (
-        # the boot-time poll's record carries no TSC (the runtime readers stamp theirs)
-        ["mce: [Hardware Error]: TSC 0 ADDR 1ffffc0754f4a MISC d012000100000000 SYND 4d000000"],
-        ["mce: [Hardware Error]: TSC 1a2b3c4d5e ADDR 1ffffc0754f4a"],
-    ),
 }
 
 
