@@ -102,7 +102,7 @@ def run(seconds: float, warmup: float = 3.0, raw_always: bool = False) -> dict[s
         sys = Path(tmp) / "sys"
         build_tree(sys)
         sampler = Sampler(
-            sys_root=str(sys),
+            sys_root=sys,
             proc_root="/proc",
             state_dir=str(Path(tmp) / "state"),
             config=SamplerConfig(raw_min_spread_w=0.0) if raw_always else SamplerConfig(),

@@ -13,6 +13,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kmsgd.config import IncidentConfig
@@ -49,8 +50,8 @@ class Captures:
         cfg: IncidentConfig,
         emit_record: EmitRecord,
         *,
-        proc_root: str,
-        sys_root: str,
+        proc_root: Path,
+        sys_root: Path,
         clock: Callable[[], float],
         sampler: Callable[[], Any],
     ) -> None:
@@ -109,7 +110,7 @@ class Captures:
             return snapshot.snapshot_procs(self.proc_root, nv, mark)
         if what == "gpus":
             nvml = sampler.nvml_gpus() if sampler is not None else []
-            debugfs = os.path.join(self.sys_root, "kernel", "debug")
+            debugfs = self.sys_root / "kernel" / "debug"
             return gpu_snapshot.snapshot_gpus(self.sys_root, debugfs, nvml, mark)
         if what == "sysrq":
             keys = ("w" if self.cfg.sysrq_w else "") + ("l" if self.cfg.sysrq_l else "")
@@ -130,19 +131,19 @@ class Captures:
         return out
 
 
-def trigger_path(proc_root: str, runtime_dir: str | None = None) -> str:
+def trigger_path(proc_root: Path, runtime_dir: str | None = None) -> str:
     """Where to write SysRq keys: the unit's bind mount of /proc/sysrq-trigger in the
     service's runtime directory when there is one (ProtectKernelTunables= keeps the file
     itself read-only, and systemd lets no other setting of the same path override that:
     units/kmsgd.service), else <proc>/sysrq-trigger."""
     runtime = os.environ.get("RUNTIME_DIRECTORY", "") if runtime_dir is None else runtime_dir
     bound = os.path.join(runtime.split(":")[0], "sysrq-trigger") if runtime else ""
-    if proc_root == "/proc" and bound and os.path.exists(bound):
+    if proc_root == Path("/proc") and bound and os.path.exists(bound):
         return bound
     return os.path.join(proc_root, "sysrq-trigger")
 
 
-def sysrq(proc_root: str, keys: str, mark: Callable[[str], None]) -> dict[str, Any]:
+def sysrq(proc_root: Path, keys: str, mark: Callable[[str], None]) -> dict[str, Any]:
     """Write each SysRq key to the trigger file (`w`: blocked tasks' stacks into the kernel
     log, so into the ring; `l`: every CPU's backtrace). Errors are the result."""
     path = trigger_path(proc_root)

@@ -157,12 +157,12 @@ def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
     values this boot runs with, so the report can still say what they were."""
     from kmsgd.record import sysctl, sysctl_conf
 
-    desired = sysctl_conf.resolve_desired(Path(cfg.fs_root))
+    desired = sysctl_conf.resolve_desired(cfg.fs_root)
     if not cfg.apply_sysctl:
-        states = sysctl.check(Path(cfg.proc_root), desired)
+        states = sysctl.check(cfg.proc_root, desired)
         emit(Kind.SYSCTL, sysctl.to_record(sysctl.observed(states)), True)
         return
-    changes = sysctl.apply(Path(cfg.proc_root), desired)
+    changes = sysctl.apply(cfg.proc_root, desired)
     emit(Kind.SYSCTL, sysctl.to_record(changes), True)
     lines, status = sysctl.apply_report(changes)
     (log.warning if status else log.info)("sysctls_applied", report="; ".join(lines))

@@ -32,6 +32,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kmsgd.config import Config, IncidentConfig
@@ -81,8 +82,8 @@ class IncidentMode:
         cfg: IncidentConfig,
         emit: Emit,
         *,
-        proc_root: str,
-        sys_root: str,
+        proc_root: Path,
+        sys_root: Path,
         set_urgent_until: Callable[[float], None],
         log: Any = None,
         clock: Callable[[], float] = _mono,

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 
 from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.payloads import Emit
@@ -141,7 +142,7 @@ class MemoryWorker(Worker):
 
     def __init__(
         self,
-        proc_root: str,
+        proc_root: Path,
         sensor_hz: float,
         procs_interval_s: float,
         full_scan_s: float,

@@ -52,10 +52,10 @@ def healthy(tmp_path: Path) -> tuple[Machine, dict[str, str], int]:
     amd_card(m.sys, "card0", "0000:03:00.0", "hwmon3")
     values = {
         "ring": str(m.ring),
-        "proc_root": str(proc),
-        "sys_root": str(m.sys),
-        "fs_root": str(root),
-        "etc_root": str(m.etc),
+        "proc_root": proc,
+        "sys_root": m.sys,
+        "fs_root": root,
+        "etc_root": m.etc,
     }
     return m, values, b.clock.wall_us() + 500_000
 
@@ -157,7 +157,7 @@ def test_a_moved_ring_needs_a_drop_in_for_the_sandbox(tmp_path: Path) -> None:
     root = tmp_path / "root"
     for unit in ("kmsgd.service", "kmsgd-report.service"):
         put(root / "usr/lib/systemd/system" / unit, (UNITS / unit).read_text())
-    base = read(None, {"fs_root": str(root)}).config
+    base = read(None, {"fs_root": root}).config
     assert {f.status for f in recorder.sandbox_findings(base)} == {Status.OK}
     moved = dataclasses.replace(base, ring="/srv/kmsgd/ring", report_dir="/srv/kmsgd/reports")
     found = {f.check: f for f in recorder.sandbox_findings(moved)}

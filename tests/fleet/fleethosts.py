@@ -109,7 +109,7 @@ def play(host: Host, root: Path, boots: int, monkeypatch: pytest.MonkeyPatch) ->
     for n in range(boots + 1):
         b = m.boot(after_s=60)
         proc = root / f"proc{n}"
-        b.emit(Kind.INVENTORY, read_inventory(str(sys), str(proc)), True)
+        b.emit(Kind.INVENTORY, read_inventory(sys, proc), True)
         b.log("Linux version " + host.kernel)
         b.run(5)
         if n == boots:

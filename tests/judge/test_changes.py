@@ -28,7 +28,7 @@ WHEN = "after the reboot"
 
 
 def inventory(sys: Path, proc: Path) -> Inventory:
-    return read_inventory(str(sys), str(proc))
+    return read_inventory(sys, proc)
 
 
 def texts(changes: list[dict[str, Any]]) -> list[str]:
