@@ -21,7 +21,7 @@ from typing import Any
 from conftest import make_proc
 
 from kmsgd.config import Config
-from kmsgd.record.captures import Captures
+from kmsgd.record.captures import CaptureKind, Captures
 from kmsgd.record.incident import IncidentMode
 from kmsgd.record.recorder import Clock, Recorder
 from kmsgd.ring.payloads import Payload
@@ -217,7 +217,7 @@ def _lockstep(incidents: IncidentMode, clock: FakeClock) -> None:
     captures = incidents.captures
     start = Captures.start
 
-    def one_at_a_time(what: str, *args: Any) -> bool:
+    def one_at_a_time(what: CaptureKind, *args: Any) -> bool:
         started = start(captures, what, *args)
         if started:
             captures.running[what].thread.join()

@@ -9,6 +9,7 @@ cancelled: it is left behind, and no second capture of its kind starts while it 
 
 from __future__ import annotations
 
+import enum
 import os
 import threading
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kmsgd.config import IncidentConfig
+from kmsgd.ring.incident import RecordName
 from kmsgd.ring.inventory import Attributes
 from kmsgd.sensors import gpu_snapshot, snapshot
 
@@ -24,9 +26,17 @@ from kmsgd.sensors import gpu_snapshot, snapshot
 EmitRecord = Callable[[int, str, Attributes], None]
 
 
+class CaptureKind(enum.StrEnum):
+    """What incident mode captures; each writes the incident record of the same name."""
+
+    PROCS = RecordName.PROCS.value
+    GPUS = RecordName.GPUS.value
+    SYSRQ = RecordName.SYSRQ.value
+
+
 @dataclass
 class Capture:
-    name: str
+    name: CaptureKind
     thread: threading.Thread
     started: float
     busy: list[str]  # the path being read (one slot, written by the capture thread)
@@ -37,7 +47,7 @@ class Capture:
 class Blocked:
     """A capture still reading at its timeout: what it was reading and for how long."""
 
-    capture: str
+    capture: CaptureKind
     path: str
     blocked_s: float
 
@@ -60,10 +70,15 @@ class Captures:
         self.proc_root, self.sys_root = proc_root, sys_root
         self.clock = clock
         self.sampler = sampler  # the attached Sampler, or None
-        self.running: dict[str, Capture] = {}
+        self.running: dict[CaptureKind, Capture] = {}
 
     def start(
-        self, what: str, number: int, start: float, now: float, done: Callable[[int, str], None]
+        self,
+        what: CaptureKind,
+        number: int,
+        start: float,
+        now: float,
+        done: Callable[[int, CaptureKind], None],
     ) -> bool:
         """Run capture `what` for incident `number` (started at `start`) in a new thread;
         `done(number, record name)` after its record is emitted. False, and nothing started,
@@ -81,13 +96,12 @@ class Captures:
             try:
                 data = self.collect(what, mark)
             except Exception as err:  # a reader bug is evidence too, never a crash
-                data = {"record": what, "error": repr(err)[:200]}
+                data = {"error": repr(err)[:200]}
             took = self.clock() - t0
-            name = data.pop("record", what)
             late = took > self.cfg.capture_timeout_s
             self.emit_record(
                 number,
-                str(name),
+                what.value,
                 {
                     "at_s": round(t0 - start, 1),
                     "took_ms": round(took * 1000, 1),
@@ -95,27 +109,28 @@ class Captures:
                     **data,
                 },
             )
-            done(number, name)
+            done(number, what)
 
         thread = threading.Thread(target=work, name=f"kmsgd-capture-{what}", daemon=True)
         self.running[what] = Capture(what, thread, now, busy)
         thread.start()
         return True
 
-    def collect(self, what: str, mark: Callable[[str], None]) -> dict[str, Any]:
-        """One capture's record fields (`record` names it), read in the calling thread."""
+    def collect(self, what: CaptureKind, mark: Callable[[str], None]) -> dict[str, Any]:
+        """One capture's record fields (its name, `what`, aside), read in the calling thread."""
         sampler = self.sampler()
-        if what == "procs":
+        if what is CaptureKind.SYSRQ:
+            keys = ("w" if self.cfg.sysrq_w else "") + ("l" if self.cfg.sysrq_l else "")
+            return sysrq(self.proc_root, keys, mark)
+        if what is CaptureKind.PROCS:
             nv = sampler.gpu_processes() if sampler is not None else {}
-            return snapshot.snapshot_procs(self.proc_root, nv, mark)
-        if what == "gpus":
+            data = snapshot.snapshot_procs(self.proc_root, nv, mark)
+        else:
             nvml = sampler.nvml_gpus() if sampler is not None else []
             debugfs = self.sys_root / "kernel" / "debug"
-            return gpu_snapshot.snapshot_gpus(self.sys_root, debugfs, nvml, mark)
-        if what == "sysrq":
-            keys = ("w" if self.cfg.sysrq_w else "") + ("l" if self.cfg.sysrq_l else "")
-            return {"record": "sysrq", **sysrq(self.proc_root, keys, mark)}
-        raise ValueError(what)
+            data = gpu_snapshot.snapshot_gpus(self.sys_root, debugfs, nvml, mark)
+        del data["record"]  # the snapshot's own name for it: `what`
+        return data
 
     def newly_blocked(self, now: float) -> list[Blocked]:
         """Captures that passed their timeout since the last call (each reported once)."""
