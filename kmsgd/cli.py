@@ -213,14 +213,14 @@ def sysctl_cmd(
     action: str, proc_root: Path | None, fs_root: Path | None, config_file: str | None
 ) -> None:
     """Compare the forensic sysctls with what kmsgd wants (check), or set them (apply)."""
-    from kmsgd.record import sysctl, sysctl_conf
+    from kmsgd.record import sysctl_conf, sysctl_set
 
     cfg = settings(config_file, proc_root=proc_root, fs_root=fs_root)
     want = sysctl_conf.resolve_desired(cfg.fs_root)
     if action == "check":
-        lines, status = sysctl.check_report(sysctl.check(cfg.proc_root, want))
+        lines, status = sysctl_set.check_report(sysctl_set.check(cfg.proc_root, want))
     else:
-        lines, status = sysctl.apply_report(sysctl.apply(cfg.proc_root, want))
+        lines, status = sysctl_set.apply_report(sysctl_set.apply(cfg.proc_root, want))
     click.echo("\n".join(escape(line) for line in lines))  # values read from /proc/sys
     sys.exit(status)
 

@@ -36,7 +36,7 @@ NODE_EXPORTER_DEFAULTS = ("etc/default/prometheus-node-exporter",)
 @dataclass(frozen=True, slots=True)
 class IncidentConfig:
     """The [incident] table: incident mode's actions, each switchable, and its bounds
-    (docs/operator-guide.md, *Incidents*; kmsgd/record/incident.py)."""
+    (docs/operator-guide.md, *Incidents*; kmsgd/record/incident_mode.py)."""
 
     enabled: bool = True  # false: no trigger is even looked for
     rate_limit_s: float = 600.0  # one incident per trigger class this often

@@ -22,7 +22,7 @@ from conftest import make_proc
 
 from kmsgd.config import Config
 from kmsgd.record.captures import CaptureKind, Captures
-from kmsgd.record.incident import IncidentMode
+from kmsgd.record.incident_mode import IncidentMode
 from kmsgd.record.recorder import Clock, Recorder
 from kmsgd.ring.payloads import Payload
 from kmsgd.ring.records import Kind

@@ -20,7 +20,7 @@ from kmsgd.report.model import Report
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Kind
 from kmsgd.ring.samples import DeviceSample, MemoryHolder, MemorySample, PowerStats, ProcsSample
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 
 GIB = 1 << 30
 CARDS = ("0000:03:00.0", "0000:43:00.0")

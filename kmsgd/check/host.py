@@ -15,7 +15,7 @@ from typing import Any
 
 from kmsgd.check.findings import Finding, ok, warn
 from kmsgd.config import NODE_EXPORTER_DEFAULTS, TEXTFILE_DIR, Config
-from kmsgd.record import sysctl, sysctl_conf
+from kmsgd.record import sysctl_conf, sysctl_set
 from kmsgd.sensors import nvml
 from kmsgd.sensors.discover import discover
 
@@ -43,7 +43,7 @@ def _read(path: str | Path) -> str | None:
 
 
 def sysctl_finding(cfg: Config) -> Finding:
-    states = sysctl.check(cfg.proc_root, sysctl_conf.resolve_desired(cfg.fs_root))
+    states = sysctl_set.check(cfg.proc_root, sysctl_conf.resolve_desired(cfg.fs_root))
     drift = [s for s in states if not s.ok]
     if not drift:
         return ok("sysctls", f"all {len(states)} forensic sysctls as wanted")

@@ -1,6 +1,6 @@
 """Incidents of one boot, read back from the ring's `incident` records, with their findings.
 
-The recorder (kmsgd/record/incident.py) writes per incident a `start` record, `trigger`
+The recorder (kmsgd/record/incident_mode.py) writes per incident a `start` record, `trigger`
 records for further triggers, snapshot records (`procs`, `gpus`, `sysrq`), `capture_blocked`
 when a snapshot hung, and an `end` record unless the machine died first. This module turns
 them into the report's `incidents` list: trigger, when it started and ended, what was

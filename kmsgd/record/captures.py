@@ -1,6 +1,6 @@
 """Incident mode's capture actions: each snapshot in a thread of its own, with a timeout.
 
-The manager (kmsgd/record/incident.py) decides when to capture; this module runs the capture
+The manager (kmsgd/record/incident_mode.py) decides when to capture; this module runs the capture
 (`procs` and `gpus` snapshots, kmsgd/sensors/snapshot.py and gpu_snapshot.py; SysRq keys) in a
 short-lived daemon thread, emits its record, and tells the manager which capture is still
 reading past `capture_timeout_s` and on which path. A thread in a kernel read cannot be

@@ -22,7 +22,7 @@ from kmsgd.ring.records import Kind
 from kmsgd.sensors import discover, nvml, udev
 from kmsgd.sensors.devcoredump import DumpCollector
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 from kmsgd.sensors.workers import DeviceWorker, MemoryWorker, Watchdog, Worker
 
 RESCAN_SUBSYSTEMS = frozenset({"drm", "hwmon", "pci"})

@@ -208,7 +208,7 @@ def test_ring_from_another_machine_is_said(tmp_path: Path) -> None:
 
 def test_panic_only_pstore_saw_reaches_the_report(tmp_path: Path) -> None:
     """A sysrq crash: the lines never reached the ring, ramoops kept them for the next boot."""
-    from kmsgd.record import pstore as record_pstore
+    from kmsgd.record import pstore_scan as record_pstore
     from kmsgd.ring import pstore
 
     m = Machine(tmp_path)

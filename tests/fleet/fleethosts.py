@@ -24,7 +24,7 @@ from scenario import AMDGPU_CHAIN, Machine
 
 from kmsgd.cli import main
 from kmsgd.ring.records import Kind
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 
 REMOTE = ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote")
 

@@ -10,7 +10,7 @@ from fakes import amd_card, empty_box, put
 from kmsgd.judge.changes import config_facts
 from kmsgd.report import render_json
 from kmsgd.ring.inventory import Inventory
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 
 
 def test_host_facts_and_firmware(tmp_path: Path) -> None:

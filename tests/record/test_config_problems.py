@@ -171,7 +171,7 @@ def test_the_ranges_cover_every_number_and_hold_the_defaults() -> None:
 
 
 def test_kmsgd_check_fails_on_a_number_outside_its_range(tmp_path: Path) -> None:
-    from kmsgd.check.recorder import config_findings
+    from kmsgd.check.service import config_findings
 
     s = settings(tmp_path, "[kmsgd]\nheartbeat_s = nan\n")
     (finding,) = config_findings(s)

@@ -27,7 +27,7 @@ from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_sta
 
 from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
-from kmsgd.record.incident import IncidentMode
+from kmsgd.record.incident_mode import IncidentMode
 from kmsgd.report.render_json import incident_json
 from kmsgd.ring import frame as fr
 from kmsgd.ring.events import EventName, SensorEvent

@@ -18,7 +18,7 @@ from fakes import FakeNvml, driver_dir, dual_amdgpu_box, hwmon_chip, link, nvidi
 from sampling import Collector, samples
 
 from kmsgd.config import IncidentConfig
-from kmsgd.record.incident import IncidentMode
+from kmsgd.record.incident_mode import IncidentMode
 from kmsgd.ring.records import Kind
 from kmsgd.sensors.sampler import Sampler, SamplerConfig
 

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kmsgd.errors import BadInput
-from kmsgd.judge.pstore import attribute, attribute_detail
-from kmsgd.record.pstore import PstoreScan, new_dumps, scan, scan_tree
+from kmsgd.judge.pstore_owner import attribute, attribute_detail
+from kmsgd.record.pstore_scan import PstoreScan, new_dumps, scan, scan_tree
 from kmsgd.ring.frame import MAX_PAYLOAD, encode_payload
 from kmsgd.ring.pstore import DumpReason, from_payload, parse_line, to_payload
 from kmsgd.ring.records import KernelRecord, Kind

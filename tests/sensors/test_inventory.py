@@ -10,7 +10,7 @@ from fakes import FakeNvml, dual_amdgpu_box, empty_box, nvidia_box
 
 from kmsgd.ring.inventory import Inventory
 from kmsgd.sensors import nvml
-from kmsgd.sensors.inventory import parse_bracketed, read_inventory
+from kmsgd.sensors.inventory_scan import parse_bracketed, read_inventory
 
 
 def test_dual_amdgpu_inventory(tmp_path: Path) -> None:
