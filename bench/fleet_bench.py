@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from bench.child import measure
 from kmsgd.fleet import entry_format as f
 
 REMOTE = ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote")
@@ -272,21 +273,6 @@ def generate(out: str, boxes: int, days: int, files: int, seed: int = 14, foreig
     return boxes * days
 
 
-def measure(cmd: list[str]) -> tuple[float, float, str, float]:
-    """Wall seconds, this child's own peak RSS (MiB, from wait4), its output and its CPU
-    seconds (user + system: on a shared machine, what it would take alone)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        text = (out if proc.returncode == 0 else err).read().decode()
-    return wall, usage.ru_maxrss / 1024, text, usage.ru_utime + usage.ru_stime
-
-
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="bench.fleet_bench")
     ap.add_argument("--boxes", type=int, default=10_000)
@@ -317,7 +303,7 @@ def main(argv: list[str]) -> None:
                 f"post-mortems (+{args.foreign} foreign entries each) in {args.files} journal "
                 f"files, {size / 2**20:.0f} MiB, in {time.perf_counter() - t0:.1f} s"
             )
-        wall, rss, out, cpu = measure(
+        wall, cpu, rss, out, _ = measure(
             [
                 sys.executable,
                 "-m",
@@ -346,7 +332,7 @@ def main(argv: list[str]) -> None:
             f"  kmsgd fleet --format json              {wall:6.2f} s  (CPU {cpu:5.2f} s)  "
             f"peak RSS {rss:6.1f} MiB"
         )
-        wall, rss, _, cpu = measure(
+        wall, cpu, rss, _, _ = measure(
             ["journalctl", "-D", d, f"MESSAGE_ID={f.MESSAGE_ID}", "-o", "json", "--no-pager"]
         )
         print(

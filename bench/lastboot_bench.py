@@ -16,6 +16,7 @@ import tempfile
 import time
 import uuid
 
+from bench.child import measure
 from kmsgd.ring import frame as fr
 from kmsgd.ring.records import Boot, Heartbeat, Kind
 from kmsgd.ring.writer import RingWriter
@@ -109,20 +110,6 @@ def fill(path: str, size: int, boots: int, *, incident: bool = False) -> int:
     return records
 
 
-def measure(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, this child's own peak RSS (MiB, from wait4) and its output."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        text = (out if proc.returncode == 0 else err).read().decode()
-    return wall, usage.ru_maxrss / 1024, text
-
-
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="bench.lastboot_bench")
     ap.add_argument("--size-mib", type=int, default=256)
@@ -150,13 +137,13 @@ def main(argv: list[str]) -> None:
         with open(config, "w") as f:
             f.write(f'[kmsgd]\nstate_dir = "{d}"\n')
         boots = [*kmsgd, "boots", "--ring", ring, "--format", "json", "--config", config]
-        wall, rss, out = measure(boots)
+        wall, _, rss, out, _ = measure(boots)
         rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         held = sum(r["records"] for r in rows)
         print(f"  ring holds {held} records in {len(rows)} boots")
         print(f"  kmsgd boots (every boot judged)      {wall:6.2f} s  peak RSS {rss:6.1f} MiB")
         for n in (1, 2):
-            wall, rss, again = measure(boots)
+            wall, _, rss, again, _ = measure(boots)
             same = "same output" if again == out else "OUTPUT DIFFERS"
             print(
                 f"  kmsgd boots (verdicts cached, {n})     {wall:6.2f} s  peak RSS {rss:6.1f} MiB"
@@ -168,9 +155,9 @@ def main(argv: list[str]) -> None:
         with open(os.path.join(proc, "sys/kernel/random/boot_id"), "w") as f:
             f.write(str(uuid.UUID(rows[-1]["boot_id"])) + "\n")
         measure([*boots, "--proc", proc])  # its first run caches the boot before it anew
-        wall, rss, _ = measure([*boots, "--proc", proc])
+        wall, _, rss, _, _ = measure([*boots, "--proc", proc])
         print(f"  kmsgd boots (cached, newest running) {wall:6.2f} s  peak RSS {rss:6.1f} MiB")
-        wall, rss, out = measure(
+        wall, _, rss, out, _ = measure(
             [
                 *kmsgd,
                 "last-boot",
@@ -196,7 +183,7 @@ def main(argv: list[str]) -> None:
             ).stdout.count(b"\n")
             >= 2
         ):
-            wall, rss, _ = measure(["journalctl", "-b", "-1", "-n", "200", "--no-pager"])
+            wall, _, rss, _, _ = measure(["journalctl", "-b", "-1", "-n", "200", "--no-pager"])
             usage = subprocess.run(
                 ["journalctl", "--disk-usage"], capture_output=True, text=True, check=False
             ).stdout.strip()

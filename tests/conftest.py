@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,18 @@ def fake_proc(tmp_path: Path) -> Path:
     return make_proc(tmp_path / "proc")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _fuzz_counts(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After a fuzz module (one with a `tried` counter, fuzz/budget.py): one line of the inputs
+    its tests tried, for `pytest -s`."""
+    yield
+    tried = getattr(request.module, "tried", None)
+    if isinstance(tried, Counter):
+        from fuzz.budget import report  # hypothesis: only where a module fuzzes
+
+        print(report(request.module.__name__.rpartition(".")[2], tried))
+
+
 def kmsg_writable() -> str | None:
     """None when /dev/kmsg can be written and read here, else the reason it cannot."""
     if not os.path.exists("/dev/kmsg"):
@@ -34,6 +48,26 @@ def kmsg_writable() -> str | None:
     if not os.access("/dev/kmsg", os.R_OK | os.W_OK):
         return "/dev/kmsg is not readable and writable (needs root)"
     return None
+
+
+DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
+
+
+@pytest.fixture
+def devkmsg_on() -> Iterator[None]:
+    """/dev/kmsg writable without its ratelimit for the test (kernel.printk_devkmsg=on),
+    restored after; skipped where /dev/kmsg or the sysctl cannot be written."""
+    if (why := kmsg_writable()) is not None:
+        pytest.skip(why)
+    try:
+        before = DEVKMSG.read_text().strip()
+        DEVKMSG.write_text("on\n")
+    except OSError as err:
+        pytest.skip(f"cannot set kernel.printk_devkmsg=on: {err}")
+    try:
+        yield
+    finally:
+        DEVKMSG.write_text(before + "\n")
 
 
 # Real journal files, shared by the journal witness tests and the last-boot ones.

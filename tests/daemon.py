@@ -54,6 +54,26 @@ def start(
     return daemon
 
 
+def start_on_box(
+    tmp_path: Path, sys_root: Path, proc_root: Path, *, tables: str = ""
+) -> tuple[subprocess.Popen[bytes], Path, int]:
+    """`start` on a fake box's /sys and /proc (tests/fakes.py), with no textfile, reading a
+    FIFO in place of /dev/kmsg: the daemon, its ring, and the FIFO's end to write kernel
+    records to (read-write, so neither side's open waits; the caller closes it)."""
+    kmsg = tmp_path / "kmsg"
+    os.mkfifo(kmsg)
+    ring = tmp_path / "ring"
+    daemon = start(
+        ring,
+        kmsg=str(kmsg),
+        proc=str(proc_root),
+        sys_root=str(sys_root),
+        settings={"textfile_dir": ""},
+        tables=tables,
+    )
+    return daemon, ring, os.open(kmsg, os.O_RDWR)
+
+
 def kmsgd(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI as a subprocess; a report it prints is checked against the JSON schema."""
     from reportschema import validate_output

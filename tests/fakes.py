@@ -214,17 +214,24 @@ def dual_amdgpu_box(root: Path, *, pad_second: bool = True) -> tuple[Path, Path]
     return sys, proc_tree(root / "proc", llama_procs())
 
 
-def nvidia_box(root: Path) -> tuple[Path, Path]:
-    """An NVIDIA card: a DRM device owned by the proprietary driver, no hwmon at all."""
-    sys = root / "sys"
+def nvidia_card(sys: Path, device: str = "0x2330") -> Path:
+    """An NVIDIA card at 0000:3d:00.0 (card0): a DRM device owned by the proprietary driver
+    550.127.05, no hwmon at all."""
     dev = sys / "devices" / "pci0000:3a" / "0000:3a:00.0" / "0000:3d:00.0"
     put(dev / "vendor", "0x10de")
-    put(dev / "device", "0x2330")
-    put(dev / "uevent", "DRIVER=nvidia\nPCI_ID=10DE:2330\nPCI_SLOT_NAME=0000:3d:00.0")
+    put(dev / "device", device)
+    put(dev / "uevent", f"DRIVER=nvidia\nPCI_ID=10DE:{device[2:]}\nPCI_SLOT_NAME=0000:3d:00.0")
     link(dev / "driver", driver_dir(sys, "nvidia"))
     put(sys / "module" / "nvidia" / "version", "550.127.05")
     (sys / "class" / "drm" / "card0").mkdir(parents=True)
     link(sys / "class" / "drm" / "card0" / "device", dev)
+    return dev
+
+
+def nvidia_box(root: Path) -> tuple[Path, Path]:
+    """A box with one NVIDIA card (`nvidia_card`) and vllm running."""
+    sys = root / "sys"
+    nvidia_card(sys)
     return sys, proc_tree(root / "proc", [Proc(777, "vllm", 50_000)])
 
 

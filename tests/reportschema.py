@@ -28,6 +28,11 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
+def required_fields() -> list[str]:
+    """The top-level fields every report has: the schema's `required` (docs/report.md)."""
+    return list(json.loads(SCHEMA_PATH.read_text())["required"])
+
+
 def validate_report(doc: Any) -> None:
     """Raise AssertionError naming every place where `doc` breaks the schema."""
     samples = os.environ.get("KMSGD_REPORT_SAMPLES")

@@ -434,6 +434,62 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # The USB host controller stopped answering. drivers/usb/host/xhci-ring.c: a command
+    # (Stop Endpoint, Address Device) not completed in 5 s: "xHCI host not responding to stop
+    # endpoint command." (4.4-6.1 xhci_stop_endpoint_command_watchdog; 6.x without the
+    # period), then xhci_halt's "Host halt failed, %d" (xhci.c) and xhci_hc_died's "xHCI host
+    # controller not responding, assume dead" (4.19-6.18; xhci_irq and xhci_resume reach it
+    # when the registers read all-ones); drivers/usb/core/hcd.c usb_hc_died "HC died;
+    # cleaning up" for any host controller (xHCI, EHCI, OHCI; 2.6-6.18). Every device behind
+    # it is disconnected: USB disks and their file systems or ZFS pools fail next.
+    sig(
+        "xhci_host_dead",
+        r"xHCI host (?:controller not responding, assume dead|not responding to stop endpoint)"
+        r"|\bHC died; cleaning up|\bHost halt failed, -?\d+",
+        ("xHCI", "died", "halt"),
+        S.ERROR,
+        "usb",
+        "A USB host controller stopped responding and the kernel gave it up: every USB "
+        "device behind it (disks, NICs, keyboards, BMC virtual media) was disconnected.",
+        "Note the controller's PCI address; unbind/rebind xhci_hcd or reboot to recover; "
+        "firmware/BIOS updates, disabling USB autosuspend or LPM for the failing device, or a "
+        "powered hub help; a USB disk behind it explains the storage errors that follow.",
+        46,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "xHCI host controller not responding, assume dead",
+                "drivers/usb/host/xhci-ring.c",
+                "4.19-6.18",
+                "xhci_hcd 0000:00:14.0: ",
+            ),
+            Format(
+                "xHCI host not responding to stop endpoint command.",
+                "drivers/usb/host/xhci-ring.c",
+                "4.4-6.1",
+                "xhci_hcd 0000:06:00.3: ",
+            ),
+            Format(
+                "xHCI host not responding to stop endpoint command",
+                "drivers/usb/host/xhci-ring.c",
+                "6.6-6.18",
+                "xhci-hcd xhci-hcd.0.auto: ",
+            ),
+            Format(
+                "Host halt failed, %d",
+                "drivers/usb/host/xhci.c",
+                "4.4-6.18",
+                "xhci_hcd 0000:00:14.0: ",
+                args=(-110,),
+            ),
+            Format(
+                "HC died; cleaning up",
+                "drivers/usb/core/hcd.c",
+                "4.4-6.18",
+                "xhci_hcd 0000:00:14.0: ",
+            ),
+        ),
+    ),
 )
 
 STORAGE_SIGNATURES: tuple[Signature, ...] = (

@@ -310,7 +310,13 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # (mm/kfence/report.c, 5.12+); x86's "BUG: %s stack guard page was hit at %p" (a kernel
     # stack overflow, arch/x86/kernel/traps.c, 5.x+); lib/list_debug.c's list_add/list_del
     # checks ("list_del corruption, %px->next is LIST_POISON1 (%px)", "list_add corruption.
-    # next->prev should be prev …"), CHECK_DATA_CORRUPTION: a kernel list already corrupted.
+    # next->prev should be prev …"), CHECK_DATA_CORRUPTION: a kernel list already corrupted;
+    # SLUB's debug checks (mm/slub.c slab_bug: "BUG %s (%s): %pV", the cache and the taint,
+    # "Poison overwritten", "Redzone overwritten", "Freepointer corrupt", 4.4-6.18): a slab
+    # object written after free or past its end; mm/swapfile.c's "%s: Bad swap file entry
+    # %08lx" / "Bad swap offset entry" (the function's name first: swap_info_get 4.4,
+    # _swap_info_get, get_swap_device 5.x-6.18): a swap PTE pointing nowhere, a corrupted
+    # page table.
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
@@ -318,8 +324,10 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak|"
         r"(?:TASK |IRQ )?stack guard page was hit)"
         r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
-        r"|\blist_(?:add|del) corruption[.,]",
-        ("BUG", "corruption"),
+        r"|\blist_(?:add|del) corruption[.,]"
+        r"|^BUG [\w.:-]+ \((?:Not tainted|Tainted: [^)]*)\): "
+        r"|^\w+: Bad swap (?:file|offset) entry [0-9a-f]+",
+        ("BUG", "corruption", "swap"),
         S.CRITICAL,
         "kernel",
         "The kernel hit an internal consistency check (BUG).",
@@ -387,6 +395,24 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "list_add corruption. next->prev should be prev (%px), but was %px. (next=%px).",
                 "lib/list_debug.c",
                 "4.19-6.18",
+            ),
+            Format(
+                "BUG %s (%s): %pV",
+                "mm/slub.c",
+                "4.4-6.18",
+                args=("kmalloc-128", "Tainted: G    B      ", ("Poison overwritten", ())),
+            ),
+            Format(
+                "BUG %s (%s): %pV",
+                "mm/slub.c",
+                "4.4-6.18",
+                args=("dentry", "Not tainted", ("Redzone overwritten", ())),
+            ),
+            Format(
+                "%s: %s%08lx",
+                "mm/swapfile.c",
+                "5.4-6.18",
+                args=("get_swap_device", "Bad swap file entry ", 0x3FFFFFFFFFFFF),
             ),
         ),
     ),
@@ -682,11 +708,18 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
 )
 
 MEMORY_SIGNATURES: tuple[Signature, ...] = (
-    # mm/page_alloc.c warn_alloc: "%s: page allocation failure: order:%u, mode:%#x(%pGg)"
+    # mm/page_alloc.c warn_alloc: "%s: page allocation failure: order:%u, mode:%#x(%pGg)";
+    # the other allocators' failures, one meaning: mm/slub.c slab_out_of_memory "SLUB: Unable
+    # to allocate memory on node %d, gfp=%#x(%pGg)" (4.19-6.18; "(gfp=0x%x)" in 4.4), and
+    # mm/vmalloc.c's warn_alloc messages "vmalloc error: size %lu, vm_struct allocation
+    # failed%s" / "…, failed to allocate pages" / "…, failed to map pages" (5.15-6.18),
+    # "vmalloc: allocation failure: %lu bytes" (4.4-5.10)
     sig(
         "page_allocation_failure",
-        r"page allocation failure: order:\d+|^__alloc_pages: \d+-order allocation failed",
-        ("allocation", "__alloc_pages"),
+        r"page allocation failure: order:\d+|^__alloc_pages: \d+-order allocation failed"
+        r"|^SLUB: Unable to allocate memory (?:for CPU \d+ )?on node -?\d+"
+        r"|\bvmalloc(?: error: size \d+,| size \d+ allocation failure:|: allocation failure[:,])",
+        ("allocation", "__alloc_pages", "SLUB", "vmalloc"),
         S.WARNING,
         "memory",
         "A kernel memory allocation failed (fragmented or exhausted memory).",
@@ -712,6 +745,40 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "mm/page_alloc.c",
                 "4.4",
                 args=("python3", 4),
+            ),
+            Format(
+                "SLUB: Unable to allocate memory on node %d, gfp=%#x(%pGg)",
+                "mm/slub.c",
+                "4.19-6.18",
+                args=(-1, 0x8020, "GFP_ATOMIC|__GFP_ZERO"),
+            ),
+            Format(
+                "SLUB: Unable to allocate memory on node %d (gfp=0x%x)",
+                "mm/slub.c",
+                "4.4",
+                args=(-1, 0x8020),
+            ),
+            Format(
+                "%s: %pV, mode:%#x(%pGg), nodemask=%*pbl",
+                "mm/vmalloc.c",
+                "5.15-6.18",
+                args=(
+                    "python3",
+                    ("vmalloc error: size %lu, vm_struct allocation failed%s", (4096, "")),
+                    0xCC0,
+                    "GFP_KERNEL",
+                ),
+            ),
+            Format(
+                "%s: %pV, mode:%#x(%pGg), nodemask=%*pbl",
+                "mm/vmalloc.c",
+                "4.19-5.10",
+                args=(
+                    "insmod",
+                    ("vmalloc: allocation failure: %lu bytes", (1073741824,)),
+                    0x14000C0,
+                    "GFP_KERNEL",
+                ),
             ),
             # 2.4's __alloc_pages: "__alloc_pages: %u-order allocation failed (gfp=0x%x/%i)"
             Format(
@@ -931,6 +998,72 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-4.17",
                 "(XEN) ",
                 args=(29, 1, 4),
+            ),
+        ),
+    ),
+    # kernel/time/clocksource.c clocksource_watchdog: the watchdog clocksource (HPET, ACPI PM
+    # timer) and the current one (TSC) disagree by more than the margin: "timekeeping
+    # watchdog on CPU%d: Marking clocksource '%s' as unstable because the skew is too
+    # large:" (pr_fmt "clocksource: ", 4.19-6.18; 4.4 without "on CPU%d"), then
+    # arch/x86/kernel/tsc.c "Marking TSC unstable due to clocksource watchdog" ("tsc: ",
+    # 4.4-6.18) and a switch to the slower clock. Most often the consequence of a CPU or
+    # vCPU that did not run (an SMI, a stall, a hypervisor's steal), rarely a clock fault:
+    # routine, never a culprit over the stall it follows.
+    sig(
+        "clocksource_unstable",
+        r"Marking clocksource '[^']+' as unstable because|^(?:tsc: )?Marking TSC unstable due to",
+        ("unstable",),
+        S.WARNING,
+        "cpu",
+        "The kernel found its clock (usually the TSC) skewed against the watchdog clock and "
+        "switched to a slower one: usually a CPU or vCPU held off by an SMI, a stall or a "
+        "hypervisor.",
+        "Usually harmless by itself; with lockups or stalls around it, they are the cause. "
+        "Repeated on bare metal: check the BIOS (C-states, SMIs) or boot with tsc=reliable "
+        "only if the TSC is known good.",
+        71,
+        routine=True,
+        formats=(
+            Format(
+                "timekeeping watchdog on CPU%d: Marking clocksource '%s' as unstable because "
+                "the skew is too large:",
+                "kernel/time/clocksource.c",
+                "4.19-6.18",
+                "clocksource: ",
+                args=(3, "tsc"),
+            ),
+            Format(
+                "Marking TSC unstable due to %s",
+                "arch/x86/kernel/tsc.c",
+                "4.4-6.18",
+                "tsc: ",
+                args=("clocksource watchdog",),
+            ),
+        ),
+    ),
+    # earlyoom (github.com/rfjakob/earlyoom, kill.c kill_process), the other userspace OOM
+    # killer of GPU workstations and servers: warn("sending %s to process %d uid %d \"%s\":
+    # badness %d, VmRSS %lld MiB") with SIGTERM or SIGKILL when available memory and swap
+    # fall below its limits (1.3-1.8; 1.0-1.2 without "uid %d"). One meaning with
+    # systemd-oomd's kill: a userspace daemon killed a process before the kernel had to.
+    sig(
+        "oomd_kill",
+        r"^sending SIG(?:TERM|KILL) to process \d+ (?:uid \d+ )?\"",
+        ("sending",),
+        S.ERROR,
+        "memory",
+        "earlyoom killed a process: available memory and swap fell below its limits.",
+        "The named process used too much memory; limit it (MemoryMax=, smaller models or "
+        "batches) or tune earlyoom's -m/-s limits.",
+        64,
+        idents=("earlyoom",),
+        formats=(
+            Format(
+                'sending %s to process %d uid %d "%s": badness %d, VmRSS %lld MiB',
+                "earlyoom:kill.c",
+                "earlyoom 1.3-1.8",
+                program="earlyoom",
+                args=("SIGTERM", 4242, 1000, "python3", 733, 61234),
             ),
         ),
     ),

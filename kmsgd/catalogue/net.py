@@ -75,12 +75,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # starting reset task!" (4.4-6.18), mlx5 en_main.c "TX timeout detected" (4.19-6.18) and
     # en/reporter_tx.c "TX timeout on queue: %d, SQ: 0x%x, …" (5.4+); IPoIB's (drivers/
     # infiniband/ulp/ipoib/ipoib_main.c ipoib_timeout) ipoib_warn "transmit timeout: latency
-    # %d msecs" (4.4-6.18), ipoib_printk's "%s: " the interface
+    # %d msecs" (4.4-6.18), ipoib_printk's "%s: " the interface; VMware's vmxnet3
+    # (drivers/net/vmxnet3/vmxnet3_drv.c vmxnet3_tx_timeout) netdev_err "tx hang" (4.4-6.18)
     sig(
         "netdev_tx_timeout",
         r"Detected (?:Tx|Hardware) Unit Hang|tx hang \d+ detected on queue \d+, resetting"
         r"|tx_timeout recovery level \d+|TX timeout detected|TX timeout on queue: \d+"
-        r"|transmit timeout: latency \d+ msecs",
+        r"|transmit timeout: latency \d+ msecs|^vmxnet3 \S+ \S+: tx hang$",
         ("Detected", "hang", "tx_timeout", "TX", "transmit"),
         Severity.ERROR,
         NET,
@@ -89,6 +90,12 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         48,
         device_kind=DeviceKind.PCI,
         formats=(
+            Format(
+                "tx hang",
+                "drivers/net/vmxnet3/vmxnet3_drv.c",
+                "4.4-6.18",
+                "vmxnet3 0000:0b:00.0 ens192: ",
+            ),
             Format(
                 "Detected Tx Unit Hang\n  Tx Queue             <%d>\n  TDH, TDT             "
                 "<%x>, <%x>",
@@ -194,12 +201,14 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # mlx5 health.c poll_health: "device's health compromised - reached miss count" (the
     # firmware's health counter stopped, 4.4-6.18), "Fatal error %u detected" (a fatal
     # sensor, 5.x+), then print_health_info's "synd 0x%x: %s" (4.4-6.18) with the
-    # firmware's syndrome
+    # firmware's syndrome; mlx5_fw_fatal_reporter_err_work's "Driver is in error state.
+    # Unloading" (5.14-6.18, 5.10 stable) when the recovery was not run and the driver
+    # unloads the adapter
     sig(
         "mlx5_health_error",
         r"device's health compromised - reached miss count|\w+:\d+:\(pid \d+\): Fatal "
-        r"error \d+ detected|\bsynd 0x[0-9a-fA-F]+: \w",
-        ("compromised", "Fatal", "synd"),
+        r"error \d+ detected|\bsynd 0x[0-9a-fA-F]+: \w|\bDriver is in error state\. Unloading",
+        ("compromised", "Fatal", "synd", "Unloading"),
         Severity.ERROR,
         NET,
         "The firmware of a Mellanox/NVIDIA ConnectX adapter (mlx5) failed its health check "
@@ -215,6 +224,12 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 _MLX5_HEALTH,
                 "4.4-6.18",
                 _MLX5 + "poll_health:819:(pid 0): ",
+            ),
+            Format(
+                "Driver is in error state. Unloading",
+                _MLX5_HEALTH,
+                "5.15-6.18",
+                _MLX5 + "mlx5_fw_fatal_reporter_err_work:726:(pid 123): ",
             ),
             Format(
                 "Fatal error %u detected",
@@ -341,6 +356,202 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "net/core/dev.c",
                 "6.2-6.18",
                 "(NULL net_device): ",
+            ),
+        ),
+    ),
+    # Netfilter's connection tracking table is full (net/netfilter/nf_conntrack_core.c
+    # __nf_conntrack_alloc: net_warn_ratelimited "nf_conntrack: table full, dropping packet",
+    # after the "nf_conntrack: " pr_fmt in 5.x+; 2.6's ip_conntrack "ip_conntrack: table full,
+    # dropping packet."): new connections are dropped until entries expire. A box's network
+    # service failing, not a cause of a freeze: routine, blamed only alone.
+    sig(
+        "nf_conntrack_table_full",
+        r"conntrack: table (?:or zone )?full(?: in netns \d+)?, dropping packet",
+        ("conntrack", "nf_conntrack", "ip_conntrack"),
+        Severity.WARNING,
+        NET,
+        "The connection tracking table (nf_conntrack_max) is full: the kernel drops the "
+        "packets of new connections.",
+        "Raise net.netfilter.nf_conntrack_max (and the hash size) or shorten the conntrack "
+        "timeouts; find what opens so many connections (conntrack -L).",
+        48,
+        routine=True,
+        formats=(
+            Format(
+                "nf_conntrack: table full, dropping packet",
+                "net/netfilter/nf_conntrack_core.c",
+                "5.4-6.18",
+                "nf_conntrack: ",
+            ),
+            Format(
+                "nf_conntrack: table full, dropping packet",
+                "net/netfilter/nf_conntrack_core.c",
+                "4.4-4.19",
+            ),
+        ),
+    ),
+    # net/ipv4/tcp.c tcp_check_oom: net_info_ratelimited "out of memory -- consider tuning
+    # tcp_mem" (socket buffers over net.ipv4.tcp_mem) and "too many orphaned sockets" (over
+    # tcp_max_orphans), pr_fmt "TCP: " (4.4-6.18): the kernel resets the connections it
+    # cannot buffer. Routine: a load or tuning limit, not a freeze's cause.
+    sig(
+        "tcp_out_of_memory",
+        r"^TCP: (?:out of memory -- consider tuning tcp_mem|too many orphaned sockets)",
+        ("TCP",),
+        Severity.WARNING,
+        NET,
+        "TCP ran out of socket memory (net.ipv4.tcp_mem) or orphan sockets: the kernel "
+        "resets connections it cannot buffer.",
+        "Raise net.ipv4.tcp_mem / tcp_max_orphans, or find the sockets that hold the memory "
+        "(ss -m, /proc/net/sockstat).",
+        48,
+        routine=True,
+        formats=(
+            Format(
+                "out of memory -- consider tuning tcp_mem", "net/ipv4/tcp.c", "4.4-6.18", "TCP: "
+            ),
+            Format("too many orphaned sockets", "net/ipv4/tcp.c", "4.4-6.18", "TCP: "),
+        ),
+    ),
+    # net/core/neighbour.c neigh_alloc: net_info_ratelimited "%s: neighbor table overflow!"
+    # with the table's id (arp_cache, ndisc_cache), pr_fmt "neighbour: " (4.4-6.18): entries
+    # over gc_thresh3 are refused, so hosts on big L2 segments become unreachable. Routine.
+    sig(
+        "neighbour_table_overflow",
+        r"\b\w+: neighbor table overflow!",
+        ("overflow",),
+        Severity.WARNING,
+        NET,
+        "The neighbour (ARP/NDP) table is full: the kernel cannot resolve new neighbours, so "
+        "some hosts become unreachable.",
+        "Raise net.ipv4.neigh.default.gc_thresh1/2/3 (and the IPv6 ones) above the number of "
+        "neighbours on the attached networks.",
+        48,
+        routine=True,
+        formats=(
+            Format(
+                "%s: neighbor table overflow!",
+                "net/core/neighbour.c",
+                "4.4-6.18",
+                "neighbour: ",
+                args=("arp_cache",),
+            ),
+        ),
+    ),
+    # drivers/net/bonding/bond_main.c bond_miimon_commit / bond_ab_arp_commit: a bond's
+    # member link went down and was disabled: netdev_info "link status definitely down for
+    # interface %s, disabling it" (4.4-5.3), slave_info's "%s: (slave %s): link status
+    # definitely down, disabling slave" (5.4-6.18). The bond fails over to its other links:
+    # routine, blamed only alone (a NIC's own failure before it is the cause).
+    sig(
+        "bond_link_down",
+        r"\blink status definitely down(?: for interface \S+)?, disabling (?:it|slave)\b",
+        ("definitely",),
+        Severity.WARNING,
+        NET,
+        "A bonded network link went down and the bond stopped using it (failover to the other "
+        "members, if any).",
+        "Check that member's NIC, cable and switch port (ethtool, the NIC's own errors before "
+        "this line); a bond with no member left is off the network.",
+        48,
+        routine=True,
+        formats=(
+            Format(
+                "link status definitely down, disabling slave",
+                "drivers/net/bonding/bond_main.c",
+                "5.4-6.18",
+                "bond0: (slave eth0): ",
+            ),
+            Format(
+                "link status definitely down for interface %s, disabling it",
+                "drivers/net/bonding/bond_main.c",
+                "4.4-5.3",
+                "bond0: ",
+                args=("eth0",),
+            ),
+        ),
+    ),
+    # mlx5 events.c port_module_event (eq.c mlx5_port_module_event before 5.x): the
+    # transceiver/cable of a port reports an error: "Port module event[error]: module %u,
+    # %s, %s" with "Cable error" and the error type ("High Temperature", "Bus stuck (I2C or
+    # data shorted)", "Power Budget Exceeded", "Bad or shorted cable/module", …), mlx5_core_err
+    # (5.x+; mlx5_core_info in 4.x); its link is down until the module is fixed. "Port module
+    # event: module %u, Cable plugged/unplugged" is routine and not matched.
+    sig(
+        "mlx5_port_module_error",
+        r"Port module event\[error\]: module \d+,",
+        ("module",),
+        Severity.ERROR,
+        NET,
+        "A Mellanox/NVIDIA ConnectX port's cable or transceiver module reported an error "
+        "(overheating, shorted, unsupported, over its power budget): that port's link is down.",
+        "Reseat or replace the cable/transceiver of that port (mlxlink, ethtool -m); check "
+        "its temperature and that the module is supported by the NIC.",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Port module event[error]: module %u, %s, %s",
+                "drivers/net/ethernet/mellanox/mlx5/core/events.c",
+                "5.4-6.18",
+                _MLX5,
+                args=(0, "Cable error", "High Temperature"),
+            ),
+            Format(
+                "Port module event[error]: module %u, %s, %s",
+                "drivers/net/ethernet/mellanox/mlx5/core/eq.c",
+                "4.19",
+                _MLX5,
+                args=(1, "Cable error", "Bus stuck (I2C or data shorted)"),
+            ),
+        ),
+    ),
+    # Intel's i40e and ice: the NIC's Malicious Driver Detection caught a malformed transmit
+    # or receive descriptor (a driver bug, or a VF's guest driver) and stopped the queue:
+    # i40e_main.c/ice_main.c i40e_handle_mdd_event/ice_handle_mdd_event dev_info "Malicious
+    # Driver Detection event %d on TX queue %d PF# %d VF# %d" (i40e "event 0x%02x on TX
+    # queue %d PF number 0x%02x VF 0x%02x" in 4.x), then "TX driver issue detected, PF reset
+    # issued" (i40e 4.4-5.4, ice 5.4-5.7), ice's "Malicious Driver Detection event TX_PQM
+    # detected on PF" (5.8+): the PF is reset, its link drops, and it repeats while the bug does
+    sig(
+        "intel_nic_mdd_event",
+        r"Malicious Driver Detection event (?:0x[0-9a-f]+|\d+|\w+) (?:on [TR]X queue|detected on)"
+        r"|\b[TR]X driver issue detected, PF reset issued",
+        ("Malicious", "issue"),
+        Severity.ERROR,
+        NET,
+        "An Intel NIC (i40e/ice) caught its driver handing it a malformed descriptor "
+        "(Malicious Driver Detection) and reset the port: its link drops while it resets.",
+        "Update the NIC driver and its NVM/firmware (a known driver bug is the usual cause); "
+        "with SR-IOV, the VF named on the line is the guest whose driver misbehaved.",
+        48,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Malicious Driver Detection event %d on TX queue %d PF# %d VF# %d",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0: ",
+                args=(2, 5, 0, 0),
+            ),
+            Format(
+                "Malicious Driver Detection event 0x%02x on TX queue %d PF number 0x%02x VF 0x%02x",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.4-4.19",
+                "i40e 0000:3b:00.0: ",
+                args=(2, 3, 0, 0),
+            ),
+            Format(
+                "TX driver issue detected, PF reset issued",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.4-5.4",
+                "i40e 0000:3b:00.0: ",
+            ),
+            Format(
+                "Malicious Driver Detection event TX_PQM detected on PF",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.10-6.18",
+                "ice 0000:17:00.0: ",
             ),
         ),
     ),

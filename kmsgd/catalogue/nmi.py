@@ -113,4 +113,41 @@ NMI_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # drivers/watchdog/softdog.c softdog_fire, the software watchdog's timer: nothing pinged
+    # /dev/watchdog (systemd's RuntimeWatchdogSec, the watchdog daemon) for soft_margin
+    # seconds, so it resets the box: pr_crit "Initiating system reboot" then
+    # emergency_restart() (no shutdown), "Initiating panic" then panic("Software Watchdog
+    # Timer expired") with soft_panic=1, "Triggered - Reboot ignored" with soft_noboot=1
+    # (pr_fmt "softdog: ", 4.4-6.18; 2.6-3.x printed "SOFTDOG: Initiating system reboot.").
+    # The pinger stopped because the box (or userspace) was stuck: a lockup, a hung task, an
+    # OOM before it is the cause, the watchdog only its end.
+    sig(
+        "watchdog_expired",
+        r"^(?:softdog|SOFTDOG): (?:Initiating (?:system reboot|panic)|Triggered - Reboot ignored)"
+        r"|Software Watchdog Timer expired",
+        ("softdog", "SOFTDOG", "Watchdog"),
+        Severity.CRITICAL,
+        "watchdog",
+        "The software watchdog (softdog) expired: nothing pinged /dev/watchdog in time, so the "
+        "kernel reset the machine at once (no shutdown) or panicked.",
+        "Find why the pinger (systemd, watchdog daemon) stopped: the lockups, hung tasks or "
+        "OOM kills before this line; with none, the box stalled without a report "
+        "(raise the margin or enable pstore/kdump).",
+        90,
+        formats=(
+            Format(
+                "Initiating system reboot", "drivers/watchdog/softdog.c", "4.4-6.18", "softdog: "
+            ),
+            Format("Initiating panic", "drivers/watchdog/softdog.c", "4.4-6.18", "softdog: "),
+            Format(
+                "Triggered - Reboot ignored", "drivers/watchdog/softdog.c", "4.4-6.18", "softdog: "
+            ),
+            Format(
+                "Software Watchdog Timer expired",
+                "drivers/watchdog/softdog.c",
+                "4.4-6.18",
+                "Kernel panic - not syncing: ",
+            ),
+        ),
+    ),
 )

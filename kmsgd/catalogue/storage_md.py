@@ -128,4 +128,111 @@ STORAGE_MD_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # OpenZFS (its Solaris Porting Layer, module/os/linux/spl/spl-err.c spl_panic): a failed
+    # VERIFY()/ASSERT() prints its message, then "PANIC at <file>:<line>:<func>()", and the
+    # thread halts in D state for good (spl_panic_halt=0, the default; =1 panics the kernel
+    # with the message); the messages are include/os/linux/spl/sys/debug.h's "VERIFY(<cond>)
+    # failed" and "VERIFY3(<left> <op> <right>) failed (<l> <op> <r>)" (VERIFY3B/S/U/P and
+    # VERIFY0 print "VERIFY3("); zfs 0.6-2.x. What waits on that thread hangs behind it.
+    sig(
+        "zfs_panic",
+        r"^PANIC at [\w.-]+:\d+:\w+\(\)|^VERIFY3?\(.+\) failed(?: \(|$)",
+        ("PANIC", "VERIFY", "VERIFY3"),
+        Severity.CRITICAL,
+        "fs",
+        "OpenZFS hit an internal assertion (VERIFY/PANIC): the thread that hit it is halted "
+        "for good, and whatever waits on it (the pool's txg sync, its writers) hangs.",
+        "Read the assertion and the stack after it; on-disk corruption or a ZFS bug: update "
+        "OpenZFS, search its issue tracker for the assertion, then scrub or import read-only.",
+        56,
+        formats=(
+            Format(
+                "PANIC at %s:%d:%s()",
+                "openzfs:module/os/linux/spl/spl-err.c",
+                "zfs 0.8-2.2",
+                args=("zfs_vfsops.c", 585, "zfs_space_delta_cb"),
+            ),
+            Format(
+                "VERIFY3(0 == zap_add(os, obj, name, 8, 1, &value, tx)) failed (0 == %lld)",
+                "openzfs:include/os/linux/spl/sys/debug.h",
+                "zfs 2.0-2.2 (VERIFY0)",
+                args=(17,),
+            ),
+            Format(
+                "VERIFY3(sa.sa_magic == SA_MAGIC) failed (%llu == %llu)",
+                "openzfs:include/os/linux/spl/sys/debug.h",
+                "zfs 2.0-2.2 (VERIFY3U)",
+                args=(1446318350, 3100762),
+            ),
+            Format(
+                "VERIFY(zio->io_error == 0) failed",
+                "openzfs:include/os/linux/spl/sys/debug.h",
+                "zfs 2.0-2.2 (VERIFY)",
+            ),
+        ),
+    ),
+    # OpenZFS module/zfs/zio.c zio_suspend: cmn_err(CE_WARN, "Pool '%s' has encountered an
+    # uncorrectable I/O failure and has been suspended.") (spl-err.c vcmn_err prints CE_WARN
+    # as "WARNING: %s"); with failmode=panic fm_panic("Pool '%s' has encountered an
+    # uncorrectable I/O failure and the failure mode property for this pool is set to
+    # panic."): every I/O to the pool blocks (failmode=wait) or fails until `zpool clear`
+    sig(
+        "zfs_pool_suspended",
+        r"Pool '[^']*' has encountered an uncorrectable I/O failure and (?:has been suspended"
+        r"|the failure mode property)",
+        ("uncorrectable",),
+        Severity.CRITICAL,
+        STORAGE,
+        "A ZFS pool lost the devices it needs (an uncorrectable I/O failure) and was "
+        "suspended: every read and write to it waits or fails until `zpool clear`.",
+        "Find the vdev whose I/O failed (the zio and disk errors before it, `zpool status -v`); "
+        "fix its cable, controller or USB bridge, then `zpool clear` the pool.",
+        55,
+        formats=(
+            Format(
+                "Pool '%s' has encountered an uncorrectable I/O failure and has been suspended.",
+                "openzfs:module/zfs/zio.c",
+                "zfs 0.6-2.2",
+                "WARNING: ",
+                args=("tank",),
+            ),
+            Format(
+                "Pool '%s' has encountered an uncorrectable I/O failure and the failure mode "
+                "property for this pool is set to panic.",
+                "openzfs:module/zfs/zio.c",
+                "zfs 0.6-2.2",
+                "Kernel panic - not syncing: ",
+                args=("tank",),
+            ),
+        ),
+    ),
+    # OpenZFS module/os/linux/zfs/vdev_disk.c vdev_disk_error: printk(KERN_WARNING "zio
+    # pool=%s vdev=%s error=%d type=%d offset=%llu size=%llu flags=%x") for every failed
+    # disk I/O of a vdev (flags=%llu from 2.2): ZFS's own disk I/O error, one meaning with
+    # the block layer's
+    sig(
+        "disk_io_error",
+        r"^zio pool=\S+ vdev=\S+ error=\d+ type=\d+",
+        ("zio",),
+        Severity.ERROR,
+        STORAGE,
+        "A block device failed a read or write (ZFS's report of a failed vdev I/O).",
+        "Check SMART, cables and the filesystem on that device.",
+        54,
+        device_kind=DeviceKind.DISK,
+        formats=(
+            Format(
+                "zio pool=%s vdev=%s error=%d type=%d offset=%llu size=%llu flags=%x",
+                "openzfs:module/os/linux/zfs/vdev_disk.c",
+                "zfs 0.8-2.1",
+                args=("tank", "/dev/disk/by-id/ata-ST4000-part1", 5, 1, 270336, 8192, 0x180880),
+            ),
+            Format(
+                "zio pool=%s vdev=%s error=%d type=%d offset=%llu size=%llu flags=%llu",
+                "openzfs:module/os/linux/zfs/vdev_disk.c",
+                "zfs 2.2",
+                args=("tank", "/dev/sdb1", 5, 2, 7748175663104, 12288, 3145856),
+            ),
+        ),
+    ),
 )

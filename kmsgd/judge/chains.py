@@ -175,6 +175,39 @@ MAY_CAUSE: tuple[Relation, ...] = (
     ),
     # drivers/watchdog/hpwdt.c hpwdt_pretimeout calls nmi_panic on the NMI it claims
     Relation(Tag.HPWDT_NMI, Tag.KERNEL_PANIC, "the iLO watchdog's NMI handler panics"),
+    # drivers/usb/core/hcd.c usb_hc_died disconnects every device behind a dead host
+    # controller: a USB disk's I/O fails, its file system and its ZFS pool with it, and the
+    # tasks writing there wait
+    *(
+        Relation(Tag.XHCI_HOST_DEAD, effect, "a dead USB host disconnects its disks")
+        for effect in (
+            Tag.DISK_IO_ERROR,
+            Tag.FS_ERROR,
+            Tag.ZFS_POOL_SUSPENDED,
+            Tag.HUNG_TASK,
+        )
+    ),
+    # OpenZFS zio.c: a pool is suspended after its vdevs' I/O failed (vdev_disk.c's "zio
+    # pool=… error=" lines and the block layer's errors), and the failure may be reported
+    # after the first suspension line of a pool with several vdevs; with failmode=panic,
+    # and spl_panic_halt=1 for an assertion, the kernel panics with their message
+    Relation(Tag.DISK_IO_ERROR, Tag.ZFS_POOL_SUSPENDED, "a pool suspends on failed I/O", True),
+    Relation(Tag.ZFS_POOL_SUSPENDED, Tag.KERNEL_PANIC, "failmode=panic panics the kernel"),
+    Relation(Tag.ZFS_PANIC, Tag.KERNEL_PANIC, "spl_panic_halt panics the kernel"),
+    # drivers/watchdog/softdog.c: the pinger of /dev/watchdog stops when the box or its
+    # userspace is stuck (a stall detector's report, a hung task, memory running out), and
+    # the watchdog then resets or (soft_panic=1) panics the box
+    *(
+        Relation(cause, Tag.WATCHDOG_EXPIRED, "a stuck box stops pinging its watchdog")
+        for cause in (*_STALLS, Tag.OOM_KILL)
+    ),
+    Relation(Tag.WATCHDOG_EXPIRED, Tag.KERNEL_PANIC, "softdog's soft_panic panics"),
+    # kernel/time/clocksource.c: a CPU held off past the watchdog interval (a stall, an
+    # NMI storm, a vCPU not scheduled) reads a skewed TSC, and the clock is marked unstable
+    *(
+        Relation(cause, Tag.CLOCKSOURCE_UNSTABLE, "a stalled CPU skews its clock", True)
+        for cause in _STALLS
+    ),
 )
 
 # lines that close a chain: the failure before them was recovered from

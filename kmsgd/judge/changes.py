@@ -106,7 +106,8 @@ def _gpus(inv: Inventory) -> dict[str, Attributes]:
 
 @dataclass(frozen=True, slots=True)
 class GpuFacts:
-    """One GPU's identity and configuration from the inventory (`judge.changes.config_facts`)."""
+    """One GPU's identity and configuration from the inventory (`judge.changes.config_facts`).
+    Its fields are its JSON object's keys, in order (report/render_json.py): public names."""
 
     device: str
     driver: Value

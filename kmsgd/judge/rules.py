@@ -141,6 +141,30 @@ def rule_thermal(ctx: Context) -> Decision | None:
     )
 
 
+def rule_watchdog(ctx: Context) -> Decision | None:
+    """softdog's `Initiating system reboot` in the final window: nothing pinged /dev/watchdog
+    in time and the driver called emergency_restart() (drivers/watchdog/softdog.c
+    softdog_fire), a reset with no shutdown. Its `Initiating panic` ends in a panic, which
+    rule_panic reads; `Triggered - Reboot ignored` (soft_noboot) resets nothing."""
+    fired = [
+        t
+        for t in ctx.final_of(Tag.WATCHDOG_EXPIRED)
+        if _WATCHDOG_RESET.search(t.last.line.record.message)
+    ]
+    if not fired:
+        return None
+    return Decision(
+        Outcome.WATCHDOG_RESET,
+        "softdog_expired",
+        Confidence.HIGH,
+        "Watchdog reset",
+        tuple(evidence_of(t, "watchdog reset") for t in fired),
+    )
+
+
+_WATCHDOG_RESET = re.compile(r"Initiating system reboot")
+
+
 # "Using hardware watchdog": systemd-shutdown arms it for reboot and kexec only
 # (kmsgd/catalogue/lifecycle.py)
 _REBOOT_WORDS = re.compile(
@@ -318,6 +342,7 @@ Rule = Callable[[Context], Decision | None]
 RULES: tuple[Rule, ...] = (
     rule_panic,
     rule_thermal,
+    rule_watchdog,
     rule_shutdown_hang,
     rule_clean_end,
     rule_reset_reason,

@@ -2,7 +2,9 @@
 of a boot, carried as-is to the renderers (report/render_json.py `telemetry_json` gives the
 `telemetry` object of `kmsgd.report/1`, docs/report.md, docs/telemetry.md).
 Every value here was checked once where it was made (a malformed record was skipped and counted),
-so readers need no defensive checks.
+so readers need no defensive checks. The fields of SensorStats, Step, MemoryFall and Stall are
+their JSON objects' keys, in order (`dataclasses.asdict`): renaming or reordering one changes
+the public document.
 """
 
 from __future__ import annotations

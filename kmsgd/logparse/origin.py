@@ -90,6 +90,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"|segment not present|stack segment|alignment check|double fault|int3"
         r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#",
         r"list_(?:add|del) corruption",  # lib/list_debug.c
+        r"BUG [\w.:-]+ \((?:Not tainted|Tainted: )",  # mm/slub.c slab_bug
+        r"\w+: Bad swap (?:file|offset) entry ",  # mm/swapfile.c
         r"WARNING: (?:possible|inconsistent|suspicious|bad unlock)",  # lockdep
         r"refcount_t: ",  # lib/refcount.c
         r"UBSAN: ",  # lib/ubsan.c
@@ -136,6 +138,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"INFO: rcu_",
         r"smpboot: ",
         r"tasks_rcu_\w+: ",  # kernel/rcu/tasks.h prints its function's name
+        r"clocksource: ",  # kernel/time/clocksource.c pr_fmt
+        r"tsc: ",  # arch/x86/kernel/tsc.c pr_fmt
     ),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
     # the report
@@ -151,6 +155,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"__alloc_pages: \d+-order allocation failed",  # 2.4
         r"Out of Memory: Killed process ",  # 2.4
         r"VM: killing process ",  # 2.4
+        r"SLUB: Unable to allocate memory",  # mm/slub.c slab_out_of_memory
+        r".{1,15}: vmalloc(?: error:| size \d+ allocation failure:|: allocation failure)",
     ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
@@ -162,7 +168,15 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"[\w.-]+ \S+ \w+: NETDEV WATCHDOG: ",
         r"ib\w*: transmit timeout: ",
         r".{1,80}?\S: hw csum failure",  # net/core/dev.c, after a device or "(NULL net_device)"
+        r"(?:nf|ip)_conntrack: ",  # net/netfilter pr_fmt
+        r"TCP: ",  # net/ipv4/tcp.c pr_fmt
+        r"neighbour: ",  # net/core/neighbour.c pr_fmt
+        r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
     ),
+    # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
+    "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
+    # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
+    "watchdog": (r"softdog: ", r"SOFTDOG: "),
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
@@ -180,6 +194,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"ata\d+(?:\.\d+)?: ",
         r"md/raid\d*:",  # drivers/md/raid*.c
         r"device-mapper: ",  # include/linux/device-mapper.h DM_FMT
+        r"zio pool=",  # OpenZFS vdev_disk.c vdev_disk_error
+        r"WARNING: Pool '",  # OpenZFS zio.c zio_suspend through cmn_err(CE_WARN)
     ),
     # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
     # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "
@@ -192,7 +208,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"ceph: ",
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
     ),
-    "fs": (r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
+    "fs": (
+        *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
+        # OpenZFS spl-err.c spl_panic and include/os/linux/spl/sys/debug.h VERIFY*()
+        *(r"PANIC at [\w.-]+:\d+:\w+\(\)", r"VERIFY3?\("),
+    ),
     "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
 }
 _OPENING = re.compile("|".join(f"(?:{o})" for group in OPENINGS.values() for o in group))

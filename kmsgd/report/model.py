@@ -168,6 +168,9 @@ class InputBoot:
 
 @dataclass(frozen=True, slots=True)
 class SourceInfo:
+    """What an analyzed input was. Its fields are the JSON `source` object's keys, in order
+    (render_json.py): public names."""
+
     name: str
     formats: tuple[str, ...] = ()
     lines: int = 0

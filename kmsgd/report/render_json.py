@@ -3,7 +3,8 @@ docs/report.schema.json is its schema, which tests/reportschema.py holds every r
 make to). Field names are public and key order is part of the output: never rename or reorder
 one. Built here: the document, its telemetry, changes and incidents; the report's lines,
 signatures and time of death still give their own objects (`to_json`, report/model.py and
-report/death.py).
+report/death.py). A value whose object is its dataclass's fields, in order, is given by
+`dataclasses.asdict`: those fields' names and order are public too.
 """
 
 from __future__ import annotations
@@ -11,17 +12,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from kmsgd.judge.changes import Changed, ConfigFacts, GpuFacts
+from kmsgd.judge.changes import Changed, ConfigFacts
 from kmsgd.judge.incidents import Incident
 from kmsgd.judge.telemetry_model import (
     PSI_KEYS,
     CrashDump,
     DeviceSummary,
-    MemoryFall,
     MemorySummary,
     SensorError,
     SensorStats,
-    Stall,
     Step,
     Telemetry,
     UdevSeen,
@@ -80,19 +79,7 @@ def report_json(r: Report) -> dict[str, Any]:
         "incidents": [incident_json(i) for i in r.incidents],
         "source": None
         if src is None
-        else {
-            "name": src.name,
-            "formats": list(src.formats),
-            "lines": src.lines,
-            "evidence_lines": src.evidence_lines,
-            "text_lines": src.text_lines,
-            "commands": src.commands,
-            "boots": src.boots,
-            "boot_index": src.boot_index,
-            "reversed": src.reversed,
-            "cut_lines": src.cut_lines,
-            "notes": list(src.notes),
-        },
+        else {**dataclasses.asdict(src), "formats": list(src.formats), "notes": list(src.notes)},
         "boots": [
             {
                 "index": b.index,
@@ -108,9 +95,6 @@ def report_json(r: Report) -> dict[str, Any]:
     }
 
 
-_STAT_KEYS = tuple(f"{s}_{w}" for w in ("60s", "10s") for s in ("min", "max", "mean", "peak"))
-
-
 def holder_json(h: MemoryHolder) -> dict[str, Any]:
     return {
         "comm": h.comm,
@@ -123,12 +107,7 @@ def holder_json(h: MemoryHolder) -> dict[str, Any]:
 
 
 def sensor_stats_json(s: SensorStats) -> dict[str, Any]:
-    out: dict[str, Any] = {"last": s.last}
-    for key in _STAT_KEYS:
-        value = getattr(s, key)
-        if value is not None:
-            out[key] = value
-    return out
+    return {k: v for k, v in dataclasses.asdict(s).items() if v is not None}  # a window unread
 
 
 def device_json(d: DeviceSummary) -> dict[str, Any]:
@@ -147,27 +126,7 @@ def device_json(d: DeviceSummary) -> dict[str, Any]:
 
 
 def step_json(s: Step) -> dict[str, Any]:
-    return {
-        "device": s.device,
-        "sensor": s.sensor,
-        "key": s.key,
-        "direction": s.direction.value,
-        "from_w": s.from_w,
-        "to_w": s.to_w,
-        "within_s": s.within_s,
-        "started_before_end_s": s.started_before_end_s,
-        "before_end_s": s.before_end_s,
-    }
-
-
-def memory_fall_json(f: MemoryFall) -> dict[str, Any]:
-    return {
-        "from_bytes": f.from_bytes,
-        "to_bytes": f.to_bytes,
-        "over_s": f.over_s,
-        "bytes_per_s": f.bytes_per_s,
-        "before_end_s": f.before_end_s,
-    }
+    return {**dataclasses.asdict(s), "direction": s.direction.value}
 
 
 def memory_json(m: MemorySummary) -> dict[str, Any]:
@@ -181,7 +140,7 @@ def memory_json(m: MemorySummary) -> dict[str, Any]:
         "mem_available_bytes_max_60s": m.mem_available_bytes_max_60s,
         "swap_total_bytes": m.swap_total_bytes,
         "swap_free_bytes_last": m.swap_free_bytes_last,
-        "fall": memory_fall_json(m.fall) if m.fall else None,
+        "fall": dataclasses.asdict(m.fall) if m.fall else None,
         "fell_bytes_per_s": m.fell_bytes_per_s,
     }
     for key in PSI_KEYS:
@@ -189,17 +148,6 @@ def memory_json(m: MemorySummary) -> dict[str, Any]:
         out[f"{name}_max_pct"] = p.max_pct
         out[f"{name}_last_pct"] = p.last_pct
     return out
-
-
-def stall_json(s: Stall) -> dict[str, Any]:
-    return {
-        "path": s.path,
-        "device": s.device,
-        "blocked_s": s.blocked_s,
-        "ended": s.ended,
-        "wall_us": s.wall_us,
-        "before_end_s": s.before_end_s,
-    }
 
 
 def sensor_error_json(e: SensorError) -> dict[str, Any]:
@@ -250,7 +198,7 @@ def telemetry_json(t: Telemetry) -> dict[str, Any]:
     if t.end_wall_us is not None:
         out.update(
             top_holders_before_end_s=t.top_holders_before_end_s,
-            stalls=[stall_json(s) for s in t.stalls],
+            stalls=[dataclasses.asdict(s) for s in t.stalls],
             sensor_errors=[sensor_error_json(e) for e in t.sensor_errors],
             devcoredumps=[crash_dump_json(d) for d in t.devcoredumps],
             device_events=[udev_json(e) for e in t.device_events],
@@ -283,21 +231,6 @@ def change_json(c: Changed) -> dict[str, Any]:
     return out
 
 
-def gpu_facts_json(g: GpuFacts) -> dict[str, Any]:
-    return {
-        "device": g.device,
-        "driver": g.driver,
-        "iommu_group_type": g.iommu_group_type,
-        "power_cap_w": g.power_cap_w,
-        "pci_id": g.pci_id,
-        "subsystem_id": g.subsystem_id,
-        "model": g.model,
-        "driver_version": g.driver_version,
-        "vbios": g.vbios,
-        "firmware": dict(g.firmware),
-    }
-
-
 def config_json(c: ConfigFacts) -> dict[str, Any]:
     return {
         "kernel": c.kernel,
@@ -305,6 +238,6 @@ def config_json(c: ConfigFacts) -> dict[str, Any]:
         "iommu_mode": c.iommu_mode,
         "iommu_group_types": dict(c.iommu_group_types),
         "aspm_policy": c.aspm_policy,
-        "gpus": [gpu_facts_json(g) for g in c.gpus],
+        "gpus": [dataclasses.asdict(g) for g in c.gpus],
         "host": dict(c.host),
     }

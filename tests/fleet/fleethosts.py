@@ -3,7 +3,7 @@
 
 Each host has its own sysfs tree (an amdgpu or NVIDIA card with its firmware, DMI) and /proc
 (host name, kernel, command line, CPU, RAM); the recorder records the inventory read from them
-the way the sampler does at a boot's start.
+the way the sampler does at a boot's start. `fleet()` runs the command over what they stored.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 import scenario
 from click.testing import CliRunner
 from conftest import make_proc
-from fakes import amd_card, driver_dir, link, put
+from fakes import amd_card, nvidia_card, put
 from scenario import AMDGPU_CHAIN, Machine
 
 from kmsgd.cli import main
@@ -68,14 +69,7 @@ def build_sys(host: Host, root: Path) -> Path:
         for name, value in (("smc", host.smc), ("mec", "0x000001f4"), ("sos", "0x00270058")):
             put(dev / "fw_version" / f"{name}_fw_version", value)
     else:
-        dev = sys / "devices" / "pci0000:3a" / "0000:3a:00.0" / "0000:3d:00.0"
-        put(dev / "vendor", "0x10de")
-        put(dev / "device", "0x2684")
-        put(dev / "uevent", "DRIVER=nvidia\nPCI_ID=10DE:2684\nPCI_SLOT_NAME=0000:3d:00.0")
-        link(dev / "driver", driver_dir(sys, "nvidia"))
-        put(sys / "module" / "nvidia" / "version", "550.127.05")
-        (sys / "class" / "drm" / "card0").mkdir(parents=True)
-        link(sys / "class" / "drm" / "card0" / "device", dev)
+        nvidia_card(sys, "0x2684")
     dmi = sys / "class" / "dmi" / "id"
     for name, value in (
         ("bios_vendor", "American Megatrends International, LLC."),
@@ -148,3 +142,14 @@ def store(exe: str, out: Path, name: str, data: bytes) -> Path:
         [exe, f"--output={path}", "-"], input=data, check=True, capture_output=True, timeout=60
     )
     return path
+
+
+def fleet(*args: str) -> subprocess.CompletedProcess[str]:
+    """`kmsgd fleet ARGS` as a subprocess, as an operator runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "kmsgd.cli", "fleet", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

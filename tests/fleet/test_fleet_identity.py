@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from fleethosts import journal_remote, store
+from fleethosts import fleet, journal_remote, store
 
 from kmsgd.fleet import entry_format as f
 from kmsgd.fleet.source import peer_of
@@ -21,16 +19,6 @@ NOW_US = int(time.time() * 1e6)
 HOUR_US = 3600 * 1_000_000
 MID = {"gpu-a": "a" * 32, "gpu-b": "b" * 32, "gpu-c": "c" * 32}
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def fleet(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kmsgd.cli", "fleet", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def pm(host: str, boot: int, outcome: str, t_us: int, **extra: str) -> bytes:

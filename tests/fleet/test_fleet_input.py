@@ -15,22 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fleethosts import journal_remote, store
+from fleethosts import fleet, journal_remote, store
 
 from kmsgd.fleet import entry_format as f
 
 NOW_US = int(time.time() * 1e6)
 HOUR_US = 3600 * 1_000_000
-
-
-def fleet(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kmsgd.cli", "fleet", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def post_mortem(

@@ -13,12 +13,11 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fleethosts import Host, exports, journal_remote, play, store
+from fleethosts import Host, exports, fleet, journal_remote, play, store
 
 from kmsgd.fleet import entry_format as f
 
@@ -35,16 +34,6 @@ HOSTS = (
     Host("gpu-n2", False, True, K2, "", ()),
 )
 JUDGED = 5  # ended boots per host
-
-
-def fleet(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kmsgd.cli", "fleet", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,12 @@ import gzip
 import io
 import lzma
 import tarfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fuzz.budget import Tried, budget, report
+from fuzz.budget import Tried, budget
+from fuzz.mutate import overwritten
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,12 +25,6 @@ from kmsgd.logparse.bundle import Limits
 
 tried = Tried()
 LIMITS = Limits(max_members=200, max_depth=4, max_bytes=4 << 20)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _print_counts() -> Iterator[None]:
-    yield
-    print(report("test_fuzz_bundles", tried))
 
 
 LOG = (
@@ -91,11 +86,7 @@ def test_bundles_raise_only_bad_input(
     tmp_path: Path, bundle: bytes, edits: list[tuple[float, bytes]]
 ) -> None:
     tried["bundle"] += 1
-    data = bytearray(bundle)
-    for where, chunk in edits:
-        offset = int(where * len(data))
-        data[offset : offset + len(chunk)] = chunk[: len(data) - offset]
     path = tmp_path / "bundle"
-    path.write_bytes(data)
+    path.write_bytes(overwritten(bundle, edits))
     with contextlib.suppress(BadInput):
         analyze_inputs([str(path)], limits=LIMITS)

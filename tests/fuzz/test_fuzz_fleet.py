@@ -6,10 +6,9 @@ of journal files themselves is libsystemd's (tests/fuzz/test_fuzz_journal_files.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from fuzz.budget import Tried, budget, report
+from fuzz.budget import Tried, budget
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,12 +22,6 @@ from kmsgd.types import FLEET_FORMATS
 
 tried = Tried()
 NOW_US = 1_764_400_000_000_000
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _print_counts() -> Iterator[None]:
-    yield
-    print(report("test_fuzz_fleet", tried))
 
 
 NAMES = sorted(

@@ -9,11 +9,11 @@ import contextlib
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import Tried, budget, report
+from fuzz.budget import Tried, budget
+from fuzz.mutate import overwritten
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,12 +23,6 @@ from kmsgd.errors import BadInput
 pytest.importorskip("systemd.journal", reason="systemd-python is not installed")
 tried = Tried()
 REMOTE = ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _print_counts() -> Iterator[None]:
-    yield
-    print(report("test_fuzz_journal_files", tried))
 
 
 def export_entry(i: int, message: str, t_us: int) -> bytes:
@@ -80,11 +74,7 @@ def test_journal_files_raise_only_bad_input(
     tmp_path: Path, base_journal: bytes, edits: list[tuple[float, bytes]]
 ) -> None:
     tried["journal file"] += 1
-    data = bytearray(base_journal)
-    for where, chunk in edits:
-        offset = int(where * len(data))
-        data[offset : offset + len(chunk)] = chunk[: len(data) - offset]
     path = tmp_path / "box.journal"
-    path.write_bytes(data)
+    path.write_bytes(overwritten(base_journal, edits))
     with contextlib.suppress(BadInput):
         analyze_inputs([str(path)])

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 
 import pytest
-from fuzz.budget import Tried, budget, report
+from fuzz.budget import Tried, budget
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,12 +17,6 @@ from kmsgd.errors import BadInput
 from kmsgd.logparse.journal_json import parse_json
 
 tried = Tried()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _print_counts() -> Iterator[None]:
-    yield
-    print(report("test_fuzz_journal_json", tried))
 
 
 NUMBERS = st.sampled_from(

@@ -9,11 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import Tried, budget, report
+from fuzz.budget import Tried, budget
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,12 +30,6 @@ from kmsgd.ring.writer import RingWriter
 # example judges and renders less (the base ring's records fill a fifth of it).
 SIZE = ring.MIN_SIZE
 tried = Tried()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _print_counts() -> Iterator[None]:
-    yield
-    print(report("test_fuzz_ring_commands", tried))
 
 
 @pytest.fixture(scope="module")

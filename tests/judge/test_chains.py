@@ -192,6 +192,46 @@ EXAMPLES[("hpwdt_nmi", "kernel_panic")] = (
     "of the following resources:",
     "---[ end Kernel panic - not syncing: 04: An NMI occurred. ]---",
 )
+XHCI = "xhci_hcd 0000:00:14.0: xHCI host controller not responding, assume dead"
+ZIO = "zio pool=tank vdev=/dev/sdb1 error=5 type=1 offset=270336 size=8192 flags=180880"
+SUSPENDED = (
+    "WARNING: Pool 'tank' has encountered an uncorrectable I/O failure and has been suspended."
+)
+EXAMPLES.update(
+    {
+        ("xhci_host_dead", "disk_io_error"): (XHCI, ZIO),
+        ("xhci_host_dead", "fs_error"): (
+            XHCI,
+            "EXT4-fs error (device sdb1): ext4_find_entry:1455: inode #2: comm ls: reading "
+            "directory lblock 0",
+        ),
+        ("xhci_host_dead", "zfs_pool_suspended"): (XHCI, SUSPENDED),
+        ("xhci_host_dead", "hung_task"): (XHCI, HUNG),
+        ("disk_io_error", "zfs_pool_suspended"): (ZIO, SUSPENDED),
+        ("zfs_pool_suspended", "kernel_panic"): (
+            SUSPENDED,
+            "Kernel panic - not syncing: Pool 'tank' has encountered an uncorrectable I/O "
+            "failure and the failure mode property for this pool is set to panic.",
+        ),
+        ("zfs_panic", "kernel_panic"): (
+            "PANIC at zfs_vfsops.c:585:zfs_space_delta_cb()",
+            "Kernel panic - not syncing: VERIFY3(sa.sa_magic == SA_MAGIC) failed "
+            "(1446318350 == 3100762)",
+        ),
+        ("watchdog_expired", "kernel_panic"): (
+            "softdog: Initiating panic",
+            "Kernel panic - not syncing: Software Watchdog Timer expired",
+        ),
+    }
+)
+for cause, line in (*STALLS.items(), ("oom_kill", "Out of memory: Killed process 4242 (python3)")):
+    EXAMPLES[(cause, "watchdog_expired")] = (line, "softdog: Initiating system reboot")
+for cause, line in STALLS.items():
+    EXAMPLES[(cause, "clocksource_unstable")] = (
+        line,
+        "clocksource: timekeeping watchdog on CPU3: Marking clocksource 'tsc' as unstable "
+        "because the skew is too large:",
+    )
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 
 

@@ -276,3 +276,33 @@ def test_only_the_start_of_a_boot_speaks_of_the_boot_before() -> None:
     assert verdict(12) == (Subject.PREVIOUS_BOOT, "journal_unclean")
     # a failure of the boot's own: the verdict stays on it, its start is evidence beside it
     assert verdict(12, mce) == (Subject.THIS_BOOT, "mce")
+
+
+def test_softdog_reboot_is_a_watchdog_reset_with_the_stall_that_starved_it_as_culprit() -> None:
+    tl = Timeline.from_records(
+        recs(
+            "INFO: task jbd2/nvme0n1p2-8:412 blocked for more than 122 seconds.",
+            "softdog: Initiating system reboot",
+        )
+    )
+    v = classify(tl)
+    assert (v.outcome, v.reason, v.confidence) == (
+        Outcome.WATCHDOG_RESET,
+        "softdog_expired",
+        Confidence.HIGH,
+    )
+    assert v.primary is not None and v.primary.tag == "hung_task"  # what stopped the pinger
+
+
+def test_softdog_that_only_warns_or_panics_is_no_watchdog_reset() -> None:
+    ignored = classify(Timeline.from_records(recs("softdog: Triggered - Reboot ignored")))
+    assert ignored.outcome is not Outcome.WATCHDOG_RESET
+    panicked = classify(
+        Timeline.from_records(
+            recs(
+                "softdog: Initiating panic",
+                "Kernel panic - not syncing: Software Watchdog Timer expired",
+            )
+        )
+    )
+    assert panicked.outcome is Outcome.KERNEL_PANIC

@@ -7,11 +7,10 @@ from __future__ import annotations
 import contextlib
 import io
 import tracemalloc
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import Tried, budget, report
+from fuzz.budget import Tried, budget
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,12 +22,6 @@ from kmsgd.ring import records as kmsg
 from kmsgd.types import REPORT_FORMATS
 
 tried = Tried()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _print_counts() -> Iterator[None]:
-    yield
-    print(report("test_fuzz_parsers", tried))
 
 
 # Records that look like the kernel's, with every field open to garbage.

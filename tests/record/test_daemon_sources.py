@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import make_proc
-from daemon import dump, start, stop, wait_for, wait_ready
+from daemon import dump, start, start_on_box, stop, wait_for, wait_ready
 from fakes import dual_amdgpu_box
 
 pytestmark = pytest.mark.slow
@@ -22,17 +22,7 @@ def test_a_sensor_read_that_blocks_forever_does_not_stop_capture(tmp_path: Path)
     stuck_real = stuck.resolve()
     stuck_real.unlink()
     os.mkfifo(stuck_real)
-    kmsg = tmp_path / "kmsg-fifo"
-    os.mkfifo(kmsg)
-    ring = tmp_path / "ring"
-    daemon = start(
-        ring,
-        kmsg=str(kmsg),
-        proc=str(proc_root),
-        sys_root=str(sys_root),
-        settings={"textfile_dir": ""},
-    )
-    writer = os.open(kmsg, os.O_RDWR)
+    daemon, ring, writer = start_on_box(tmp_path, sys_root, proc_root)
     wait_ready(ring, daemon)
     for n in range(50):  # the kernel keeps talking while the sensor hangs
         os.write(writer, b"4,%d,%d,-;amdgpu 0000:43:00.0: still here %d\n" % (n, n * 1000, n))

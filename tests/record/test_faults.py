@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import kmsg_writable, make_proc
+from conftest import make_proc
 from daemon import dump, signal_all, stop, wait_for, wait_ready
 from daemon import start as start_daemon
 
 pytestmark = pytest.mark.slow
 
-DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
 ROOT = os.geteuid() == 0
 
 
@@ -58,22 +57,6 @@ def _no_daemon_left_behind() -> Iterator[None]:
 
 def say(text: str) -> None:
     print(f"\nfaults: {text}")
-
-
-@pytest.fixture
-def devkmsg_on() -> Iterator[None]:
-    """/dev/kmsg writable without its ratelimit for the test, restored after."""
-    if (why := kmsg_writable()) is not None:
-        pytest.skip(why)
-    try:
-        before = DEVKMSG.read_text().strip()
-        DEVKMSG.write_text("on\n")
-    except OSError as err:
-        pytest.skip(f"cannot set kernel.printk_devkmsg=on: {err}")
-    try:
-        yield
-    finally:
-        DEVKMSG.write_text(before + "\n")
 
 
 def burst(tag: str, n: int, *, start_at: int = 0, pause_every: int = 0) -> None:
@@ -276,11 +259,14 @@ def test_ring_on_a_full_tmpfs(tmp_path: Path) -> None:
         assert "ring_write_failed" not in err
 
 
-def test_a_frozen_filesystem_stalls_the_disk_not_the_capture(tmp_path: Path) -> None:
-    # fsfreeze: every write to the ring blocks. The kmsg loop must keep reading (records wait
-    # in memory), and when the filesystem thaws everything is made durable.
-    if shutil.which("fsfreeze") is None or shutil.which("mkfs.ext4") is None:
-        pytest.skip("fsfreeze or mkfs.ext4 missing")
+@contextlib.contextmanager
+def recording_on_ext4(
+    tmp_path: Path,
+) -> Iterator[tuple[Path, Path, FifoKmsg, subprocess.Popen[bytes]]]:
+    """The daemon recording a FIFO into a ring on a fresh 16 MiB ext4 loop mount, ready:
+    (the mount point, the ring, the FIFO, the daemon)."""
+    if shutil.which("mkfs.ext4") is None:
+        pytest.skip("mkfs.ext4 missing")
     image = tmp_path / "ext4.img"
     with open(image, "wb") as f:
         f.truncate(16 << 20)
@@ -291,6 +277,15 @@ def test_a_frozen_filesystem_stalls_the_disk_not_the_capture(tmp_path: Path) -> 
         kmsg = FifoKmsg(tmp_path)
         daemon = start(ring, kmsg=str(kmsg.path), proc=str(proc_root))
         wait_ready(ring, daemon)
+        yield mnt, ring, kmsg, daemon
+
+
+def test_a_frozen_filesystem_stalls_the_disk_not_the_capture(tmp_path: Path) -> None:
+    # fsfreeze: every write to the ring blocks. The kmsg loop must keep reading (records wait
+    # in memory), and when the filesystem thaws everything is made durable.
+    if shutil.which("fsfreeze") is None:
+        pytest.skip("fsfreeze missing")
+    with recording_on_ext4(tmp_path) as (mnt, ring, kmsg, daemon):
         subprocess.run(["fsfreeze", "-f", str(mnt)], check=True)
         try:
             kmsg.feed(2000, "written while the disk is frozen")  # ~110 KiB: more than a FIFO
@@ -313,18 +308,7 @@ EXT4_GOING_FLAGS_NOLOGFLUSH = 2
 def test_a_failing_disk_is_survived_and_said(tmp_path: Path) -> None:
     # The filesystem shuts down (as ext4 does on a fatal I/O error): every write returns EIO.
     # The daemon must keep running, say so once, keep capturing into memory, and stop cleanly.
-    if shutil.which("mkfs.ext4") is None:
-        pytest.skip("mkfs.ext4 missing")
-    image = tmp_path / "ext4.img"
-    with open(image, "wb") as f:
-        f.truncate(16 << 20)
-    subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], check=True)
-    proc_root = make_proc(tmp_path / "proc")
-    with mounted(tmp_path / "mnt", "-o", "loop", str(image)) as mnt:
-        ring = mnt / "ring"
-        kmsg = FifoKmsg(tmp_path)
-        daemon = start(ring, kmsg=str(kmsg.path), proc=str(proc_root))
-        wait_ready(ring, daemon)
+    with recording_on_ext4(tmp_path) as (mnt, ring, kmsg, daemon):
         kmsg.feed(100, "before the disk failed")
         wait_for(lambda: len(stored_seqs(ring)) == 100, timeout=60)
         fd = os.open(mnt, os.O_RDONLY)

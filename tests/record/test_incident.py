@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from conftest import make_proc
-from daemon import dump, kmsgd, start, stop, wait_for, wait_ready
+from daemon import dump, kmsgd, start_on_box, stop, wait_for, wait_ready
 from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_state, proc_tree
 
 from kmsgd.config import IncidentConfig
@@ -407,18 +407,7 @@ def test_trigger_line_to_last_boot(tmp_path: Path) -> None:
     for card in ("card0", "card1"):
         link_state((sys_root / "class/drm" / card / "device").resolve(), metrics=METRICS)
     aer = (sys_root / "class/drm/card0/device").resolve() / "aer_dev_correctable"
-    kmsg = tmp_path / "kmsg"
-    os.mkfifo(kmsg)
-    ring = tmp_path / "ring"
-    daemon = start(
-        ring,
-        kmsg=str(kmsg),
-        proc=str(proc_root),
-        sys_root=str(sys_root),
-        settings={"textfile_dir": ""},
-        tables=TABLES,
-    )
-    fd = os.open(kmsg, os.O_RDWR)
+    daemon, ring, fd = start_on_box(tmp_path, sys_root, proc_root, tables=TABLES)
     group = None
     try:
         wait_ready(ring, daemon)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import make_proc
-from daemon import dump, start, stop, wait_for, wait_ready
+from daemon import dump, start_on_box, stop, wait_for, wait_ready
 from fakes import FakeNvml, driver_dir, dual_amdgpu_box, hwmon_chip, link, nvidia_box, put
 from sampling import Collector, samples
 
@@ -99,18 +99,7 @@ def test_every_sensor_of_every_card_is_read_at_gpu_hz(tmp_path: Path) -> None:
     amd = (sys_root / "class/drm/card0/device").resolve()
     files = {amd / name: base for name, base in FILES[AMD].items()}
     files |= {nouveau / name: base for name, base in FILES[NOUVEAU].items()}
-    kmsg = tmp_path / "kmsg"
-    os.mkfifo(kmsg)
-    ring = tmp_path / "ring"
-    daemon = start(
-        ring,
-        kmsg=str(kmsg),
-        proc=str(proc_root),
-        sys_root=str(sys_root),
-        settings={"textfile_dir": ""},
-        tables=TABLES,
-    )
-    fd = os.open(kmsg, os.O_RDWR)
+    daemon, ring, fd = start_on_box(tmp_path, sys_root, proc_root, tables=TABLES)
     rewriter = Rewriter(files)
     try:
         wait_ready(ring, daemon)

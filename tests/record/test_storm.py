@@ -2,7 +2,7 @@
 while the daemon is busy, and sheds with an exact count when even its buffer is full.
 
 The daemon alone is frozen (SIGSTOP) to play a daemon that cannot keep up; its pump runs on.
-kernel.printk_devkmsg=on for the burst, restored after (as tests/record/test_faults.py).
+kernel.printk_devkmsg=on for the burst, restored after (`devkmsg_on`, tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -11,34 +11,15 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import kmsg_writable
 from daemon import children, dump, start, stop, wait_for, wait_ready
 
 from kmsgd.record.kmsgpump import KEEP_PER_KIND
 
 pytestmark = pytest.mark.slow
-
-DEVKMSG = Path("/proc/sys/kernel/printk_devkmsg")
-
-
-@pytest.fixture
-def devkmsg_on() -> Iterator[None]:
-    if (why := kmsg_writable()) is not None:
-        pytest.skip(why)
-    old = DEVKMSG.read_text()
-    try:
-        DEVKMSG.write_text("on\n")
-    except OSError as err:
-        pytest.skip(f"cannot set kernel.printk_devkmsg=on: {err}")
-    try:
-        yield
-    finally:
-        DEVKMSG.write_text(old)
 
 
 def write(lines: list[bytes]) -> None:

@@ -8,11 +8,11 @@ import dataclasses
 import json
 import tracemalloc
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz.budget import Tried, budget, report
+from fuzz.budget import Tried, budget
+from fuzz.mutate import overwritten
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,12 +28,6 @@ MEMORY_BOUND = 4 << 20  # bytes of Python allocations while reading a 72 KiB rin
 
 
 tried = Tried()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _print_counts() -> Iterator[None]:
-    yield
-    print(report("test_fuzz_ring", tried))
 
 
 @pytest.fixture(scope="module")
@@ -103,11 +97,8 @@ def test_arbitrary_bytes_over_a_real_ring(
     tmp_path: Path, base_ring: bytes, edits: list[tuple[int, bytes]]
 ) -> None:
     tried["ring bytes"] += 1
-    data = bytearray(base_ring)
-    for offset, chunk in edits:
-        data[offset : offset + len(chunk)] = chunk[: SIZE - offset]
     path = tmp_path / "ring"
-    path.write_bytes(data)
+    path.write_bytes(overwritten(base_ring, edits))
     check(path)
 
 
