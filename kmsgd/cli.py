@@ -17,6 +17,7 @@ import click
 from kmsgd import __version__
 from kmsgd.config import DEFAULT_CONFIG, Config, read
 from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
+from kmsgd.ring.frame import to_entry
 from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader, pick_boot
 from kmsgd.text.escape import escape
@@ -170,8 +171,10 @@ def dump(ring: str | None, boot: str | None, fmt: Format, config_file: str | Non
     """Print the records of one boot."""
     with _open(settings(config_file, ring=ring)) as reader:
         boot_id = select_boot(reader, boot)
-        for entry in reader.entries(boot_id):
-            click.echo(json_line(entry) if fmt is Format.JSON else text_line(entry))
+        for f in reader.frames_of(boot_id):
+            entry = to_entry(f)
+            line = json_line if fmt is Format.JSON else text_line
+            click.echo(line(entry, f.payload))  # the numbers as the ring holds them
 
 
 @main.command()
