@@ -138,20 +138,24 @@ def wall_from_parts(year: int, month: int, day: int, hms: str, frac: str | None)
 _KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
 # after the stamp, CONFIG_PRINTK_CALLER's "[T<pid>]"/"[C<cpu>]" (4.19+), or the bare
 # "[<cpu>]" that vendor kernels print against the stamp (AVM's FRITZ!OS 3.10/4.x)
+# util-linux dmesg.c "-d" (--show-delta) adds the time since the record before inside the
+# brackets: "[%5ld.%06ld <%12.06f>] ", with -T "[%s <%12.06f>] "
 _DMESG = re.compile(
-    r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)\](?:\s?\[\s*([TC]\d+)\]|\[\d{1,3}\])?\s?(.*)"
+    r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)(?: <\s*\d+\.\d+>)?\]"
+    r"(?:\s?\[\s*([TC]\d+)\]|\[\d{1,3}\])?\s?(.*)"
 )
 # util-linux dmesg.c prints -H's minute header with strftime "%b%d %H:%M" and the offset
 # with the locale's decimal point, so a non-English locale writes "[apr18 15:18]" and
 # "[ +10,214451]" (sv_SE, nb_NO, de_DE abmon and decimal comma)
-_DMESG_DELTA = re.compile(r"\[\s*\+\s*(\d{1,12})[.,](\d+)\]\s?(.*)")
+# "--time-format delta" prints the time since the record before alone: "[<%12.06f>] "
+_DMESG_DELTA = re.compile(r"\[(?:\s*\+|<)\s*(\d{1,12})[.,](\d+)>?\]\s?(.*)")
 _DMESG_MINUTE = re.compile(r"\[([^\W\d_]{3,4})\.?\s*(\d{1,2}) (\d{2}:\d{2})\]\s?(.*)")
 # dmesg -T prints strftime "%a %b %e %H:%M:%S %Y" in the user's locale: CJK locales write
 # the weekday as one character and the month as its number and 月/월 ("[三 9月  6 11:00:27
 # 2017]", glibc's zh_CN, ja_JP and ko_KR abmon)
 _DMESG_CTIME = re.compile(
     r"(?:<(\d{1,3})>)?\[(?:[^\W\d_]{1,4}\.? +)?([A-Z][a-z]{2}|\d{1,2}[月월])\s+(\d{1,2}) "
-    r"(\d{2}:\d{2}:\d{2}) (\d{4})\]\s?(.*)"
+    r"(\d{2}:\d{2}:\d{2}) (\d{4})(?: <\s*\d+\.\d+>)?\]\s?(.*)"
 )
 # util-linux dmesg.c "--time-format iso": "%Y-%m-%dT%H:%M:%S,%06ld" and the UTC offset, then
 # CONFIG_PRINTK_CALLER's "[T<pid>]"/"[C<cpu>]" as after dmesg's bracket stamp; a paste may
@@ -169,6 +173,12 @@ _TAIL = r" (\S+) ([^\s\[]+?)(?:\[(\d+)\])?:(?: (.*))?"
 _JOURNAL = re.compile(r"([A-Z][a-z]{2}) ([ \d]?\d) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?" + _TAIL)
 _JOURNAL_ISO = re.compile(
     r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})" + _TAIL
+)
+# journalctl -o short-full (systemd src/shared/logs-show.c, TIMESTAMP_PRETTY): strftime
+# "%a %Y-%m-%d %H:%M:%S %Z", the zone by its abbreviation
+_JOURNAL_FULL = re.compile(
+    r"[^\W\d_]{2,4}\.? (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))? ([A-Z][A-Za-z]{1,5}"
+    r"|[+-]\d{2}:?\d{2})" + _TAIL
 )
 _JOURNAL_MONO = re.compile(r"\[\s*(\d{1,12})\.(\d+)\]" + _TAIL)
 # RFC 5424 syslog (rsyslog's RSYSLOG_SyslogProtocol23Format, syslog-ng's syslog(), journald
@@ -360,6 +370,16 @@ def parse_journal_iso(line: str) -> Fields | None:
     if m is None:
         return None
     wall = iso_us(m.group(1), m.group(2), m.group(3), m.group(4))
+    return _journal_fields(LogFormat.JOURNAL_ISO, m, 5, wall_us=wall)
+
+
+def parse_journal_full(line: str) -> Fields | None:
+    m = _JOURNAL_FULL.match(line)
+    if m is None:
+        return None
+    zone = m.group(4)
+    tz = "Z" if zone in ("UTC", "GMT") else zone if zone[0] in "+-" else None
+    wall = iso_us(m.group(1), m.group(2), m.group(3), tz)  # another zone: as printed
     return _journal_fields(LogFormat.JOURNAL_ISO, m, 5, wall_us=wall)
 
 

@@ -24,6 +24,7 @@ _PARSERS: tuple[Parser, ...] = (
     formats.parse_journal,
     formats.parse_rfc5424,
     formats.parse_journal_iso,
+    formats.parse_journal_full,
     formats.parse_dmesg_iso,
     formats.parse_dmesg_ctime,
     formats.parse_dmesg_delta,

@@ -34,6 +34,11 @@ GLUE_HINT = {LogFormat.DMESG: "[", LogFormat.JOURNAL: ":", LogFormat.JOURNAL_ISO
 # systemd's console status column (src/core/unit.c, status_printf): "[  OK  ]", "[FAILED]",
 # "[ *** ]" (a job still running), "[DEPEND]", "[ TIME ]", "[ INFO ]", "[ WARN ]"
 _STATUS = re.compile(r"\[(?:  OK  |FAILED|DEPEND| TIME | INFO | WARN |\s*\*+\s*)\]")
+# what a job prints as it begins, after the status column's blank indent (systemd
+# src/core/job.c job_get_begin_status_message_format; mount.c and swap.c status_message_formats):
+# "Starting %s...", "Stopping %s...", "Reloading %s...", "Mounting %s...", "Unmounting %s...",
+# "Activating swap %s...", "Deactivating swap %s..."
+_JOB = re.compile(r"(?:Starting|Stopping|Reloading|Mounting|Unmounting|(?:Dea|A)ctivating swap) \S")
 
 
 def unescape(line: str) -> str:
@@ -44,6 +49,21 @@ def unescape(line: str) -> str:
 def status_line(text: str) -> bool:
     """systemd's status line on its own ("[  OK  ] Started …"): text, never kernel wording."""
     return _STATUS.match(text) is not None
+
+
+def console_status(text: str, indented: bool) -> str | None:
+    """The message of PID 1's console status line, without its status column: "[  OK  ]
+    Stopped target …" (systemd src/core/show-status.c status_vprintf), or a job's start
+    line that the status column's blank width indents ("         Stopping …",
+    src/core/job.c, mount.c, swap.c); None for any other line. A job line whose indent a
+    copy lost counts only where the caller has seen status lines already (`indented`
+    true)."""
+    m = _STATUS.match(text)
+    if m is not None:
+        return text[m.end() :].strip() or None
+    if indented and _JOB.match(text) is not None:
+        return text.strip()
+    return None
 
 
 def status_inside(msg: str) -> int | None:

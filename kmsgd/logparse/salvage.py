@@ -56,6 +56,15 @@ _KERNEL_WORD = re.compile(
     r"(?:^|\s)kern(?:el)?(?:\[\d+\])?\s*[:.]\s*"
     r"(?:(?:emerg|alert|crit|err|error|warn|warning|notice|info|debug)\s*:\s*)?"
 )
+# "kernel:" after a syslog level token, whatever stamp or host comes before: busybox
+# syslogd's and Docker's VM log "kern.info kernel: …" (facility.level, as syslog.conf names
+# them), a PRI "<4>kernel: …" (RFC 3164 on the wire)
+_LEVELED_KERNEL = re.compile(
+    r"(?:^|\s)(?:kern\.(?P<name>emerg|alert|crit|err|error|warn|warning|notice|info|debug)"
+    r"|<(?P<pri>\d{1,3})>)\s*kernel(?:\[\d+\])?:\s?"
+)
+_LEVELS = {"emerg": 0, "alert": 1, "crit": 2, "err": 3, "error": 3, "warn": 4, "warning": 4}
+_LEVELS |= {"notice": 5, "info": 6, "debug": 7}
 _QUOTED = re.compile(r'(?:^|\s)"')
 # a whole line "ident[pid]: text", after the leading space a console indents it with
 _CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
@@ -140,6 +149,8 @@ def salvage(text: str) -> Fields | None:
     """Fields of a line no known format took, read behind whatever prefix it has; None
     when it holds no kernel or journal message (prose, a shell line, a bare dump line)."""
     head = text[:200]
+    if "kernel" in head and (lk := _leveled_kernel(text, head)) is not None:
+        return lk
     m = _STAMP.search(head)
     if m is not None and (m.start() == 0 or not _looks_like_message(head[: m.start()])):
         prio, sec, frac = m.groups()
@@ -180,6 +191,29 @@ def salvage(text: str) -> Fields | None:
         msg = text[q.end() :].rstrip()
         return Fields(LogFormat.LOOSE, msg[:-1] if msg.endswith('"') else msg)
     return None
+
+
+def _leveled_kernel(text: str, head: str) -> Fields | None:
+    """A kernel record after a syslog level token ("… kern.crit kernel: text"), its wall
+    clock from the stamp before it when there is one."""
+    k = _LEVELED_KERNEL.search(head)
+    if k is None or k.start() > 100:
+        return None
+    if k["pri"] is not None:
+        pri = int(k["pri"])
+        if pri >> 3:  # another facility than the kernel's: a program wrote "kernel:"
+            return None
+        level = pri & 7
+    else:
+        level = _LEVELS[k["name"]]
+    wall, md = None, None
+    if (t := _TIME.search(head, 0, k.start() + 1)) is not None:
+        wall, md = _wall(head[: t.start()], t["time"], t["frac"])
+    msg = text[k.end() :]
+    e = _STAMP.match(msg)  # "kernel: [ 12.3] text"
+    stamp = usec(e[2], e[3]) if e is not None else None
+    msg = msg[e.end() :] if e is not None else msg
+    return Fields(LogFormat.LOOSE, msg, stamp, wall, level, 0, month_day=md)
 
 
 def k8s_event(text: str) -> re.Match[str] | None:

@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from kmsgd.logparse import clean, formats, repair, salvage
+from kmsgd.logparse import clean, formats, repair, salvage, wrapper
 from kmsgd.logparse.formats import Fields
 from kmsgd.logparse.journal_json import ExportBlock, VerboseBlock, starts_export, starts_verbose
 from kmsgd.logparse.parsed import BootMark, Event, Line, LogFormat, MarkReason, Origin
@@ -47,6 +47,9 @@ class LogStream:
         self._pending: Line | None = None
         self._fast = False  # the last line was plain dmesg: try the fast path first
         self._fast_count = 0  # dmesg lines that took it (added to counts on demand)
+        self._console = False  # systemd's console status lines came: its job lines may too
+        self._wrap: wrapper.Shape | None = None  # a relay's header on every line (wrapper.py)
+        self._unwrapping = False  # reading what follows such a header
 
     # -- public -------------------------------------------------------------------------
     def feed(self, lineno: int, text: str) -> list[Event]:
@@ -195,6 +198,11 @@ class LogStream:
             if cleaned and cleaned != stripped:
                 stripped = cleaned
                 fields = self._parse(stripped)
+        if fields is None and self._wrap is not None and not self._unwrapping:
+            at = wrapper.cut(stripped, self._wrap)
+            if at is not None:
+                self._unwrapped(lineno, stripped[at:], out)
+                return
         if fields is None:
             fields, stripped = self._salvage(stripped)
             if not stripped:  # nothing but markup (a fence, `<details>`)
@@ -211,7 +219,8 @@ class LogStream:
             cut = len(stripped) - len(msg) + st
             fields = fields._replace(message=msg[:st])
             self._emit(lineno, stripped[:cut], fields, out)
-            self._emit(lineno, stripped[cut:], None, out)
+            status = repair.console_status(stripped[cut:], False)
+            self._emit(lineno, stripped[cut:], _pid1(status) if status else None, out)
             return
         hint = GLUE_HINT.get(fields.fmt)
         if hint is not None and len(msg) > 10 and hint in msg:
@@ -248,8 +257,12 @@ class LogStream:
     def _unparsed(
         self, lineno: int, text: str, out: list[Event], *, indented: bool = False
     ) -> None:
-        if text[:1] == "[" and repair.status_line(text):  # "[  OK  ] Started …"
-            self._emit(lineno, text, None, out, origin=Origin.TEXT)
+        status = repair.console_status(text, indented or self._console)
+        if status is not None:
+            # PID 1's console status ("[  OK  ] Stopped target …", "         Unmounting …"):
+            # its own record, as the journal would hold it, evidence of what systemd did
+            self._console = True
+            self._emit(lineno, text, _pid1(status), out)
             return
         is_sep, boot_id = clean.boot_separator(text)
         if is_sep:
@@ -267,6 +280,19 @@ class LogStream:
         pending = self._pending
         if (
             pending is not None
+            and pending.origin is Origin.TEXT
+            and self._wrap is None
+            and not self._unwrapping
+            and (got := wrapper.learn(pending.raw, text, self._readable)) is not None
+        ):
+            # this line and the one before share a relay's header: read both behind it
+            self._wrap, before, at = got
+            self._pending = None
+            self._unwrapped(pending.lineno, pending.raw[before:], out)
+            self._unwrapped(lineno, text[at:], out)
+            return
+        if (
+            pending is not None
             and pending.origin is not Origin.TEXT
             and (glue := repair.wrap_joint(pending.raw, indented)) is not None
             and salvage.k8s_event(text) is None  # another row of an events table
@@ -277,6 +303,25 @@ class LogStream:
             )
             return
         self._emit(lineno, text, None, out, origin=Origin.TEXT)
+
+    def _unwrapped(self, lineno: int, text: str, out: list[Event]) -> None:
+        """A line read behind a relay's header (wrapper.py), as if it stood alone."""
+        self._unwrapping = True
+        try:
+            self._line(lineno, text, out)
+        finally:
+            self._unwrapping = False
+
+    def _readable(self, text: str) -> bool:
+        """Whether text reads as a log line: a known format, a kernel or program line
+        behind a prefix (salvage.py), systemd's console status."""
+        stripped = text.strip()
+        if not stripped:
+            return False
+        if repair.console_status(text, True) is not None or self._parse(stripped) is not None:
+            return True
+        cleaned = salvage.clean_markup(stripped)
+        return bool(cleaned) and salvage.salvage(cleaned) is not None
 
     def _mark(self, lineno: int, why: MarkReason, boot_id: str, out: list[Event]) -> None:
         if self._pending is not None:
@@ -369,6 +414,12 @@ class LogStream:
         if self._since_mark and msg[:8] == "Linux ve" and _LINUX_VERSION.match(msg):
             self._mark(lineno, MarkReason.LINUX_VERSION, "", out)
             self._last_ts = ts
+
+
+def _pid1(message: str) -> Fields:
+    """A console status message as PID 1's record (journal: SYSLOG_IDENTIFIER=systemd, _PID=1,
+    facility daemon)."""
+    return Fields(LogFormat.LOOSE, f"systemd[1]: {message}", facility=3, ident="systemd", pid="1")
 
 
 def parse_lines(lines: Iterable[str]) -> Iterator[Event]:

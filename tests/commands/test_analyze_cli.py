@@ -47,7 +47,13 @@ def test_redact_flag() -> None:
 
 @pytest.mark.parametrize(
     ("data", "words"),
-    [(b"", "empty"), (bytes(range(256)) * 64, "binary"), (b"hello\nworld\n", "no kernel log")],
+    [
+        (b"", "empty"),
+        (bytes(range(256)) * 64, "binary"),
+        (b"hello\nworld\n", "no kernel log"),
+        # numbered prose shares a header's shape, but nothing after it reads as a log line
+        (b"Step 1: I rebooted it.\nStep 2: it hung again.\n", "no kernel log"),
+    ],
 )
 def test_unusable_input_exits_2_with_one_line(tmp_path: Path, data: bytes, words: str) -> None:
     path = tmp_path / "in.log"
@@ -61,3 +67,18 @@ def test_unusable_input_exits_2_with_one_line(tmp_path: Path, data: bytes, words
 def test_missing_file_and_bad_format_exit_2(tmp_path: Path) -> None:
     assert invoke(str(tmp_path / "nope.log"))[0] == 2
     assert invoke(str(DATA / "thermal.dmesg"), "--format", "xml")[0] == 2
+
+
+def test_a_console_of_systemd_status_lines_is_judged_not_refused(tmp_path: Path) -> None:
+    # systemd src/core/show-status.c: "[  OK  ] " or nine blanks before each status message
+    path = tmp_path / "console.log"
+    path.write_text(
+        "[  OK  ] Stopped target Multi-User System.\n"
+        "         Unmounting /home...\n"
+        "[  OK  ] Unmounted /home.\n"
+        "[  OK  ] Reached target Reboot.\n"
+    )
+    code, out, err = invoke(str(path), "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["primary"] is None and report["outcome"] == "clean_shutdown"
