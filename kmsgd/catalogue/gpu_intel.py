@@ -478,4 +478,44 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # the GuC refusing an engine reset the driver asked for (its own hang recovery failed):
+    # i915 gt/uc/intel_guc_submission.c intel_guc_engine_failure_process_msg drm_err "GuC
+    # engine reset request failed on %d:%d (%s) because 0x%08X" (5.16-6.1; GT_ERR's "GT%u: "
+    # before it from 6.2), xe_guc_submit.c xe_guc_exec_queue_reset_failure_handler drm_err
+    # "GuC engine reset request failed on %d:%d because 0x%08X" (6.8+): the GT is reset next
+    sig(
+        "i915_gpu_hang",
+        r"GuC engine reset request failed on \d+:\d+ (?:\(\w+\) )?because 0x[0-9a-fA-F]+",
+        ("GuC",),
+        Severity.ERROR,
+        I915,
+        "Intel's GPU hung: a command buffer stopped making progress, and i915 captured an "
+        "error state and reset the engine or the whole chip.",
+        "See i915_gpu_hang.",
+        38,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "GuC engine reset request failed on %d:%d (%s) because 0x%08X",
+                _I915 + "gt/uc/intel_guc_submission.c",
+                "5.16-6.1",
+                "i915 0000:00:02.0: [drm] *ERROR* ",
+                args=(0, 0, "rcs0", 0),
+            ),
+            Format(
+                "GuC engine reset request failed on %d:%d (%s) because 0x%08X",
+                _I915 + "gt/uc/intel_guc_submission.c",
+                "6.2-6.18",
+                "i915 0000:00:02.0: [drm] *ERROR* GT0: ",
+                args=(0, 0, "rcs0", 0),
+            ),
+            Format(
+                "GuC engine reset request failed on %d:%d because 0x%08X",
+                _XE + "xe_guc_submit.c",
+                "6.8-6.18",
+                "xe 0000:03:00.0: [drm] *ERROR* ",
+                args=(0, 0, 0),
+            ),
+        ),
+    ),
 )

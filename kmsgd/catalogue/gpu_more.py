@@ -50,6 +50,15 @@ def _nvgpu(func: str, line: int) -> str:
 
 _OSAPI = "nvidia:src/nvidia/arch/nvalloc/unix/src/osapi.c"
 _NVASSERT = "nvidia:src/nvidia/src/libraries/utils/nvassert.c"
+_NVRM = "nvidia:src/nvidia/"
+_NVK = "nvidia:kernel-open/nvidia/"
+
+
+def _nv(func: str) -> str:
+    """NV_PRINTF's prefix when the message has a GPU: "NVRM: GPU<n> <function>: "."""
+    return f"NVRM: GPU0 {func}: "
+
+
 _NVGPU_SRC = "nvgpu:drivers/gpu/nvgpu/"  # NVIDIA's L4T nvgpu (linux-nvgpu, L4T r36 tree)
 _AMD = "drivers/gpu/drm/amd/amdgpu/"
 
@@ -539,6 +548,518 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "r535-r595",
                 "NVRM: nvAssertFailedNoLog: ",
                 args=("pRpc != NULL", "objvgpu.c", 150),
+            ),
+        ),
+    ),
+    # NVIDIA's open modules, the RPC path from the CPU's resource manager to GSP-RM:
+    # vgpu rpc.c _issueRpcAndWait "rpcSendMessage failed with status 0x%08x for fn %d!"
+    # (r515-r595; r590+ add " sequence %d" on the first of its three call sites) and
+    # _issueRpcAndWaitLarge's / rpcRecvPoll's "rpcRecvPoll failed with status 0x%08x for fn
+    # %d!" (a failure other than NV_ERR_TIMEOUT, which prints "rpcRecvPoll timedout": the
+    # nvidia_gsp_timeout below); kernel_gsp.c _kgspRpcSendMessage "GspMsgQueueSendCommand
+    # failed: 0x%x" (r515-r525), "... failed on GPU%d: 0x%x" (r530-r595); message_queue_cpu.c
+    # GspMsgQueueSendCommand's encryption of the queue element under confidential computing
+    # "Encryption failed with status = 0x%x." (r535.86-r595) and its IV exhaustion, and the
+    # receive side's "Fatal error detected in RPC decrypt: 0x%x!" (r550-r595): the driver can
+    # no longer talk to the GPU's firmware, so every later call (GspRmFree/GspRmAlloc failed,
+    # an RmInitAdapter that re-initialises the GPU, Xid follow-ups) fails after it. A status
+    # of 0x0000000f is NV_ERR_GPU_IS_LOST (nvstatuscodes.h): a GPU gone from the bus, whose
+    # own line (gpu_fell_off_bus, Xid 79) leads when the paste has it (judge/chains.py)
+    sig(
+        "nvidia_gsp_rpc_failure",
+        r"rpcSendMessage failed with status 0x[0-9a-fA-F]+ for fn \d+"
+        r"|rpcRecvPoll failed with status 0x[0-9a-fA-F]+ for fn \d+"
+        r"|GspMsgQueueSendCommand failed(?: on GPU\d+)?: 0x[0-9a-fA-F]+"
+        r"|Encryption failed with status = 0x[0-9a-fA-F]+\."
+        r"|Fatal error detected in RPC (?:encrypt: IV overflow|decrypt: 0x)",
+        ("rpcSendMessage", "rpcRecvPoll", "GspMsgQueueSendCommand", "Encryption", "RPC"),
+        Severity.CRITICAL,
+        NVIDIA,
+        "The NVIDIA driver could not send a request to the GPU's System Processor (GSP "
+        "firmware) or read its answer: the GPU no longer takes commands (status 0x0000000f: "
+        "the GPU is lost from the bus).",
+        "Look for the GPU falling off the bus or a GSP timeout before it; otherwise check PCIe "
+        "and power, update the driver, and under confidential computing (TDX, SEV-SNP) the "
+        "guest's CC setup and the driver's CC support for this GPU.",
+        31,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "rpcSendMessage failed with status 0x%08x for fn %d!",
+                _NVRM + "kernel/vgpu/nv/rpc.c",
+                "r515-r555",
+                _nv("_issueRpcAndWait"),
+                args=(0x1F, 10),
+            ),
+            Format(
+                "rpcSendMessage failed with status 0x%08x for fn %d!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r560-r595",
+                "NVRM: _issueRpcAndWait: ",
+                args=(0xF, 76),
+            ),
+            Format(
+                "rpcSendMessage failed with status 0x%08x for fn %d sequence %d!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r590-r595",
+                _nv("_issueRpcAndWait"),
+                args=(0xF, 78, 1091),
+            ),
+            Format(
+                "rpcRecvPoll failed with status 0x%08x for fn %d!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r560-r580",
+                _nv("_issueRpcAndWaitLarge"),
+                args=(0x1F, 10),
+            ),
+            Format(
+                "GspMsgQueueSendCommand failed: 0x%x",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r515-r525",
+                _nv("_kgspRpcSendMessage"),
+                args=(0x65,),
+            ),
+            Format(
+                "GspMsgQueueSendCommand failed on GPU%d: 0x%x",
+                _NVRM + "src/kernel/gpu/gsp/kernel_gsp.c",
+                "r530-r595",
+                "NVRM: _kgspRpcSendMessage: ",
+                args=(0, 0x1F),
+            ),
+            Format(
+                "Encryption failed with status = 0x%x.",
+                _NVRM + "src/kernel/gpu/gsp/message_queue_cpu.c",
+                "r535.86.05-r595",
+                "NVRM: GspMsgQueueSendCommand: ",
+                args=(0x1F,),
+            ),
+            Format(
+                "Fatal error detected in RPC encrypt: IV overflow!",
+                _NVRM + "src/kernel/gpu/gsp/message_queue_cpu.c",
+                "r550-r595",
+                _nv("GspMsgQueueSendCommand"),
+            ),
+            Format(
+                "Fatal error detected in RPC decrypt: 0x%x!",
+                _NVRM + "src/kernel/gpu/gsp/message_queue_cpu.c",
+                "r550-r595",
+                _nv("GspMsgQueueReceiveStatus"),
+                args=(0x1F,),
+            ),
+        ),
+    ),
+    # vgpu rpc.c: the wait for GSP-RM's answer running out (status NV_ERR_TIMEOUT), printed
+    # by _issueRpcAndWait / rpcRecvPoll as "rpcRecvPoll timedout for fn %d!" (r515-r580, in
+    # kernel/vgpu/nv/rpc.c until r555;
+    # r590+ add " sequence %u"): the same stop as kernel_gsp.c's "Timeout waiting for RPC"
+    sig(
+        "nvidia_gsp_timeout",
+        r"rpcRecvPoll timedout for fn \d+",
+        ("rpcRecvPoll",),
+        Severity.CRITICAL,
+        NVIDIA,
+        "The GPU's System Processor (GSP firmware) stopped answering the driver (Xid 119/120).",
+        "See nvidia_gsp_timeout.",
+        30,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "rpcRecvPoll timedout for fn %d!",
+                _NVRM + "kernel/vgpu/nv/rpc.c",
+                "r515-r555",
+                _nv("_issueRpcAndWait"),
+                args=(76,),
+            ),
+            Format(
+                "rpcRecvPoll timedout for fn %d sequence %u!",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r590-r595",
+                "NVRM: _issueRpcAndWait: ",
+                args=(76, 2201),
+            ),
+        ),
+    ),
+    # osapi.c RmIsDeviceSupported/rm_is_supported_device (one nv_printf of several lines, the
+    # second saying what refused it): "NVRM: installed in this system is not supported by the\n
+    # NVRM: NVIDIA %s driver release." (a GPU this branch does not support, r515-r595), "...
+    # not supported by open\nNVRM: nvidia.ko because it does not include the required GPU\n
+    # NVRM: System Processor (GSP)." (a pre-Turing GPU under the open modules, r530-r595;
+    # r515-r525 "...not supported by open\nNVRM: nvidia.ko."), and the vGPU host's "NVRM:
+    # installed in this vGPU host system is not supported by" (r550-r595): the driver leaves
+    # the GPU alone, so "No NVIDIA devices probed" and the probe failure follow
+    sig(
+        "nvidia_unsupported_gpu",
+        r"NVRM: installed in this (?:vGPU host )?system is not supported by\b",
+        ("installed",),
+        Severity.ERROR,
+        NVIDIA,
+        "The NVIDIA driver refused a GPU it does not support (too old or too new for this "
+        "driver branch, or a GPU without GSP under the open kernel modules).",
+        "Install a driver branch that supports this GPU (NVIDIA's README, Appendix A), or the "
+        "proprietary kernel modules for a GPU without GSP (before Turing).",
+        42,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x)\nNVRM: installed in "
+                "this system is not supported by the\nNVRM: NVIDIA %s driver release.",
+                _OSAPI,
+                "r515-r595",
+                args=(0, 1, 0, 0, 0x10DE, 0x1C82, "595.45.04"),
+            ),
+            Format(
+                "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x)\nNVRM: installed in "
+                "this system is not supported by open\nNVRM: nvidia.ko because it does not "
+                "include the required GPU\nNVRM: System Processor (GSP).",
+                _OSAPI,
+                "r530-r595",
+                args=(0, 1, 0, 0, 0x10DE, 0x1B80),
+            ),
+            Format(
+                "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x (PCI ID: %04x:%04x)\nNVRM: installed in "
+                "this vGPU host system is not supported by\nNVRM: open nvidia.ko.",
+                _OSAPI,
+                "r550-r595",
+                args=(0, 0x3B, 0, 0, 0x10DE, 0x1EB8),
+            ),
+        ),
+    ),
+    # the GPUs the driver could not take up at all: nv.c nvidia_init_module's "NVRM: No NVIDIA
+    # devices probed." (r515-r595: every GPU refused, bound elsewhere or failed its probe);
+    # the Hopper/Blackwell FSP boot that GSP needs (kern_fsp_gh100.c, kern_fsp_gb100.c):
+    # "FSP boot cmds failed. RM cannot boot." (r525-r570), "Preparing FSP boot cmds failed.
+    # RM cannot boot." (r550-r595), the poll for its end "Timout while polling for FSP boot
+    # complete I2CS_SCRATCH : %x" (r525-r545) and NV_ERROR_LOG's GPU_INIT_ERROR "Timeout while
+    # polling for FSP boot complete, ..." (r550-r565), "Error status 0x%x while polling for
+    # FSP boot complete, ..." (r570-r595)
+    sig(
+        "nvidia_init_failure",
+        r"NVRM: No NVIDIA devices probed|FSP boot cmds failed\. RM cannot boot"
+        r"|(?:Timout|Timeout|Error status 0x[0-9a-fA-F]+) while polling for FSP boot complete",
+        ("probed", "FSP"),
+        Severity.ERROR,
+        NVIDIA,
+        "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
+        "See nvidia_init_failure.",
+        43,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format("NVRM: No NVIDIA devices probed.", _NVK + "nv.c", "r515-r595"),
+            Format(
+                "FSP boot cmds failed. RM cannot boot.",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r525-r570",
+                _nv("kfspSendBootCommands_GH100"),
+            ),
+            Format(
+                "Preparing FSP boot cmds failed. RM cannot boot.",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r550-r595",
+                _nv("kfspSendBootCommands_GH100"),
+            ),
+            Format(
+                "Timout while polling for FSP boot complete I2CS_SCRATCH : %x",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r525-r545",
+                _nv("kfspWaitForSecureBoot_GH100"),
+            ),
+            Format(
+                "Error status 0x%x while polling for FSP boot complete, 0x%x, 0x%x, 0x%x, "
+                "0x%x, 0x%x",
+                _NVRM + "src/kernel/gpu/fsp/arch/hopper/kern_fsp_gh100.c",
+                "r570-r595",
+                "NVRM: Xid (PCI:0000:41:00): 143, ",
+                args=(0x65,),
+            ),
+        ),
+    ),
+    # nv_gpu_ops.c nvGpuOpsReportFatalError (r565-r595): UVM (nvidia-uvm) hit an error it
+    # cannot recover from (a channel or fault-buffer error, an ECC or NVLink error, a lost
+    # GPU) and marks the system for reboot: "uvm encountered global fatal error 0x%x,
+    # requiring os reboot to recover."; uvm_global.c's own "Encountered a global fatal
+    # error: %s" prints only with uvm_debug_prints (off in release builds)
+    sig(
+        "nvidia_uvm_fatal_error",
+        r"uvm encountered global fatal error 0x[0-9a-fA-F]+"
+        r"|\[pid:\d+\] Encountered a global fatal error: ",
+        ("uvm", "Encountered"),
+        Severity.CRITICAL,
+        NVIDIA,
+        "NVIDIA's unified-memory driver (nvidia-uvm) hit an error it cannot recover from: CUDA "
+        "on this node is unusable until a reboot.",
+        "Reboot the node; look before this line for the error that caused it (an Xid, a GPU "
+        "lost from the bus, ECC or NVLink errors).",
+        35,
+        device_kind=_PCI,
+        check=lambda m, i: "NVRM" in i.text or "nvidia-uvm" in i.text,
+        formats=(
+            Format(
+                "uvm encountered global fatal error 0x%x, requiring os reboot to recover.",
+                _NVRM + "src/kernel/rmapi/nv_gpu_ops.c",
+                "r565-r595",
+                "NVRM: nvGpuOpsReportFatalError: ",
+                args=(0x60,),
+            ),
+            Format(
+                "%s:%u %s[pid:%d] Encountered a global fatal error: %s",
+                _NVK.replace("nvidia/", "nvidia-uvm/") + "uvm_global.c",
+                "r515-r595",
+                "nvidia-uvm: ",
+                args=("uvm_global.c", 425, "uvm_global_set_fatal_error_impl", 4123, "Timeout"),
+            ),
+        ),
+    ),
+    # amdkfd's preemption of compute queues (the hardware scheduler, HWS, unmapping them for
+    # an eviction, a suspend or a reset) not completing: kfd_device_queue_manager.c
+    # amdkfd_fence_wait_timeout "qcm fence wait loop timeout expired" and unmap_queues_cpsch
+    # "The cp might be in an unrecoverable state due to an unsuccessful queues preemption"
+    # (pr_err with amdgpu's pr_fmt "amdgpu: ", 4.x "kfd: "; dev_err in 6.10+), its HIQ check
+    # "HIQ MQD's queue_doorbell_id0 is not 0, Queue preemption time out" (5.10-6.5), moved to
+    # kfd_mqd_manager.c kfd_check_hiq_mqd_doorbell_id "Queue preemption failed for queue with
+    # doorbell_id: %x" (6.6+, "XCC %d: " first on GC 9.4.3), and the direct dequeue of
+    # amdgpu_amdkfd_gfx_v*.c kgd_hqd_destroy "cp queue preemption time out" (4.x-6.x): the
+    # command processor no longer answers, which is how a hung GPU shows on the compute side
+    sig(
+        "amdgpu_kfd_error",
+        r"qcm fence wait loop timeout expired"
+        r"|cp might be in an unrecoverable state due to an unsuccessful queues? preemption"
+        r"|Queue preemption (?:failed for queue with doorbell_id|time out)"
+        r"|cp queue preemption time out",
+        ("qcm", "preemption"),
+        Severity.ERROR,
+        AMDGPU,
+        "The compute (KFD/ROCm) side could not stop or evict its queues.",
+        "See amdgpu_kfd_error.",
+        36,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "qcm fence wait loop timeout expired",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "5.4-6.8",
+                "amdgpu: ",
+            ),
+            Format(
+                "qcm fence wait loop timeout expired",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "6.12-6.18",
+                _DEV_NOFMT,
+            ),
+            Format(
+                "The cp might be in an unrecoverable state due to an unsuccessful queues "
+                "preemption",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "4.19-6.8",
+                "amdgpu: ",
+            ),
+            Format(
+                "HIQ MQD's queue_doorbell_id0 is not 0, Queue preemption time out",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device_queue_manager.c",
+                "5.15-6.1",
+                "amdgpu: ",
+            ),
+            Format(
+                "Queue preemption failed for queue with doorbell_id: %x",
+                "drivers/gpu/drm/amd/amdkfd/kfd_mqd_manager.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0x80004008,),
+            ),
+            Format(
+                "XCC %d: Queue preemption failed for queue with doorbell_id: %x",
+                "drivers/gpu/drm/amd/amdkfd/kfd_mqd_manager.c",
+                "6.8-6.18",
+                _DEV,
+                args=(2, 0x80030008),
+            ),
+            Format(
+                "cp queue preemption time out.",
+                _AMD + "amdgpu_amdkfd_gfx_v9.c",
+                "5.4-6.18",
+                "amdgpu: ",
+            ),
+        ),
+    ),
+    # amdgpu_ras.c amdgpu_ras_error_print_error_data (dev_info): "%ld correctable hardware
+    # errors detected in %s block" (5.x-6.6), "socket: %d, die: %d, %lld new correctable
+    # hardware errors detected in %s block" and "... %lld correctable hardware errors detected
+    # in total in %s block" (6.8+, RAS_EVENT_LOG's "{%llu}" before them from 6.12), and the
+    # umc's ", no user action is needed." (6.8+): errors the ECC corrected. Routine: a count
+    # beside a failure, never its cause (an uncorrectable one is amdgpu_ras_uncorrectable)
+    sig(
+        "amdgpu_ras_correctable",
+        r"(?<![\w.])\d+ (?:new )?correctable hardware errors detected in (?:total in )?\w+ block",
+        ("correctable",),
+        Severity.WARNING,
+        AMDGPU,
+        "The GPU's RAS logic counted memory or logic errors that its ECC corrected.",
+        "Nothing to do unless the count keeps rising; a card whose corrected errors climb "
+        "steadily is failing (watch the bad-page table, amdgpu_ras_eeprom).",
+        60,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        routine=True,
+        formats=(
+            Format(
+                "%ld correctable hardware errors detected in %s block",
+                _AMD + "amdgpu_ras.c",
+                "5.15-6.6",
+                _DEV,
+                args=(4, "umc"),
+            ),
+            Format(
+                "socket: %d, die: %d, %lld new correctable hardware errors detected in %s block",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _RAS_EVENT,
+                args=(0, 1, 2, "gfx"),
+            ),
+            Format(
+                "socket: %d, die: %d, %lld correctable hardware errors detected in total in %s "
+                "block, no user action is needed.",
+                _AMD + "amdgpu_ras.c",
+                "6.8-6.18",
+                _DEV,
+                args=(4, 0, 1, "gfx"),
+            ),
+        ),
+    ),
+    # amdgpu_fence.c amdgpu_fence_fallback: the fence timer that catches a fence whose
+    # interrupt never came, DRM_ERROR "Fence fallback timer expired on ring %s" (4.x-6.x;
+    # dev_warn without the DRM prefix later): the ring still completes, polled. Routine: a
+    # lost or late interrupt (MSI, IOMMU remapping), a hint beside a hang, not a hang
+    sig(
+        "amdgpu_fence_fallback",
+        r"Fence fallback timer expired on ring \S+",
+        ("Fence",),
+        Severity.WARNING,
+        AMDGPU,
+        "amdgpu found a completed GPU job whose interrupt never arrived (its fallback timer "
+        "polled the fence).",
+        "Only worth a look if it repeats: check interrupt delivery (MSI, IOMMU interrupt "
+        "remapping, pci=nomsi experiments) and the kernel version.",
+        60,
+        device_kind=_PCI,
+        routine=True,
+        formats=(
+            Format(
+                "Fence fallback timer expired on ring %s",
+                _AMD + "amdgpu_fence.c",
+                "4.19-6.8",
+                _drm("amdgpu_fence_fallback"),
+                args=("sdma0",),
+            ),
+        ),
+    ),
+    # nvidia-peermem.c (GPUDirect RDMA: the NIC's peer-memory client pinning GPU memory):
+    # peer_err, printk(KERN_ERR "nvidia-peermem" " %s:%d " FMT) with " ERROR " after the line
+    # from r550 (and r535.288), in nv_mem_get_pages "error %d while calling
+    # nvidia_p2p_get_pages()", nv_mem_get_pages_nc "... with NULL callback" and nv_dma_map
+    # "nv_dma_map -- error %d while calling nvidia_p2p_dma_map_pages()" (r515-r595): the
+    # RDMA transfer (NCCL over InfiniBand or RoCE) to that GPU memory fails
+    sig(
+        "nvidia_peermem_error",
+        r"nvidia-peermem \w+:\d+ (?:ERROR )?(?:nv_dma_map -- )?error -?\d+ while calling "
+        r"nvidia_p2p_(?:get_pages|dma_map_pages)\(\)",
+        ("nvidia_p2p_get_pages", "nvidia_p2p_dma_map_pages"),
+        Severity.ERROR,
+        NVIDIA,
+        "GPUDirect RDMA (nvidia-peermem) could not pin or map GPU memory for the network "
+        "card: RDMA transfers to that GPU fail.",
+        "Check that nvidia-peermem matches the running NVIDIA driver and the NIC's driver "
+        "(MLNX_OFED/DOCA), that the GPU and NIC share a PCIe switch or root with ACS/IOMMU "
+        "set for P2P, and look for GPU errors (Xid) just before.",
+        44,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "error %d while calling nvidia_p2p_get_pages()",
+                _NVK.replace("nvidia/", "nvidia-peermem/") + "nvidia-peermem.c",
+                "r515-r545",
+                "nvidia-peermem nv_mem_get_pages:471 ",
+                args=(-22,),
+            ),
+            Format(
+                "error %d while calling nvidia_p2p_get_pages() with NULL callback",
+                _NVK.replace("nvidia/", "nvidia-peermem/") + "nvidia-peermem.c",
+                "r550-r595",
+                "nvidia-peermem nv_mem_get_pages_nc:527 ERROR ",
+                args=(-22,),
+            ),
+            Format(
+                "nv_dma_map -- error %d while calling nvidia_p2p_dma_map_pages()",
+                _NVK.replace("nvidia/", "nvidia-peermem/") + "nvidia-peermem.c",
+                "r550-r595",
+                "nvidia-peermem nv_dma_map:325 ERROR ",
+                args=(-12,),
+            ),
+        ),
+    ),
+    # the kernel interface queue (KIQ), the ring the driver itself uses to write GPU
+    # registers when the GPU is virtualised or the register needs the CP: its fence never
+    # signalling is a hung command processor, the same stop as a ring timeout. amdgpu_virt.c
+    # amdgpu_virt_kiq_reg_write_reg_wait pr_err "failed to write reg %x wait reg %x" (5.4-6.1),
+    # amdgpu_gmc.c amdgpu_gmc_fw_reg_write_reg_wait dev_err the same (6.8+); amdgpu_gfx.c
+    # amdgpu_kiq_rreg/amdgpu_kiq_wreg "failed to read reg:%x" / "failed to write reg:%x"
+    sig(
+        "amdgpu_ring_timeout",
+        r"failed to write reg [0-9a-fA-F]+ wait reg [0-9a-fA-F]+"
+        r"|failed to (?:read|write) reg:[0-9a-fA-F]+$",
+        ("reg",),
+        Severity.CRITICAL,
+        AMDGPU,
+        "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",
+        "See amdgpu_ring_timeout.",
+        38,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        formats=(
+            Format(
+                "failed to write reg %x wait reg %x",
+                _AMD + "amdgpu_virt.c",
+                "5.4-6.1",
+                "amdgpu: ",
+                args=(0x28B4, 0x28C6),
+            ),
+            Format(
+                "failed to write reg %x wait reg %x",
+                _AMD + "amdgpu_gmc.c",
+                "6.8-6.18",
+                _DEV,
+                args=(0x28B4, 0x28C6),
+            ),
+            Format("failed to read reg:%x", _AMD + "amdgpu_gfx.c", "6.1-6.18", _DEV, args=(0x1A6,)),
+            Format(
+                "failed to write reg:%x", _AMD + "amdgpu_gfx.c", "6.1-6.18", _DEV, args=(0x1A6,)
+            ),
+        ),
+    ),
+    # NVRM's interrupt service (intr.c _intrServiceStallCommonCheckBegin and the non-stall
+    # path, r515-r595) reading NV_PMC_BOOT_0 and getting all-ones back: "Failed GPU reg read :
+    # 0x%x. Check whether GPU is present on the bus" (GPU_REG_VALUE_INVALID): the GPU no longer
+    # answers on PCIe, as "GPU has fallen off the bus" says once the driver declares it lost
+    sig(
+        "gpu_fell_off_bus",
+        r"Failed GPU reg read : 0x[fF]{8}\. Check whether GPU is present on the bus",
+        ("reg",),
+        Severity.CRITICAL,
+        "gpu",
+        "The GPU stopped responding on PCIe: the system can no longer reach it.",
+        "See gpu_fell_off_bus.",
+        31,
+        device_kind=_PCI,
+        check=nvrm_line,
+        formats=(
+            Format(
+                "Failed GPU reg read : 0x%x. Check whether GPU is present on the bus",
+                _NVRM + "src/kernel/gpu/intr/intr.c",
+                "r515-r595",
+                _nv("_intrServiceStallCommonCheckBegin"),
+                args=(0xFFFFFFFF,),
             ),
         ),
     ),

@@ -370,4 +370,43 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # the same stop on two more SoC GPUs: msm/msm_gpu.c recover_worker "%s: hangcheck
+    # recover!" (dev_err 4.4-4.19, DRM_DEV_ERROR 5.x-6.x: the reset after hangcheck found the
+    # Adreno hung; its "offending task: %s" line names the process) and lima/lima_sched.c
+    # lima_sched_timedout_job DRM_ERROR "lima job timeout" (5.2-6.x, Mali-400/450); lima's
+    # DRM_WARN "%s spurious timeout" (a job that did finish) is not one
+    sig(
+        "soc_gpu_hang",
+        r"\S+: hangcheck recover!|\blima job timeout",
+        ("hangcheck", "lima"),
+        Severity.ERROR,
+        SOC,
+        "A SoC's GPU (V3D, Mali, Vivante or Adreno) stopped finishing its jobs: the driver "
+        "timed the job out and reset the GPU.",
+        "See soc_gpu_hang.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "%s: hangcheck recover!",
+                "drivers/gpu/drm/msm/msm_gpu.c",
+                "5.4-6.18",
+                "msm_dpu ae01000.display-controller: [drm:recover_worker [msm]] *ERROR* ",
+                args=("7.3.0.1",),
+            ),
+            Format(
+                "%s: hangcheck recover!",
+                "drivers/gpu/drm/msm/msm_gpu.c",
+                "4.4-4.19",
+                "msm 900000.mdss: ",
+                args=("A530",),
+            ),
+            Format(
+                "lima job timeout",
+                "drivers/gpu/drm/lima/lima_sched.c",
+                "5.4-6.12",
+                "[drm:lima_sched_timedout_job [lima]] *ERROR* ",
+            ),
+        ),
+    ),
 )

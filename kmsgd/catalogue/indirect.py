@@ -141,6 +141,32 @@ REGS_HEADER_TEXT = re.compile(
 REGS_LOOKBACK = 100  # lines: a header, "Modules linked in", the CPU and hardware lines, and
 # other CPUs' or drivers' lines printed in between
 
+# kernel/hung_task.c check_hung_task prints, after its "INFO: task %s:%d blocked for more
+# than %ld seconds." header and the "Tainted"/"Not tainted" line, pr_err("\"echo 0 >
+# /proc/sys/kernel/hung_task_timeout_secs\" disables this message.") (2.6.3x-6.18), once
+# per blocked task. Nothing else prints it. It shows the hung task where a paste opens
+# mid-report; the timeline drops its hit where the header came just before it
+# (kmsgd/judge/timeline.py, HUNG_ECHO_LOOKBACK), so a whole report is counted and placed by
+# its header alone, and a report cut above this line counts once, by it.
+HUNG_TASK_ECHO = sig(
+    "hung_task",
+    r'^"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message',
+    ("hung_task_timeout_secs",),
+    Severity.ERROR,
+    "kernel",
+    "A task waited > 120 s in uninterruptible sleep (D state), usually on I/O or a lock.",
+    "The blocked task's stack names the wait: storage, NFS, a GPU ioctl; fix that.",
+    76,
+    formats=(
+        Format(
+            '"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.',
+            "kernel/hung_task.c",
+            "4.4-6.18",
+        ),
+    ),
+)
+HUNG_ECHO_LOOKBACK = 8  # lines: the header, its "Tainted" line, other CPUs' lines between
+
 INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     HUNG_TASK_BODY,
     REGS_BODY,
@@ -551,4 +577,79 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    HUNG_TASK_ECHO,
 )
+
+# A firmware-first error record (drivers/firmware/efi/cper.c cper_estatus_print_section) prints
+# each section's own severity on the line before its type: "%sError %d, type: %s" with
+# cper_severity_str's "recoverable", "fatal", "corrected" or "info", then the optional
+# "fru_id: %pUl" and "fru_text: %.20s" lines, then "%ssection_type: …" (4.4-6.18). A section
+# line read alone says what failed but not how badly; the timeline reads it with that
+# severity line (kmsgd/judge/timeline.py, CPER_LOOKBACK lines back) and takes the entry
+# CPER_SECTIONS names for the pair: a fatal or recoverable PCIe section is the uncorrected
+# AER error the native driver would print (aer_fatal, aer_nonfatal: the same event, routed
+# through the firmware), and a corrected memory or processor section is a corrected error
+# (routine, like EDAC's corrected counts) rather than the uncorrected one its tag's entry
+# describes. These entries are never matched on their own: they are not in the catalogue.
+CPER_SEVERITY = re.compile(r"\[Hardware Error\]:\s+Error \d+, type: (\w+)")
+CPER_LOOKBACK = 3  # the severity line, fru_id, fru_text
+_CPER_PCIE = r"\[Hardware Error\]:\s+section_type: PCIe error"
+_CPER_PCIE_FMT = Format(
+    "%ssection_type: PCIe error",
+    "drivers/firmware/efi/cper.c",
+    "4.4-6.18",
+    args=("{1}[Hardware Error]:  ",),
+)
+_CPER_NEXT = (
+    "Read the device_id and aer_uncor_status lines after it: check the slot, riser, cabling "
+    "and power of the device named, and the BMC's event log for the same moment."
+)
+CPER_SECTIONS: dict[tuple[str, str], Signature] = {
+    ("aer_corrected", "fatal"): sig(
+        "aer_fatal",
+        _CPER_PCIE,
+        ("section_type",),
+        Severity.CRITICAL,
+        "pcie",
+        "The platform firmware reported an uncorrectable fatal PCIe error (APEI GHES, "
+        "firmware-first).",
+        _CPER_NEXT,
+        16,
+        device_kind=DeviceKind.PCI,
+        formats=(_CPER_PCIE_FMT,),
+    ),
+    ("aer_corrected", "recoverable"): sig(
+        "aer_nonfatal",
+        _CPER_PCIE,
+        ("section_type",),
+        Severity.ERROR,
+        "pcie",
+        "The platform firmware reported an uncorrectable, non-fatal PCIe error (APEI GHES, "
+        "firmware-first).",
+        _CPER_NEXT,
+        18,
+        device_kind=DeviceKind.PCI,
+        formats=(_CPER_PCIE_FMT,),
+    ),
+    ("ghes_hardware_error", "corrected"): sig(
+        "ghes_hardware_error",
+        r"\[Hardware Error\]:\s+section_type: (?:memory|general processor|ARM processor) error",
+        ("section_type",),
+        Severity.WARNING,
+        "hardware",
+        "The platform firmware reported a corrected hardware error (APEI GHES): memory or "
+        "CPU, named by the section lines that follow.",
+        "Noise at low rates; a rising count on one DIMM or CPU means it is failing: read the "
+        "FRU/DIMM lines and plan its replacement.",
+        11,
+        routine=True,
+        formats=(
+            Format(
+                "%ssection_type: memory error",
+                "drivers/firmware/efi/cper.c",
+                "4.4-6.18",
+                args=("{35}[Hardware Error]:   ",),
+            ),
+        ),
+    ),
+}

@@ -272,4 +272,63 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # Shutdown without systemd, as a console or syslog shows it. sysvinit's shutdown(8)
+    # (src/shutdown.c warn/issue_warn) walls "The system is going down %s NOW!" with "for
+    # reboot" / "for system halt" (not "to maintenance mode": that is runlevel 1, no
+    # shutdown), its init (src/init.c, initlog with "INIT: " on the console, syslog ident
+    # "init") "Switching to runlevel: %c" with 0 (halt) or 6 (reboot); BusyBox init
+    # (init/init.c run_shutdown_and_kill_processes, halt_reboot_pwoff) "The system is going
+    # down NOW!", "Sent SIG%s to all processes" ("Sending …" in 1.1x), "Requesting system %s".
+    # Userspace lines, so they count read as a console's (no ident) or as init's and
+    # shutdown's in a syslog; a lockup or stall after them is a freeze during shutdown
+    # (judge/rules.py rule_shutdown_hang), as after systemd's.
+    sig(
+        "clean_shutdown_marker",
+        r"^\s*(?:The system is going down (?:for [\w -]{1,24} )?NOW!|(?:INIT: )?Switching to "
+        r"runlevel: [06]\b|(?:Sent|Sending) SIG(?:TERM|KILL) to all processes$|Requesting "
+        r"system (?:reboot|halt|poweroff)$)",
+        ("going", "runlevel", "SIGTERM", "SIGKILL", "Requesting"),
+        S.INFO,
+        "lifecycle",
+        "init ran the shutdown sequence (sysvinit or BusyBox).",
+        "None: the boot ended on purpose.",
+        100,
+        idents=("kernel", "init", "shutdown"),
+        formats=(
+            Format(
+                "The system is going down %s NOW!",
+                "sysvinit:src/shutdown.c",
+                "sysvinit 2.88-3.x (current source)",
+                program="shutdown",
+                args=("for reboot",),
+            ),
+            Format(
+                "Switching to runlevel: %c",
+                "sysvinit:src/init.c",
+                "sysvinit 2.88-3.x (current source)",
+                program="init",
+                args=("6",),
+            ),
+            Format(
+                "The system is going down NOW!",
+                "busybox:init/init.c",
+                "busybox 1.x (current source)",
+                program="init",
+            ),
+            Format(
+                "Sent SIG%s to all processes",
+                "busybox:init/init.c",
+                "busybox 1.x (current source)",
+                program="init",
+                args=("TERM",),
+            ),
+            Format(
+                "Requesting system %s",
+                "busybox:init/init.c",
+                "busybox 1.x (current source)",
+                program="init",
+                args=("reboot",),
+            ),
+        ),
+    ),
 )

@@ -84,6 +84,13 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # appends " caused by previous Xid %d"), 154 "GPU recovery action changed"
     Relation("nvidia_xid_*", "nvidia_xid_45", "Xid 45 cleans up after an Xid", any_order=True),
     Relation("nvidia_xid_*", "nvidia_xid_154", "Xid 154 is the recovery an Xid needs", True),
+    # NVIDIA's RPC path to GSP-RM (vgpu rpc.c, kernel_gsp.c): a GSP that stopped answering
+    # fills its queue, so sends fail wherever the poll's timeout is printed; a request that
+    # cannot reach GSP fails the init or re-init that sent it (osinit.c RmInitAdapter)
+    Relation(
+        Tag.NVIDIA_GSP_TIMEOUT, Tag.NVIDIA_GSP_RPC_FAILURE, "a stopped GSP takes no RPC", True
+    ),
+    Relation(Tag.NVIDIA_GSP_RPC_FAILURE, Tag.NVIDIA_INIT_FAILURE, "the init's RPCs to GSP fail"),
     # NVRM prints the status checks of the step that failed an RmInitAdapter as it unwinds,
     # before "RmInitAdapter failed! (0x62:0x51:…)", whose middle code is that status (0x51,
     # NV_ERR_NO_MEMORY): the allocation failures are how the init failed, one event
@@ -164,6 +171,22 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation(Tag.PAGE_ALLOCATION_FAILURE, Tag.OOM_KILL, "memory runs out before the OOM kill"),
     # drivers/nvme/host/pci.c nvme_timeout resets the controller it timed out on
     Relation(Tag.NVME_TIMEOUT, Tag.NVME_RESET, "a command timeout resets the controller"),
+    # pci.c nvme_reset_work (probe's first run of it, before 6.2) ends a failed reset in
+    # "Removing after probe failure", and re-enabling the controller in it waits for ready
+    # ("aborting initialisation"): after a timeout or a reset they are how that reset failed;
+    # alone, the controller never came up at probe
+    *(
+        Relation(cause, Tag.NVME_PROBE_FAILURE, "a reset that fails removes the controller")
+        for cause in (Tag.NVME_TIMEOUT, Tag.NVME_RESET)
+    ),
+    # drivers/acpi/apei/ghes.c: a firmware-first PCIe error is one record, its event's
+    # "event severity: fatal" line before the section that names the PCIe error
+    # (catalogue/indirect.py CPER_SECTIONS), and ghes_proc's "Fatal hardware error!" panic
+    # after it: the record's header and panic are the PCIe error's report
+    *(
+        Relation(aer, Tag.GHES_HARDWARE_ERROR, "the firmware's record of a PCIe error", True)
+        for aer in (Tag.AER_FATAL, Tag.AER_NONFATAL)
+    ),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
     *(
         Relation(cause, Tag.KERNEL_PANIC, "the panic that ends a report")

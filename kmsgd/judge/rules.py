@@ -17,7 +17,7 @@ from kmsgd.catalogue.reset import decode_reset
 from kmsgd.catalogue.tags import Tag
 from kmsgd.judge import chains
 from kmsgd.judge.timeline import Item, TagStats, Timeline
-from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS, Origin
 from kmsgd.types import WORDS, Confidence, Outcome, Subject
 
 END_LINES = 40  # a shutdown marker must be this close to the end to count
@@ -180,9 +180,18 @@ def rule_shutdown_hang(ctx: Context) -> Decision | None:
     """A lockup, RCU stall or hung task after the shutdown began (systemd-shutdown's lines,
     `reboot: Restarting system`, `reboot: Power down`): the shutdown never finished, the box
     hung on its way down (kernel/reboot.c prints the marker, then the machine is reset or
-    powered off; a watchdog report after it means it was not)."""
+    powered off; a watchdog report after it means it was not). Init's own lines count too
+    where a paste has them as unparsed text: a console without systemd (sysvinit's and
+    BusyBox's shutdown messages have no prefix a reader could take for a log's), since the
+    kernel's lockup report after them is the evidence."""
     ev = [i for i in ctx.tl.tail if i.line.origin in EVIDENCE_ORIGINS]
-    begun = next((i.pos for i in ev if Tag.CLEAN_SHUTDOWN_MARKER in i.tags), None)
+    marks = [
+        i
+        for i in ctx.tl.tail
+        if Tag.CLEAN_SHUTDOWN_MARKER in i.tags
+        and (i.line.origin in EVIDENCE_ORIGINS or i.line.origin is Origin.TEXT)
+    ]
+    begun = marks[0].pos if marks else None
     if begun is None:
         return None
     after = {tag for i in ev if i.pos > begun for tag in i.tags if tag in LOCKUP_TAGS}

@@ -18,13 +18,19 @@ from typing import NamedTuple
 
 from kmsgd.catalogue.base import DeviceKind, Signature
 from kmsgd.catalogue.indirect import (
+    CPER_LOOKBACK,
+    CPER_SECTIONS,
+    CPER_SEVERITY,
+    HUNG_ECHO_LOOKBACK,
     HUNG_TASK_BODY,
+    HUNG_TASK_ECHO,
     REGS_BODY,
     REGS_HEADER_TEXT,
     REGS_HEADERS,
     REGS_LOOKBACK,
 )
 from kmsgd.catalogue.table import TRIGGERS, WORD_SPLIT, SignatureHit, match_text
+from kmsgd.catalogue.tags import Tag
 from kmsgd.logparse.parsed import Line, LogFormat, Origin
 from kmsgd.ring.records import Entry, KernelRecord
 
@@ -196,6 +202,10 @@ class TimelineBuilder:
             found = [f for f in found if f[1] is not HUNG_TASK_BODY]
         if found and any(f[1] is REGS_BODY for f in found) and self._regs_header_before():
             found = [f for f in found if f[1] is not REGS_BODY]
+        if found and found[0][1] is HUNG_TASK_ECHO and self._hung_header_before():
+            found = found[1:]
+        if found and "section_type" in words:
+            found = self._cper_sections(found)
         if not found:
             item = _new_item((pos, line, ()))
         else:
@@ -208,6 +218,36 @@ class TimelineBuilder:
             self._head.append(item)
         self._tail.append(item)
         return tags
+
+    def _cper_sections(
+        self, found: list[tuple[str, Signature, str]]
+    ) -> list[tuple[str, Signature, str]]:
+        """A firmware error record's section read with its own severity line, a few lines
+        before it (kmsgd/catalogue/indirect.py CPER_SECTIONS)."""
+        tail = self._tail
+        severity = ""
+        for k in range(len(tail) - 1, max(-1, len(tail) - 1 - CPER_LOOKBACK), -1):
+            m = CPER_SEVERITY.search(tail[k].line.message)
+            if m is not None:
+                severity = m.group(1)
+                break
+        if not severity:
+            return found
+        out: list[tuple[str, Signature, str]] = []
+        for tag, sig, dev in found:
+            alt = CPER_SECTIONS.get((tag, severity))
+            out.append((tag, sig, dev) if alt is None else (alt.tag, alt, dev))
+        return out
+
+    def _hung_header_before(self) -> bool:
+        """Whether the hung-task header ("INFO: task %s:%d blocked for more than") came just
+        before its report's second line (kmsgd/catalogue/indirect.py HUNG_TASK_ECHO)."""
+        tail = self._tail
+        for k in range(len(tail) - 1, max(-1, len(tail) - 1 - HUNG_ECHO_LOOKBACK), -1):
+            item = tail[k]
+            if Tag.HUNG_TASK in item.tags and "blocked for more than" in item.line.message:
+                return True
+        return False
 
     def _regs_header_before(self) -> bool:
         """Whether a register dump's own report header came in the lines before it (its hit

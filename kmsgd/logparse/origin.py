@@ -55,6 +55,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"NVRM: ",
         r"NVRM \w+: ",
         r"nvidia-(?:modeset|nvlink|uvm|drm): ",
+        # nvidia-peermem.c peer_err: "nvidia-peermem" " %s:%d " (r550+ " %s:%d ERROR ")
+        r"nvidia-peermem \w+:\d+ ",
         r"nvidia: ",
     ),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
@@ -124,6 +126,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"------------\[ cut here \]",
         r"invalid opcode: [0-9a-f]{4} \[#",  # die() after a BUG() on x86
         r"task:\S+\s+state:\w ",  # sched_show_task: a hung-task report's task line
+        r'"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables',  # its second line
         r"Task in \S+ killed as a result of limit",  # memcg OOM report (3.x-4.18)
         r" *(?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",  # a stack frame of a kernel report
         # a 32-bit ARM frame (arch/arm/kernel/traps.c dump_backtrace_entry): callee, caller
@@ -189,6 +192,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"I/O error, dev ",
         r"(?:timeout|critical [\w ]+|recoverable transport|protection) error, dev ",
         r"Buffer I/O error",
+        r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
         r"mpt[23]sas_cm\d+: ",
         r"megasas: ",
         r"ata\d+(?:\.\d+)?: ",

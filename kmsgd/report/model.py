@@ -219,6 +219,12 @@ def signature_report(
     t: TagStats, verdict: Verdict, hours: float | None, baseline: Mapping[str, float]
 ) -> SignatureReport:
     meaning, step, severity, entry = describe(t.tag)
+    own = t.hit.signature
+    if own.routine and own.tag == t.tag and entry is not None and not entry.routine:
+        # every line of it was a tag's routine form (a corrected firmware error, ext4's count
+        # of old errors): the report says what those lines mean, not what the tag's failure
+        # form does
+        meaning, step, severity, entry = own.meaning, own.next_step, own.severity, own
     return SignatureReport(
         tag=t.tag,
         severity=severity,

@@ -340,11 +340,13 @@ GHES = "{359}[Hardware Error]: "
 
 
 @pytest.mark.parametrize(
-    ("severity", "primary"), [("corrected", "aer_corrected"), ("fatal", "ghes_hardware_error")]
+    ("severity", "primary"),
+    [("corrected", "aer_corrected"), ("fatal", "aer_fatal"), ("recoverable", "aer_nonfatal")],
 )
 def test_a_firmware_pcie_error_is_named_by_its_event_severity(severity: str, primary: str) -> None:
-    # the section line alone reads as a corrected PCIe report; an uncorrected event's
-    # severity line (ghes_hardware_error) outranks that routine tag
+    # the section line is read with its "Error 0, type: …" line (catalogue/indirect.py
+    # CPER_SECTIONS): corrected is a corrected PCIe report, an uncorrected one the AER error,
+    # which leads the record's event severity line (ghes_hardware_error)
     lines = (
         GHES + "Hardware error from APEI Generic Hardware Error Source: 512",
         GHES + f"event severity: {severity}",

@@ -41,6 +41,14 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         NV + "74, pid=1, name=python3, NVLink: fatal error detected on link 8",
         NV + "154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)",
     ),
+    ("nvidia_gsp_timeout", "nvidia_gsp_rpc_failure"): (
+        "NVRM: GPU0 _issueRpcAndWait: rpcRecvPoll timedout for fn 76!",
+        "NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x00000065 for fn 10!",
+    ),
+    ("nvidia_gsp_rpc_failure", "nvidia_init_failure"): (
+        "NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000001f for fn 10!",
+        "NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0",
+    ),
     ("nvidia_init_failure", "nvidia_no_memory"): (
         "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x51:1941)",
         "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
@@ -191,6 +199,28 @@ EXAMPLES[("hpwdt_nmi", "kernel_panic")] = (
     "04: An NMI occurred. Depending on your system the reason for the NMI is logged in any one "
     "of the following resources:",
     "---[ end Kernel panic - not syncing: 04: An NMI occurred. ]---",
+)
+# a reset of a running controller that fails ends in nvme_reset_work's removal
+EXAMPLES[("nvme_timeout", "nvme_probe_failure")] = (
+    "nvme nvme0: I/O 0 QID 0 timeout, reset controller",
+    "nvme nvme0: Removing after probe failure status: -19",
+)
+EXAMPLES[("nvme_reset", "nvme_probe_failure")] = (
+    "nvme nvme0: Device not ready; aborting reset, CSTS=0x1",
+    "nvme nvme0: Device not ready; aborting initialisation, CSTS=0x0",
+)
+# a firmware-first record: the event's severity line and the section that names the PCIe
+# error (read with its "Error 0, type: fatal" line, catalogue/indirect.py CPER_SECTIONS)
+GHES_EVENT = "{1}[Hardware Error]: event severity: fatal"
+EXAMPLES[("aer_fatal", "ghes_hardware_error")] = (
+    "pcieport 0000:00:1c.0: AER: PCIe Bus Error: severity=Uncorrected (Fatal), "
+    "type=Transaction Layer, (Receiver ID)",
+    GHES_EVENT,
+)
+EXAMPLES[("aer_nonfatal", "ghes_hardware_error")] = (
+    "pcieport 0000:00:1c.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), "
+    "type=Transaction Layer, (Requester ID)",
+    GHES_EVENT,
 )
 XHCI = "xhci_hcd 0000:00:14.0: xHCI host controller not responding, assume dead"
 ZIO = "zio pool=tank vdev=/dev/sdb1 error=5 type=1 offset=270336 size=8192 flags=180880"
