@@ -321,7 +321,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
         r"(?:scheduling while atomic|Bad page|KASAN|KFENCE|sleeping function|"
-        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak|"
+        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock(?! lockup)|\w+ leak|"
         r"(?:TASK |IRQ )?stack guard page was hit)"
         r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
         r"|\blist_(?:add|del) corruption[.,]"
@@ -1064,6 +1064,32 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "earlyoom 1.3-1.8",
                 program="earlyoom",
                 args=("SIGTERM", 4242, 1000, "python3", 733, 61234),
+            ),
+        ),
+    ),
+    # kernel/locking/spinlock_debug.c spin_dump via __spin_lock_debug (CONFIG_DEBUG_SPINLOCK,
+    # 2.6.x-4.12): "BUG: spinlock lockup suspected on CPU#%d, %s/%d" when a CPU spun about
+    # a second on one lock, then " lock: %pS, .magic: %08x, .owner: %s/%d, .owner_cpu: %d";
+    # 4.13 removed the detector (a stuck lock now shows as a soft or hard lockup). A lock
+    # whose owner is the spinning task itself is a deadlock (often die()'s lock taken again)
+    sig(
+        "spinlock_lockup",
+        r"BUG: spinlock lockup suspected on CPU#\d+",
+        ("BUG",),
+        S.CRITICAL,
+        "cpu",
+        "A CPU spun on a spinlock that was never released (lockup suspected by the lock "
+        "debugging code): a deadlock or a lock holder that died or hangs.",
+        "The lock's .owner and the backtrace name who holds it and who waits; a kernel or "
+        "driver bug: report both with the kernel version.",
+        72,
+        device_kind=_CPU,
+        formats=(
+            Format(
+                "BUG: spinlock lockup suspected on CPU#%d, %s/%d",
+                "kernel/locking/spinlock_debug.c",
+                "4.4-4.12",
+                args=(0, "scsi_eh_1", 143),
             ),
         ),
     ),
