@@ -950,4 +950,29 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # mcelog (github.com/andikleen/mcelog, mcelog.c disclaimer()): the daemon decodes each
+    # machine-check record the kernel hands it (/dev/mcelog) and opens every one with
+    # Wprintf("Hardware event. This is not a software error."), then "MCE %d", "CPU %d BANK
+    # %d" and the decoded status, to syslog as "mcelog: …" in daemon mode. A paste may hold
+    # only these lines and not the kernel's "Machine check events logged"
+    sig(
+        "mce",
+        r"^Hardware event\. This is not a software error\.$",
+        ("Hardware",),
+        S.ERROR,
+        "hardware",
+        "mcelog decoded a machine-check (hardware) error the CPU reported.",
+        "Read the record's status lines (corrected or uncorrected, the bank and address name "
+        "the CPU, cache or DIMM); 'mcelog --client' lists the errors it counted.",
+        10,
+        idents=("mcelog",),
+        formats=(
+            Format(
+                "Hardware event. This is not a software error.",
+                "mcelog:mcelog.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
+            ),
+        ),
+    ),
 )

@@ -66,6 +66,19 @@ def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
         assert tag not in _tags(line), line
 
 
+def _user_tags(line: str) -> set[str]:
+    return {h.tag for h in match_record(KernelRecord(line, facility=3))}
+
+
+def test_mcelogs_daemon_record_is_a_machine_check_and_only_from_mcelog() -> None:
+    # mcelog.c disclaimer(), as its daemon logs it to syslog
+    assert "mce" in _user_tags("mcelog[665]: Hardware event. This is not a software error.")
+    assert "mce" in _user_tags("mcelog: Hardware event. This is not a software error.")
+    # its other lines alone, and the same words from another program, are not
+    assert "mce" not in _user_tags("mcelog: MCE 15")
+    assert "mce" not in _user_tags("logger[12]: Hardware event. This is not a software error.")
+
+
 def test_a_spinlock_lockup_is_not_read_as_a_generic_bug() -> None:
     # kernel_bug keeps spinlock_debug.c's other reports (bad magic, recursion), not the lockup
     assert "kernel_bug" not in _tags("BUG: spinlock lockup suspected on CPU#0, scsi_eh_1/143")
