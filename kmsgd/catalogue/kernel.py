@@ -1093,4 +1093,38 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # arch/powerpc/xmon/xmon.c excprint: with xmon configured, die() enters the debugger,
+    # which prints "cpu 0x%x: " (SMP) and "Vector: %lx %s at [%px]" ("[%lx]" before 4.15)
+    # with getvecname's name, on the console without a printk stamp. Vectors 300/380 (Data
+    # Access, Data SLB Access), 400/480 (Instruction Access, Instruction SLB Access) and 600
+    # (Alignment) are the kernel faults an oops reports; 200 (Machine Check), 700 (Program
+    # Check: BUG, a breakpoint) and 100 (System Reset: sysrq, NMI) are not read as one
+    sig(
+        "oops",
+        r"^(?:cpu 0x[0-9a-f]+: )?Vector: (?:300|380|400|480|600) \((?:Data|Instruction|"
+        r"Alignment)",
+        ("Vector",),
+        S.CRITICAL,
+        "kernel",
+        "The kernel faulted on a bad address (powerpc xmon's exception report of an oops).",
+        "The pc and lr lines after it (and xmon's 't' backtrace) name the code; a kernel or "
+        "driver bug: report it with the kernel version.",
+        80,
+        formats=(
+            Format(
+                "Vector: %lx %s at [%px]",
+                "arch/powerpc/xmon/xmon.c",
+                "4.15-6.18",
+                "cpu 0x0: ",
+                args=(0x300, "(Data Access)", "c000001fd73436a0"),
+            ),
+            Format(
+                "Vector: %lx %s at [%lx]",
+                "arch/powerpc/xmon/xmon.c",
+                "4.4-4.14",
+                "cpu 0x0: ",
+                args=(0x400, "(Instruction Access)", 0xC000001FD73436A0),
+            ),
+        ),
+    ),
 )

@@ -42,6 +42,19 @@ BATCH17_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "BUG: spinlock bad magic on CPU#1, swapper/1/0",
         ],
     ),
+    "oops": (
+        [
+            # powerpc xmon excprint: the fault vectors of a kernel oops
+            "cpu 0x0: Vector: 300 (Data Access) at [c000001fd73436a0]",
+            "cpu 0x1f: Vector: 380 (Data SLB Access) at [c00000000fe8f7d0]",
+            "Vector: 400 (Instruction Access) at [c0000000012a3b40]",
+        ],
+        [
+            "cpu 0x0: Vector: 100 (System Reset) at [c000000001233d70]",  # sysrq, NMI
+            "cpu 0x2: Vector: 700 (Program Check) at [c0000000fe6ab8a0]",  # BUG, breakpoint
+            "cpu 0x0: Vector: 200 (Machine Check) at [c000000001233d70]",
+        ],
+    ),
     "fc_link_down": (
         ["qla2xxx [0000:02:00.0]-705d:12: Remote port 51 40 2e c0 01 c2 c2 7c is not coming back"],
         [
