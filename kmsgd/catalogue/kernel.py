@@ -1070,11 +1070,12 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # kernel/locking/spinlock_debug.c spin_dump via __spin_lock_debug (CONFIG_DEBUG_SPINLOCK,
     # 2.6.x-4.12): "BUG: spinlock lockup suspected on CPU#%d, %s/%d" when a CPU spun about
     # a second on one lock, then " lock: %pS, .magic: %08x, .owner: %s/%d, .owner_cpu: %d";
-    # 4.13 removed the detector (a stuck lock now shows as a soft or hard lockup). A lock
+    # 4.13 removed the detector (a stuck lock now shows as a soft or hard lockup); 2.6.x-3.x
+    # printed "BUG: spinlock lockup on CPU#%d, %s/%d, %p" (lib/spinlock_debug.c). A lock
     # whose owner is the spinning task itself is a deadlock (often die()'s lock taken again)
     sig(
         "spinlock_lockup",
-        r"BUG: spinlock lockup suspected on CPU#\d+",
+        r"BUG: spinlock lockup (?:suspected )?on CPU#\d+",
         ("BUG",),
         S.CRITICAL,
         "cpu",
@@ -1090,6 +1091,12 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/locking/spinlock_debug.c",
                 "4.4-4.12",
                 args=(0, "scsi_eh_1", 143),
+            ),
+            Format(
+                "BUG: spinlock lockup on CPU#%d, %s/%d, %p",
+                "lib/spinlock_debug.c",
+                "2.6.18-3.x",
+                args=(1, "ld", 9860, "c03f8c00"),
             ),
         ),
     ),

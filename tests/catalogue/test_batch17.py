@@ -36,6 +36,7 @@ BATCH17_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "BUG: spinlock lockup suspected on CPU#0, scsi_eh_1/143",
             "BUG: spinlock lockup suspected on CPU#3, swapper/3/0",
+            "BUG: spinlock lockup on CPU#6, kworker/u:0/23281, ffff880154f7d650",  # 2.6-3.x
         ],
         [
             " lock: 0xffffff800926fdf0, .magic: dead4ead, .owner: scsi_eh_1/143, .owner_cpu: 0",
