@@ -111,6 +111,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"WARNING \S.* failed at ",
         r"error: \[drm:",
         r"Fatal trap \d+: .+ while in kernel mode",  # FreeBSD trap_fatal (catalogue/kernel.py)
+        r"(?:cpu 0x[0-9a-f]+: )?Vector: [0-9a-f]+ \(",  # powerpc xmon excprint
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
