@@ -129,6 +129,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r'"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables',  # its second line
         r"Task in \S+ killed as a result of limit",  # memcg OOM report (3.x-4.18)
         r" *(?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",  # a stack frame of a kernel report
+        # the same frame as x86 printed it to 4.4, its address first (dumpstack.c " [<%p>] %s%pB")
+        r" *\[<[0-9a-f]{8,16}>\] (?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",
         # a 32-bit ARM frame (arch/arm/kernel/traps.c dump_backtrace_entry): callee, caller
         r" *(?:\[<[0-9a-f]{8}>\] )?\(?[\w.]+\)? from (?:\[<[0-9a-f]{8}>\] )?\(?[\w.]+\+0x",
         r"Do you have a strange power saving mode enabled\?",  # unknown NMI, second line
