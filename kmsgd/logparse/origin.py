@@ -79,7 +79,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"xe \S+: ",
     ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     # DRM's atomic helpers WARN with the object they waited on: "[CRTC:82:pipe A] vblank …"
-    "gpu": (r"\[drm", r"GPU has fallen off the bus", r"\[(?:CRTC|CONNECTOR|PLANE):\d+:"),
+    # i915_sw_fence.c's pr_notice on a fence it waited on: no prefix
+    "gpu": (
+        r"\[drm",
+        r"GPU has fallen off the bus",
+        r"\[(?:CRTC|CONNECTOR|PLANE):\d+:",
+        r"Asynchronous wait on fence ",
+    ),
     "kernel": (
         r"BUG: ",
         r"kernel BUG at ",

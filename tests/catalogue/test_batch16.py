@@ -25,6 +25,16 @@ BATCH16_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "  __warn_printk+0x3c/0x70",
         ],
     ),
+    "dma_fence_timeout": (
+        [
+            "Asynchronous wait on fence NVIDIA:nvidia.prime:0 timed out (hint:submit_notify [i915])",
+            "Asynchronous wait on fence i915:[i915]:1a2b timed out (hint:fence_notify+0x0/0x30)",
+        ],
+        [
+            "i915 0000:00:02.0: [drm] Resetting chip for stopped heartbeat on rcs0",
+            "wait on fence timed out",
+        ],
+    ),
 }
 
 
