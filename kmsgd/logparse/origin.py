@@ -67,6 +67,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.soc": (
         r"v3d \S+: ",
         r"panfrost \S+: ",
+        r"mali \S+: ",  # ARM's vendor kbase driver (out of tree)
         r"etnaviv-gpu \S+: ",
         r"msm\w* \S+: ",
         r"host1x \S+: ",

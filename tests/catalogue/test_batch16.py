@@ -25,6 +25,16 @@ BATCH16_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "  __warn_printk+0x3c/0x70",
         ],
     ),
+    "soc_gpu_hang": (
+        [
+            "mali ffe40000.gpu_mali_vulkan: t6xx: GPU fault 0x4002 from job slot 0",
+            "mali ff9a0000.gpu: GPU fault 0x58 from job slot 1",
+        ],
+        [
+            "mali ffe40000.gpu_mali_vulkan: Reset complete",
+            "mali ff9a0000.gpu: GPU identified as 0x2 arch 7.2.0 r1p0 status 0",
+        ],
+    ),
     "dma_fence_timeout": (
         [
             "Asynchronous wait on fence NVIDIA:nvidia.prime:0 timed out (hint:submit_notify [i915])",
