@@ -42,6 +42,7 @@ class Tag(enum.StrEnum):
     CLOCKSOURCE_UNSTABLE = "clocksource_unstable"
     DISK_IO_ERROR = "disk_io_error"
     DM_THIN_POOL_FAILURE = "dm_thin_pool_failure"
+    DMA_FENCE_TIMEOUT = "dma_fence_timeout"
     DRM_FLIP_TIMEOUT = "drm_flip_timeout"
     EDAC = "edac"
     FC_LINK_DOWN = "fc_link_down"
