@@ -235,7 +235,7 @@ def _kernel(ax: Axes, s: BootSeries, titles: _Titles, clean: Clean, lo: float) -
             0,
             1,
             transform=ax.get_xaxis_transform(),
-            colors=[_SEVERITY.get(m.severity, "#4d4d4d") for m in marks],
+            colors=[_SEVERITY.get(m.severity or "", "#4d4d4d") for m in marks],
             lw=1.5,
             alpha=0.8,
             gid=titles.points(texts),
