@@ -53,10 +53,12 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         # objectives only, just before it executes systemd-shutdown) and the job that starts
         # the final service ("Starting Reboot...", 250+ "Starting systemd-reboot.service -
         # System Reboot...", src/core/job.c with the unit's Description=) are the sequence's
-        # own lines; "Stopped target …" is not taken: a unit stops on isolate and on
-        # `systemctl stop` too, so it is not yet a shutdown
+        # own lines; with StatusUnitFormat=name (systemd-system.conf(5)) a target is named by
+        # its unit alone ("Reached target reboot.target."); "Stopped target …" is not taken:
+        # a unit stops on isolate and on `systemctl stop` too, so it is not yet a shutdown
         r"^(?:Reached target (?:\S+\.target - )?(?:System )?(?:Power-?Off|Power Off|Poweroff|"
-        r"Reboot|Halt|Shutdown|Final Step|Kexec|Late Shutdown Services)|Journal stopped$|"
+        r"Reboot|Halt|Shutdown|Final Step|Kexec|Late Shutdown Services)|"
+        r"Reached target (?:reboot|poweroff|halt|kexec|shutdown|final)\.target\.$|Journal stopped$|"
         r"Syncing filesystems and block devices|Sending SIGTERM to remaining processes|"
         r"All filesystems unmounted|(?:Powering off|Rebooting|Halting|Halting system)\.$|"
         r"System is (?:rebooting|powering down|halting)|Shutting down\.$|"
@@ -103,6 +105,13 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format("Powering off.", _SHUTDOWN, _SD, program="systemd-shutdown"),
             Format("Shutting down.", "systemd:src/core/main.c", _SD, program="systemd"),
+            Format(
+                "Reached target %s.",
+                "systemd:src/core/target.c",
+                _SD,
+                program="systemd",
+                args=("reboot.target",),
+            ),
             Format(
                 "Starting %s...", "systemd:src/core/job.c", _SD, program="systemd", args=("Reboot",)
             ),

@@ -51,6 +51,8 @@ BATCH19_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "clean_shutdown_marker": (
         [
             U + "systemd[1]: Shutting down.",
+            U + "systemd[1]: Reached target reboot.target.",  # StatusUnitFormat=name
+            U + "systemd[1]: Reached target poweroff.target.",
             U + "systemd[1]: Starting Reboot...",
             U + "systemd[1]: Starting Power-Off...",
             U + "systemd[1]: Starting Halt...",
@@ -60,6 +62,7 @@ BATCH19_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             # a unit stopping (isolate, systemctl stop) is not yet a shutdown
             U + "systemd[1]: Stopped target Graphical Interface.",
+            U + "systemd[1]: Reached target multi-user.target.",
             U + "systemd[1]: Starting Reboot notifier service...",
             U + "dockerd[812]: Shutting down.",  # not PID 1's
         ],
