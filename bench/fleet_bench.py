@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bench.child import measure
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry_format as f
 
 REMOTE = ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote")
 DAY_US = 86_400 * 1_000_000

@@ -5,7 +5,9 @@ The ring is bench/lastboot_bench.py's busy box (8 GPUs, memory, heartbeats, a ke
 and with an incident opened at each boot's start (the picture spans the whole boot: the
 worst case for both time and size, the samples before the last 10 min thinned). Each command
 runs `--rounds` times, md and html alternating, so a load that changes affects both alike.
-Goal: html ≤ 1.5× the time of md, the page ≤ 2 MiB.
+Goal: html ≤ 1.5× the time of md, the page ≤ 2 MiB. `--baseline DIR` adds a third command
+to each round: `--format html` of the kmsgd in DIR (another checkout, e.g. `git archive`
+of an earlier commit), so a change is measured before and after in one run.
 """
 
 from __future__ import annotations
@@ -16,23 +18,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import tempfile as _tf
 import time
 
-
-def measure(cmd: list[str]) -> tuple[float, float, float, str]:
-    """Wall seconds, the child's CPU seconds (user + sys), peak RSS (MiB) and its output."""
-    with _tf.TemporaryFile() as out:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-        out.seek(0)
-        text = out.read().decode()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"bench: {' '.join(cmd)} failed")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
-
+from bench.child import measure
 
 GOAL_RATIO = 1.5
 GOAL_BYTES = 2 << 20
@@ -47,38 +35,46 @@ def _fill(ring: str, size_mib: int, boots: int, incident: bool) -> int:
     return int(out.stdout)
 
 
-def _case(name: str, ring: str, proc: str, rounds: int) -> None:
+def _case(name: str, ring: str, proc: str, rounds: int, baseline: str | None = None) -> None:
     base = [sys.executable, "-m", "kmsgd.cli", "last-boot", "--ring", ring, "--boot", "-1"]
     config = os.path.join(proc, "kmsgd.toml")  # empty: the defaults, whatever /etc holds
     open(config, "w").close()
     base += ["--no-journal", "--proc", proc, "--config", config, "--format"]
-    walls: dict[str, list[float]] = {"md": [], "html": []}
-    cpus: dict[str, list[float]] = {"md": [], "html": []}
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # (label, --format, the checkout whose kmsgd runs it)
+    runs = [("md", "md", here), ("html", "html", here)]
+    if baseline:
+        runs.append(("html baseline", "html", baseline))
+    walls: dict[str, list[float]] = {label: [] for label, _, _ in runs}
+    cpus: dict[str, list[float]] = {label: [] for label, _, _ in runs}
     rss: dict[str, float] = {}
-    size = 0
+    size: dict[str, int] = {}
     for _ in range(rounds):
-        for fmt in ("md", "html"):
-            wall, cpu, peak, out = measure([*base, fmt])
-            walls[fmt].append(wall)
-            cpus[fmt].append(cpu)
-            rss[fmt] = max(rss.get(fmt, 0.0), peak)
-            if fmt == "html":
-                size = len(out.encode())
-    md, html = statistics.median(walls["md"]), statistics.median(walls["html"])
-    md_cpu, html_cpu = statistics.median(cpus["md"]), statistics.median(cpus["html"])
+        for label, fmt, cwd in runs:
+            # cwd: `python -m kmsgd.cli` finds the kmsgd of that checkout first on its path
+            wall, cpu, peak, out, code = measure([*base, fmt], cwd)
+            if code != 0:
+                raise SystemExit(f"bench: {' '.join([*base, fmt])} in {cwd} failed: {out}")
+            walls[label].append(wall)
+            cpus[label].append(cpu)
+            rss[label] = max(rss.get(label, 0.0), peak)
+            size[label] = len(out.encode())
     print(f"  {name}")
-    for fmt in ("md", "html"):
-        runs = ", ".join(f"{w:.2f}" for w in walls[fmt])
-        cpu = ", ".join(f"{w:.2f}" for w in cpus[fmt])
-        print(f"    --format {fmt:4}  wall s {runs}  CPU s {cpu}  peak RSS {rss[fmt]:.1f} MiB")
-    # CPU, not wall: on a shared machine the wall time is mostly waiting for the other jobs
-    ok = "met" if html_cpu <= GOAL_RATIO * md_cpu and size <= GOAL_BYTES else "NOT met"
-    # the minimum is the run the other jobs on a shared machine disturbed least
-    best = min(cpus["html"]) / min(cpus["md"])
-    print(
-        f"    html/md: wall {html / md:.2f}x, CPU {html_cpu / md_cpu:.2f}x (medians), "
-        f"CPU {best:.2f}x (minimums); page {size / 1024:.0f} KiB: goal {ok}"
-    )
+    for label, _, _ in runs:
+        wall_s = ", ".join(f"{w:.2f}" for w in walls[label])
+        cpu_s = ", ".join(f"{w:.2f}" for w in cpus[label])
+        print(f"    {label:13}  wall s {wall_s}  CPU s {cpu_s}  peak RSS {rss[label]:.1f} MiB")
+    md, md_cpu = statistics.median(walls["md"]), statistics.median(cpus["md"])
+    for label, _, _ in runs[1:]:
+        html, html_cpu = statistics.median(walls[label]), statistics.median(cpus[label])
+        # CPU, not wall: on a shared machine the wall time is mostly waiting for the other jobs
+        ok = "met" if html_cpu <= GOAL_RATIO * md_cpu and size[label] <= GOAL_BYTES else "NOT met"
+        # the minimum is the run the other jobs on a shared machine disturbed least
+        best = min(cpus[label]) / min(cpus["md"])
+        print(
+            f"    {label}/md: wall {html / md:.2f}x, CPU {html_cpu / md_cpu:.2f}x (medians), "
+            f"CPU {best:.2f}x (minimums); page {size[label] / 1024:.0f} KiB: goal {ok}"
+        )
 
 
 def main(argv: list[str]) -> None:
@@ -90,6 +86,11 @@ def main(argv: list[str]) -> None:
         "--keep",
         metavar="DIR",
         help="fill the rings in DIR and keep them; a later run with the same DIR reuses them",
+    )
+    ap.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also run --format html of the kmsgd in DIR (another checkout) in each round",
     )
     args = ap.parse_args(argv)
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -105,7 +106,7 @@ def main(argv: list[str]) -> None:
                     f"{time.perf_counter() - t0:.1f} s"
                 )
             name = "incident from the boot's start" if incident else "no incident (last 10 min)"
-            _case(name, ring, tmp, args.rounds)
+            _case(name, ring, tmp, args.rounds, args.baseline)
             if not args.keep:
                 os.unlink(ring)
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")

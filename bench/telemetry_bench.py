@@ -23,6 +23,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from kmsgd.ring.frame import encode_json, payload_object
+from kmsgd.ring.payloads import Payload
 from kmsgd.ring.records import Kind
 from kmsgd.sensors.sampler import Sampler, SamplerConfig
 
@@ -86,8 +88,9 @@ def run(seconds: float, warmup: float = 3.0, raw_always: bool = False) -> dict[s
     lock = threading.Lock()
     measuring = threading.Event()
 
-    def emit(kind: Kind, payload: dict[str, Any], urgent: bool) -> None:
-        n = len(json.dumps(payload, separators=(",", ":"), ensure_ascii=True))
+    def emit(kind: Kind, record: Payload, urgent: bool) -> None:
+        payload = payload_object(record)  # the JSON object the recorder writes
+        n = len(encode_json(payload))
         if measuring.is_set():
             with lock:
                 label = f"{kind.value}:{payload.get('sample') or payload.get('event') or ''}"
@@ -99,7 +102,7 @@ def run(seconds: float, warmup: float = 3.0, raw_always: bool = False) -> dict[s
         sys = Path(tmp) / "sys"
         build_tree(sys)
         sampler = Sampler(
-            sys_root=str(sys),
+            sys_root=sys,
             proc_root="/proc",
             state_dir=str(Path(tmp) / "state"),
             config=SamplerConfig(raw_min_spread_w=0.0) if raw_always else SamplerConfig(),

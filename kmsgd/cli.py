@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
@@ -16,6 +17,7 @@ import click
 from kmsgd import __version__
 from kmsgd.config import DEFAULT_CONFIG, Config, read
 from kmsgd.errors import BadInput, KmsgdError, NothingToJudge
+from kmsgd.ring.frame import to_entry
 from kmsgd.ring.lines import json_line, text_line
 from kmsgd.ring.reader import RingReader, pick_boot
 from kmsgd.text.escape import escape
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 RING_HELP = f"ring file (default: ring in the config file, {Config().ring})"
 NOTHING_TO_JUDGE = 3  # exit status: no ended boot in the ring (not a usage error)
+ROOT = click.Path(path_type=Path)  # a root directory option (--proc, --root): a Path
 _FROM_CONFIG = "\0config"  # `--textfile` without a value: the path from the config file
 
 
@@ -71,6 +74,12 @@ def format_option(formats: Sequence[Format], **kwargs: Any) -> Callable[[F], F]:
         callback=lambda _ctx, _param, value: Format(value),
         **kwargs,
     )
+
+
+def proc_option(f: F) -> F:
+    return click.option(
+        "--proc", "proc_root", default=None, type=ROOT, metavar="DIR", help="procfs root (/proc)"
+    )(f)
 
 
 def plot_option(f: F) -> F:
@@ -127,9 +136,9 @@ def _open(cfg: Config) -> RingReader:
 @main.command()
 @ring_option
 @format_option(LISTING_FORMATS)
-@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
+@proc_option
 @config_option
-def boots(ring: str | None, fmt: Format, proc_root: str | None, config_file: str | None) -> None:
+def boots(ring: str | None, fmt: Format, proc_root: Path | None, config_file: str | None) -> None:
     """List the boots the ring holds, oldest first, each with how it ended."""
     from kmsgd.commands import lastboot
 
@@ -162,8 +171,10 @@ def dump(ring: str | None, boot: str | None, fmt: Format, config_file: str | Non
     """Print the records of one boot."""
     with _open(settings(config_file, ring=ring)) as reader:
         boot_id = select_boot(reader, boot)
-        for entry in reader.entries(boot_id):
-            click.echo(json_line(entry) if fmt is Format.JSON else text_line(entry))
+        for f in reader.frames_of(boot_id):
+            entry = to_entry(f)
+            line = json_line if fmt is Format.JSON else text_line
+            click.echo(line(entry, f.payload))  # the numbers as the ring holds them
 
 
 @main.command()
@@ -196,25 +207,23 @@ def analyze(
 
 @main.command("sysctl")
 @click.argument("action", type=click.Choice(["check", "apply"]))
-@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
-@click.option("--root", "fs_root", default=None, metavar="DIR", help="root of /etc/sysctl.d (/)")
+@proc_option
+@click.option(
+    "--root", "fs_root", default=None, type=ROOT, metavar="DIR", help="root of /etc/sysctl.d (/)"
+)
 @config_option
 def sysctl_cmd(
-    action: str, proc_root: str | None, fs_root: str | None, config_file: str | None
+    action: str, proc_root: Path | None, fs_root: Path | None, config_file: str | None
 ) -> None:
     """Compare the forensic sysctls with what kmsgd wants (check), or set them (apply)."""
-    from pathlib import Path
+    from kmsgd.record import sysctl_conf, sysctl_set
 
     cfg = settings(config_file, proc_root=proc_root, fs_root=fs_root)
-    proc_root, fs_root = cfg.proc_root, cfg.fs_root
-
-    from kmsgd.record import sysctl, sysctl_conf
-
-    want = sysctl_conf.resolve_desired(Path(fs_root))
+    want = sysctl_conf.resolve_desired(cfg.fs_root)
     if action == "check":
-        lines, status = sysctl.check_report(sysctl.check(Path(proc_root), want))
+        lines, status = sysctl_set.check_report(sysctl_set.check(cfg.proc_root, want))
     else:
-        lines, status = sysctl.apply_report(sysctl.apply(Path(proc_root), want))
+        lines, status = sysctl_set.apply_report(sysctl_set.apply(cfg.proc_root, want))
     click.echo("\n".join(escape(line) for line in lines))  # values read from /proc/sys
     sys.exit(status)
 
@@ -236,16 +245,14 @@ def check_cmd(fmt: Format, config_file: str | None) -> None:
 
 
 @main.command("install-units")
-@click.option("--root", default="/", metavar="DIR", help="install under this root")
+@click.option("--root", default="/", type=ROOT, metavar="DIR", help="install under this root")
 @click.option("--exe", default=None, metavar="PATH", help="kmsgd executable for ExecStart=")
 @click.option("--enable", is_flag=True, help="enable and start the units (live systemd only)")
-def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
+def install_units_cmd(root: Path, exe: str | None, enable: bool) -> None:
     """Install the systemd units and the sysctl file (for pip installs; the .deb has them)."""
-    from pathlib import Path
-
     from kmsgd.commands.install_units import install_units
 
-    for said in install_units(root=Path(root), exe=exe, enable=enable):
+    for said in install_units(root=root, exe=exe, enable=enable):
         _say(said)
 
 
@@ -260,7 +267,7 @@ def install_units_cmd(root: str, exe: str | None, enable: bool) -> None:
 @plot_option
 @click.option("--journal/--no-journal", default=True, help="ask the systemd journal too")
 @click.option("--journal-dir", default=None, metavar="DIR", help="read journal files from DIR")
-@click.option("--proc", "proc_root", default=None, metavar="DIR", help="procfs root (/proc)")
+@proc_option
 @click.option(
     "--save", is_flag=True, help="save <boot_id>.json/.md in report_dir (the config file's)"
 )
@@ -284,7 +291,7 @@ def last_boot(
     redact: bool,
     journal: bool,
     journal_dir: str | None,
-    proc_root: str | None,
+    proc_root: Path | None,
     save: bool,
     save_dir: str | None,
     keep: int | None,
@@ -380,7 +387,7 @@ def _say(said: Said) -> None:
         click.echo(said.out, nl=False)
 
 
-def _current_boot(proc_root: str) -> str | None:
+def _current_boot(proc_root: Path) -> str | None:
     from kmsgd.record.procfs import read_boot_id
 
     try:

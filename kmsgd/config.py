@@ -16,6 +16,7 @@ import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from kmsgd.errors import BadInput
@@ -35,7 +36,7 @@ NODE_EXPORTER_DEFAULTS = ("etc/default/prometheus-node-exporter",)
 @dataclass(frozen=True, slots=True)
 class IncidentConfig:
     """The [incident] table: incident mode's actions, each switchable, and its bounds
-    (docs/operator-guide.md, *Incidents*; kmsgd/record/incident.py)."""
+    (docs/operator-guide.md, *Incidents*; kmsgd/record/incident_mode.py)."""
 
     enabled: bool = True  # false: no trigger is even looked for
     rate_limit_s: float = 600.0  # one incident per trigger class this often
@@ -85,10 +86,10 @@ class Config:
     report_dir: str = f"{STATE_DIR}/reports"  # the boot-time report's <boot_id>.json/.md
     reports_keep: int = 50  # boots whose reports are kept in report_dir
     kmsg: str = "/dev/kmsg"
-    sys_root: str = "/sys"
-    proc_root: str = "/proc"
-    etc_root: str = "/etc"
-    fs_root: str = "/"  # root of /etc/sysctl.d and /var/lib/systemd/pstore (a test tree)
+    sys_root: Path = Path("/sys")
+    proc_root: Path = Path("/proc")
+    etc_root: Path = Path("/etc")
+    fs_root: Path = Path("/")  # root of /etc/sysctl.d and /var/lib/systemd/pstore (a test tree)
     heartbeat_s: float = 1.0
     flush_s: float = 1.0  # longest a non-urgent record waits before it is durable
     urgent_level: int = 4  # kernel records at this level or worse are synced at once
@@ -372,6 +373,11 @@ def _check(key: str, value: Any, problems: list[Problem]) -> Any:
             return None
     if want is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
+    if issubclass(want, Path):  # a root directory: a string in the file, a Path from here on
+        if not isinstance(value, str):
+            problems.append(Problem(key, f"{key}: expected str, got {value!r}; the default stays"))
+            return None
+        return Path(value)
     if not isinstance(value, want) or (want is int and isinstance(value, bool)):
         problems.append(
             Problem(key, f"{key}: expected {want.__name__}, got {value!r}; the default stays")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from kmsgd.config import DEFAULT_CONFIG, Config, Settings, parse_size, read
@@ -28,8 +29,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--ring", metavar="PATH", help=f"ring file (default {Config().ring})")
     p.add_argument("--kmsg", metavar="PATH", help="kernel log device (/dev/kmsg)")
-    p.add_argument("--sys", dest="sys_root", metavar="DIR", help="sysfs root (/sys)")
-    p.add_argument("--proc", dest="proc_root", metavar="DIR", help="procfs root (/proc)")
+    p.add_argument("--sys", dest="sys_root", type=Path, metavar="DIR", help="sysfs root (/sys)")
+    p.add_argument("--proc", dest="proc_root", type=Path, metavar="DIR", help="procfs root (/proc)")
     p.add_argument("--config", metavar="FILE", help=f"settings file ({DEFAULT_CONFIG})")
     p.add_argument("--no-sysctl", action="store_true", help="do not set the forensic sysctls")
     p.add_argument("--ring-size", metavar="SIZE", help="size of a new ring (64M)")

@@ -68,7 +68,7 @@ def run() -> Iterator[Callable[..., Collector]]:
     def start(sys: Path, proc: Path, state: Path, **kw: Any) -> Collector:
         kw.setdefault("config", FAST)
         kw.setdefault("nvml_loader", lambda: None)
-        sampler = Sampler(sys_root=str(sys), proc_root=str(proc), state_dir=str(state), **kw)
+        sampler = Sampler(sys_root=sys, proc_root=proc, state_dir=str(state), **kw)
         collector = Collector()
         sampler.start(collector)
         started.append(sampler)

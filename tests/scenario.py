@@ -21,8 +21,8 @@ from typing import Any
 from conftest import make_proc
 
 from kmsgd.config import Config
-from kmsgd.record.captures import Captures
-from kmsgd.record.incident import IncidentMode
+from kmsgd.record.captures import CaptureKind, Captures
+from kmsgd.record.incident_mode import IncidentMode
 from kmsgd.record.recorder import Clock, Recorder
 from kmsgd.ring.payloads import Payload
 from kmsgd.ring.records import Kind
@@ -176,9 +176,9 @@ class Machine:
             ring=str(self.ring),
             ring_size=4 << 20,
             kmsg=str(kmsg),
-            proc_root=str(proc),
-            sys_root=str(self.sys),
-            etc_root=str(self.etc),
+            proc_root=proc,
+            sys_root=self.sys,
+            etc_root=self.etc,
             heartbeat_s=self.heartbeat_s,
             lock_memory=False,
             apply_sysctl=False,
@@ -217,7 +217,7 @@ def _lockstep(incidents: IncidentMode, clock: FakeClock) -> None:
     captures = incidents.captures
     start = Captures.start
 
-    def one_at_a_time(what: str, *args: Any) -> bool:
+    def one_at_a_time(what: CaptureKind, *args: Any) -> bool:
         started = start(captures, what, *args)
         if started:
             captures.running[what].thread.join()

@@ -20,7 +20,7 @@ from kmsgd.report.model import Report
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import Kind
 from kmsgd.ring.samples import DeviceSample, MemoryHolder, MemorySample, PowerStats, ProcsSample
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 
 GIB = 1 << 30
 CARDS = ("0000:03:00.0", "0000:43:00.0")
@@ -56,7 +56,7 @@ def play_004(root: Path, *, lockstep: bool = False) -> Machine:
     sys_root, proc_root = dual_amdgpu_box(root / "box")
     m = Machine(root, lockstep=lockstep)
     b = m.boot()
-    b.emit(Kind.INVENTORY, read_inventory(str(sys_root), str(proc_root)))
+    b.emit(Kind.INVENTORY, read_inventory(sys_root, proc_root))
     for _ in range(60):
         b.run(1)
         for card in CARDS:
@@ -69,7 +69,7 @@ def play_004(root: Path, *, lockstep: bool = False) -> Machine:
     shutil.rmtree(sys_root / "class" / "drm" / "card1")
     (sys_root / "class" / "hwmon" / "hwmon4").unlink()
     nxt = m.boot(after_s=41)
-    nxt.emit(Kind.INVENTORY, read_inventory(str(sys_root), str(proc_root)), True)
+    nxt.emit(Kind.INVENTORY, read_inventory(sys_root, proc_root), True)
     nxt.run(1)
     return m
 

@@ -99,7 +99,7 @@ def seed_003(tmp_path: Path) -> list[Entry]:
             Proc(812, "python3", GiB // page),
         ],
     )
-    procs, _ = scan_holders(str(proc), 5, {4242: 27 * GiB})
+    procs, _ = scan_holders(proc, 5, {4242: 27 * GiB})
     ring = Ring()
     for s in range(80):
         low = int(0.3 * GiB)

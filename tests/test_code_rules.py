@@ -112,17 +112,17 @@ def test_each_stage_imports_only_what_lies_below_it(package: str) -> None:
 
 
 def test_the_report_takes_only_the_entry_contract_from_the_fleet() -> None:
-    """kmsgd.fleet.entry (field names, export format; standard library only) is the contract
-    between the report that writes entries and the fleet that reads them; nothing else of
-    the fleet is the report's business."""
+    """kmsgd.fleet.entry_format (field names, export format; standard library only) is the
+    contract between the report that writes entries and the fleet that reads them; nothing else
+    of the fleet is the report's business."""
     used = {
         m
         for path in (PKG / "report").rglob("*.py")
         for m in imports_of(path)
         if _stage(m) == "fleet"
     }
-    assert used <= {"kmsgd.fleet", "kmsgd.fleet.entry"}
-    assert not {m for m in imports_of(PKG / "fleet" / "entry.py") if m.startswith("kmsgd")}
+    assert used <= {"kmsgd.fleet", "kmsgd.fleet.entry_format"}
+    assert not {m for m in imports_of(PKG / "fleet" / "entry_format.py") if m.startswith("kmsgd")}
 
 
 def test_every_stage_package_says_what_it_is_and_may_import() -> None:

@@ -329,4 +329,35 @@ GPU_FAULT_SIGNATURES: tuple[Signature, ...] = (
         ),
         trigger=Trigger("gpu_hang"),
     ),
+    # i915 waits at most 60 s on a fence another driver or engine must signal before it uses a
+    # buffer (i915_sw_fence.c timer_i915_sw_fence_wake, pr_notice "Asynchronous wait on fence
+    # %s:%s:%llx timed out (hint:%ps)", the driver and timeline of the fence first; "%pS" in
+    # the hint until 5.x): on a PRIME laptop the NVIDIA or amdgpu GPU that renders for the
+    # Intel display stopped; the compositor freezes. Cause: the stalled GPU (chains.py).
+    sig(
+        "dma_fence_timeout",
+        r"^Asynchronous wait on fence [^:\s]+:[^:\s]*:[0-9a-f]+ timed out\b",
+        ("Asynchronous",),
+        Severity.ERROR,
+        "gpu",
+        "A GPU driver waited a minute for another device's (or engine's) GPU work to finish, "
+        "and gave up: the GPU that owns that work (named before the colon) stopped.",
+        "Look at the lines of the GPU the fence names (a PRIME dGPU's Xid or ring timeout): "
+        "they are the cause; alone, update both drivers and try the dGPU as the only renderer.",
+        40,
+        formats=(
+            Format(
+                "Asynchronous wait on fence %s:%s:%llx timed out (hint:%ps)",
+                _DRM + "i915/i915_sw_fence.c",
+                "5.10-6.18",
+                args=("NVIDIA", "nvidia.prime", 0, "submit_notify [i915]"),
+            ),
+            Format(
+                "Asynchronous wait on fence %s:%s:%llx timed out (hint:%pS)",
+                _DRM + "i915/i915_sw_fence.c",
+                "5.4",
+                args=("amdgpu", "sdma0", 0x1A2B, "fence_notify+0x0/0x30 [i915]"),
+            ),
+        ),
+    ),
 )

@@ -409,4 +409,39 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # ARM's own Mali driver (kbase, out of tree, shipped in vendor and handheld kernels; the
+    # in-tree panfrost is above): a job that ends with a fault code, dev_err "t6xx: GPU fault
+    # 0x%02lx from job slot %d" (kbase_js_complete_atom in mali_kbase_js.c and kbase_job_done
+    # in backend/gpu/mali_kbase_jm_hw.c, the "t6xx: " dropped in later releases), after which
+    # kbase soft-resets the GPU (and hard-resets it when that times out).
+    sig(
+        "soc_gpu_hang",
+        r"^(?:mali \S+: )?(?:t6xx: )?GPU fault 0x[0-9a-f]+ from job slot \d+",
+        ("fault",),
+        Severity.ERROR,
+        SOC,
+        "A SoC's GPU (V3D, Mali, Vivante or Adreno) stopped finishing its jobs: the driver "
+        "timed the job out and reset the GPU.",
+        "Note the process in the lines around it; update the kernel and the vendor's Mali "
+        "driver and its userspace blob together; repeated faults with one application point "
+        "at it.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "t6xx: GPU fault 0x%02lx from job slot %d",
+                "arm-kbase:mali_kbase/mali_kbase_js.c",
+                "bifrost/midgard vendor releases (the copies read)",
+                "mali ffe40000.gpu_mali_vulkan: ",
+                args=(0x4002, 0),
+            ),
+            Format(
+                "GPU fault 0x%02lx from job slot %d",
+                "arm-kbase:mali_kbase/backend/gpu/mali_kbase_jm_hw.c",
+                "midgard vendor releases (the copies read)",
+                "mali ff9a0000.gpu: ",
+                args=(0x58, 1),
+            ),
+        ),
+    ),
 )

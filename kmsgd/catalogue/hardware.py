@@ -130,12 +130,16 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     # "EDAC MC0: 1 CE memory read error on …" (3.5+); 2.6–3.4: "EDAC MC%d: CE page 0x%lx,
     # offset 0x%lx, grain %d, syndrome 0x%lx, row %d, channel %d, label \"%s\": %s" and "EDAC
     # MC%d: UE page …"; drivers' own "EDAC sbridge MC0: HANDLING MCE MEMORY ERROR",
-    # "EDAC amd64: … ECC error", ghes_edac "{1}[Hardware Error]: … corrected error"
+    # "EDAC amd64: … ECC error", ghes_edac "{1}[Hardware Error]: … corrected error";
+    # drivers/edac/igen6_edac.c ecclog_work_cb's "HANDLING IBECC MEMORY ERROR" (in-band ECC
+    # of Elkhart/Alder Lake-N/Raptor Lake client SoCs, igen6_mc_printk's "EDAC igen6 MC%d: ",
+    # 5.11+), printed before it decodes the error (some 6.13 boots print it for an
+    # all-ones address every second: a driver regression, but it is still the report)
     sig(
         "edac",
         r"EDAC (?:MC\d+|\w+ MC\d+): \d+ (?:CE|UE)\b|EDAC .*(?:Uncorrected|Corrected) "
         r"error|EDAC (?:\w+ )?MC\d+: (?:CE|UE) (?:page|row|err|no information)"
-        r"|EDAC \w+ MC\d+: HANDLING MCE MEMORY ERROR|EDAC \w+: .*\bECC error",
+        r"|EDAC \w+ MC\d+: HANDLING (?:MCE|IBECC) MEMORY ERROR|EDAC \w+: .*\bECC error",
         ("EDAC",),
         S.ERROR,
         "hardware",
@@ -144,6 +148,12 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "uncorrected or growing.",
         12,
         formats=(
+            Format(
+                "HANDLING IBECC MEMORY ERROR",
+                "drivers/edac/igen6_edac.c",
+                "5.15-6.18",
+                "EDAC igen6 MC0: ",
+            ),
             # edac_mc_printk adds "EDAC MC%d: "; the label and location fill the middle
             Format(
                 "%d CE %s%son %s (%s page:0x%lx offset:0x%lx grain:%ld syndrome:0x%lx%s%s)",
@@ -937,6 +947,31 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/nvme/host/core.c",
                 "6.1-6.18",
                 args=("nvme0n1", "I/O Cmd", 0x1, 4096, 16, "I/O Error", 2, 0x80, "MORE ", "DNR "),
+            ),
+        ),
+    ),
+    # mcelog (github.com/andikleen/mcelog, mcelog.c disclaimer()): the daemon decodes each
+    # machine-check record the kernel hands it (/dev/mcelog) and opens every one with
+    # Wprintf("Hardware event. This is not a software error."), then "MCE %d", "CPU %d BANK
+    # %d" and the decoded status, to syslog as "mcelog: …" in daemon mode. A paste may hold
+    # only these lines and not the kernel's "Machine check events logged"
+    sig(
+        "mce",
+        r"^Hardware event\. This is not a software error\.$",
+        ("Hardware",),
+        S.ERROR,
+        "hardware",
+        "mcelog decoded a machine-check (hardware) error the CPU reported.",
+        "Read the record's status lines (corrected or uncorrected, the bank and address name "
+        "the CPU, cache or DIMM); 'mcelog --client' lists the errors it counted.",
+        10,
+        idents=("mcelog",),
+        formats=(
+            Format(
+                "Hardware event. This is not a software error.",
+                "mcelog:mcelog.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
             ),
         ),
     ),

@@ -578,6 +578,39 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     HUNG_TASK_ECHO,
+    # The frames of a WARN's own trace: kernel/panic.c warn_slowpath_common (to 4.9, called by
+    # warn_slowpath_fmt/_null/_fmt_taint) and __warn (4.10+) print the trace through dump_stack,
+    # so a trace holding them is a warning's, whose "WARNING: CPU:" header a cut lost. 3.x
+    # kernels without frame pointers mark every frame "? ", so warn_slowpath_* counts guessed
+    # too (nothing else calls it); __warn only when not guessed, as other reports' traces may
+    # hold its stale address.
+    sig(
+        "kernel_warning",
+        _FRAME + r"(?:\? )?warn_slowpath_(?:common|fmt|null|fmt_taint)\+0x[0-9a-f]+/0x[0-9a-f]+"
+        r"|" + _FRAME + r"__warn\+0x[0-9a-f]+/0x[0-9a-f]+$",
+        ("warn_slowpath_common", "warn_slowpath_fmt", "warn_slowpath_null", "__warn"),
+        Severity.WARNING,
+        "kernel",
+        "A kernel WARN_ON fired: unexpected state, execution continued.",
+        "Often harmless once; repeated warnings from one driver before a failure matter.",
+        82,
+        device_kind=DeviceKind.CPU,
+        context=True,
+        formats=(
+            Format(
+                " [<%p>] %s%pB",
+                "arch/x86/kernel/dumpstack.c",
+                "3.x-4.4",
+                args=("ffffffff8106b07a", "? ", "warn_slowpath_fmt+0x4a/0x50"),
+            ),
+            Format(
+                "%s %s%pB",
+                "arch/x86/kernel/dumpstack.c",
+                "4.19-5.4",
+                args=("", "", "__warn+0xcb/0xf0"),
+            ),
+        ),
+    ),
 )
 
 # A firmware-first error record (drivers/firmware/efi/cper.c cper_estatus_print_section) prints

@@ -321,7 +321,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
         r"(?:scheduling while atomic|Bad page|KASAN|KFENCE|sleeping function|"
-        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock|\w+ leak|"
+        r"Bad rss|workqueue lockup|using smp_processor_id|spinlock(?! lockup)|\w+ leak|"
         r"(?:TASK |IRQ )?stack guard page was hit)"
         r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
         r"|\blist_(?:add|del) corruption[.,]"
@@ -1064,6 +1064,73 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "earlyoom 1.3-1.8",
                 program="earlyoom",
                 args=("SIGTERM", 4242, 1000, "python3", 733, 61234),
+            ),
+        ),
+    ),
+    # kernel/locking/spinlock_debug.c spin_dump via __spin_lock_debug (CONFIG_DEBUG_SPINLOCK,
+    # 2.6.x-4.12): "BUG: spinlock lockup suspected on CPU#%d, %s/%d" when a CPU spun about
+    # a second on one lock, then " lock: %pS, .magic: %08x, .owner: %s/%d, .owner_cpu: %d";
+    # 4.13 removed the detector (a stuck lock now shows as a soft or hard lockup); 2.6.x-3.x
+    # printed "BUG: spinlock lockup on CPU#%d, %s/%d, %p" (lib/spinlock_debug.c). A lock
+    # whose owner is the spinning task itself is a deadlock (often die()'s lock taken again)
+    sig(
+        "spinlock_lockup",
+        r"BUG: spinlock lockup (?:suspected )?on CPU#\d+",
+        ("BUG",),
+        S.CRITICAL,
+        "cpu",
+        "A CPU spun on a spinlock that was never released (lockup suspected by the lock "
+        "debugging code): a deadlock or a lock holder that died or hangs.",
+        "The lock's .owner and the backtrace name who holds it and who waits; a kernel or "
+        "driver bug: report both with the kernel version.",
+        72,
+        device_kind=_CPU,
+        formats=(
+            Format(
+                "BUG: spinlock lockup suspected on CPU#%d, %s/%d",
+                "kernel/locking/spinlock_debug.c",
+                "4.4-4.12",
+                args=(0, "scsi_eh_1", 143),
+            ),
+            Format(
+                "BUG: spinlock lockup on CPU#%d, %s/%d, %p",
+                "lib/spinlock_debug.c",
+                "2.6.18-3.x",
+                args=(1, "ld", 9860, "c03f8c00"),
+            ),
+        ),
+    ),
+    # arch/powerpc/xmon/xmon.c excprint: with xmon configured, die() enters the debugger,
+    # which prints "cpu 0x%x: " (SMP) and "Vector: %lx %s at [%px]" ("[%lx]" before 4.15)
+    # with getvecname's name, on the console without a printk stamp. Vectors 300/380 (Data
+    # Access, Data SLB Access), 400/480 (Instruction Access, Instruction SLB Access) and 600
+    # (Alignment) are the kernel faults an oops reports; 200 (Machine Check), 700 (Program
+    # Check: BUG, a breakpoint) and 100 (System Reset: sysrq, NMI) are not read as one
+    sig(
+        "oops",
+        r"^(?:cpu 0x[0-9a-f]+: )?Vector: (?:300|380|400|480|600) \((?:Data|Instruction|"
+        r"Alignment)",
+        ("Vector",),
+        S.CRITICAL,
+        "kernel",
+        "The kernel faulted on a bad address (powerpc xmon's exception report of an oops).",
+        "The pc and lr lines after it (and xmon's 't' backtrace) name the code; a kernel or "
+        "driver bug: report it with the kernel version.",
+        80,
+        formats=(
+            Format(
+                "Vector: %lx %s at [%px]",
+                "arch/powerpc/xmon/xmon.c",
+                "4.15-6.18",
+                "cpu 0x0: ",
+                args=(0x300, "(Data Access)", "c000001fd73436a0"),
+            ),
+            Format(
+                "Vector: %lx %s at [%lx]",
+                "arch/powerpc/xmon/xmon.c",
+                "4.4-4.14",
+                "cpu 0x0: ",
+                args=(0x400, "(Instruction Access)", 0xC000001FD73436A0),
             ),
         ),
     ),

@@ -227,6 +227,33 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # mpt3sas_scsih.c _scsih_probe's error exit: pr_err(MPT3SAS_FMT "failure at
+    # %s:%d/%s()!") (4.4-4.19; ioc_err from 5.0, the same text), __FILE__, __LINE__ and
+    # __func__ naming the probe itself after mpt3sas_base_attach (its DMA pools, the IOC's
+    # firmware handshake) failed: the HBA never attaches and its disks do not appear. The
+    # same "failure at" of other functions (_scsih_add_device …) is a disk's, not the probe's
+    sig(
+        "mpt3sas_probe_failure",
+        r"\bmpt[23]sas_cm\d+: failure at \S+:\d+/_?scsih_probe\(\)!",
+        ("failure",),
+        Severity.ERROR,
+        STORAGE,
+        "A Broadcom/LSI SAS controller (mpt3sas/mpt2sas) failed to attach: the driver gave up "
+        "probing it, so the disks behind it are not there.",
+        "The line before names the step that failed (a DMA pool allocation, the firmware "
+        "handshake); check memory pressure, the HBA firmware and the driver version.",
+        50,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "failure at %s:%d/%s()!",
+                "drivers/scsi/mpt3sas/mpt3sas_scsih.c",
+                "4.4-6.18",
+                _MPT3SAS,
+                args=("drivers/scsi/mpt3sas/mpt3sas_scsih.c", 8651, "_scsih_probe"),
+            ),
+        ),
+    ),
     # hpsa.c hpsa_eh_device_reset_handler (the SCSI error handler's device reset on an HP/HPE
     # Smart Array): hpsa_show_dev_msg(KERN_WARNING) prints dev_printk "scsi %d:%d:%d:%d: %s %s
     # %.8s %.16s %s SSDSmartPathCap%c En%c Exp=%d" with the description sprintf'd as

@@ -65,11 +65,15 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
     ),
     # drivers/scsi/qla2xxx/qla_isr.c qla2x00_async_event MBA_LOOP_DOWN: ql_log(ql_log_info,
     # vha, 0x500b, "LOOP DOWN detected (%x %x %x %x)") (4.4-6.18), printed by qla_dbg.c
-    # ql_log as "qla2xxx [<bus id>]-<id>:<host>: "
+    # ql_log as "qla2xxx [<bus id>]-<id>:<host>: "; qla_init.c qla24xx_handle_gnl_done_event
+    # ql_log(ql_log_info, vha, 0x705d, "Remote port %8ph is not coming back"): on a
+    # point-to-point (N2N) link the driver gave up logging in to the remote port after its
+    # chip reset, so the port and its LUNs are gone though the link is up (5.x-6.x)
     sig(
         "fc_link_down",
-        r"LOOP DOWN detected \(",
-        ("LOOP",),
+        r"LOOP DOWN detected \(|Remote port (?:[0-9a-fA-F]{2}[ :]){7}[0-9a-fA-F]{2} is not "
+        r"coming back",
+        ("LOOP", "coming"),
         Severity.ERROR,
         STORAGE_NET,
         "A Fibre Channel HBA lost its link (the loop or the fabric went down): the paths "
@@ -85,6 +89,12 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "qla2xxx [0000:81:00.1]-500b:10: ",
                 args=(2, 7, 0, 0),
+            ),
+            Format(
+                "Remote port %8ph is not coming back",
+                "drivers/scsi/qla2xxx/qla_init.c",
+                "5.4-6.18",
+                "qla2xxx [0000:02:00.0]-705d:12: ",
             ),
         ),
     ),

@@ -15,7 +15,7 @@ from typing import Any
 
 from kmsgd.check.findings import Finding, ok, warn
 from kmsgd.config import NODE_EXPORTER_DEFAULTS, TEXTFILE_DIR, Config
-from kmsgd.record import sysctl, sysctl_conf
+from kmsgd.record import sysctl_conf, sysctl_set
 from kmsgd.sensors import nvml
 from kmsgd.sensors.discover import discover
 
@@ -34,7 +34,7 @@ UNIT_FILES = ("usr/lib/systemd/system", "lib/systemd/system")
 JOURNALD_DROPINS = ("usr/lib/systemd/journald.conf.d", "run/systemd/journald.conf.d")
 
 
-def _read(path: str) -> str | None:
+def _read(path: str | Path) -> str | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             return f.read().strip()
@@ -43,7 +43,7 @@ def _read(path: str) -> str | None:
 
 
 def sysctl_finding(cfg: Config) -> Finding:
-    states = sysctl.check(Path(cfg.proc_root), sysctl_conf.resolve_desired(Path(cfg.fs_root)))
+    states = sysctl_set.check(cfg.proc_root, sysctl_conf.resolve_desired(cfg.fs_root))
     drift = [s for s in states if not s.ok]
     if not drift:
         return ok("sysctls", f"all {len(states)} forensic sysctls as wanted")
@@ -57,7 +57,7 @@ def sysctl_finding(cfg: Config) -> Finding:
 
 def pstore_finding(cfg: Config) -> Finding:
     """Which pstore backend keeps a panic's log across the reboot, and what it misses."""
-    backend = _read(f"{cfg.sys_root}/module/pstore/parameters/backend")
+    backend = _read(cfg.sys_root / "module/pstore/parameters/backend")
     never = "never a power loss or a hardware reset"
     if backend in ("erst",):
         return ok("pstore", f"erst (ACPI APEI) keeps panic and oops logs across a reboot; {never}")
@@ -67,7 +67,7 @@ def pstore_finding(cfg: Config) -> Finding:
         return ok("pstore", "ramoops keeps panic logs across a warm reboot; not a power cycle")
     if backend and backend != "(null)":
         return ok("pstore", f"{backend} keeps panic logs across a reboot; {never}")
-    if os.path.isdir(f"{cfg.sys_root}/firmware/efi"):
+    if os.path.isdir(cfg.sys_root / "firmware/efi"):
         fix = (
             "modprobe efi_pstore (systemd-pstore.service loads it at boot), or ramoops: " + RAMOOPS
         )
@@ -98,7 +98,7 @@ def systemd_pstore_finding(cfg: Config) -> Finding:
     )
 
 
-def journald_storage(fs_root: str) -> str:
+def journald_storage(fs_root: Path) -> str:
     """Storage= as journald reads it: journald.conf, then its drop-ins by name."""
     files = [os.path.join(fs_root, "etc/systemd/journald.conf")]
     drop: dict[str, str] = {}
@@ -133,7 +133,7 @@ def journal_finding(cfg: Config) -> Finding:
     )
 
 
-def node_exporter_dir(fs_root: str) -> str | None:
+def node_exporter_dir(fs_root: Path) -> str | None:
     """The textfile directory node_exporter reads, from Debian's /etc/default file; None when
     node_exporter is not installed. Debian's build defaults it to TEXTFILE_DIR."""
     installed = os.path.exists(os.path.join(fs_root, "usr/bin/prometheus-node-exporter"))
@@ -195,16 +195,16 @@ def nvidia_finding(cfg: Config, nvml_loader: Callable[[], Any] | None = None) ->
     )
 
 
-def gpu_cards(sys_root: str) -> list[tuple[str, str, str]]:
+def gpu_cards(sys_root: Path) -> list[tuple[str, str, str]]:
     """(card, device name, driver) for each DRM card (class/drm/cardN, no connectors)."""
-    base = f"{sys_root}/class/drm"
+    base = sys_root / "class/drm"
     try:
         names = sorted(n for n in os.listdir(base) if re.fullmatch(r"card\d+", n))
     except OSError:
         return []
     out = []
     for name in names:
-        dev = os.path.realpath(f"{base}/{name}/device")
+        dev = os.path.realpath(base / name / "device")
         driver = os.path.basename(os.path.realpath(f"{dev}/driver"))
         out.append((name, os.path.basename(dev), driver if os.path.exists(f"{dev}/driver") else ""))
     return out

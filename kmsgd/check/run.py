@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from kmsgd.check import host, recorder
+from kmsgd.check import host, service
 from kmsgd.check.findings import Finding, warn
 from kmsgd.config import Settings
 
@@ -22,10 +22,10 @@ def run_checks(
     pynvml.nvmlInit (tests)."""
     cfg = settings.config
     steps: list[tuple[str, Callable[[], Finding | list[Finding]]]] = [
-        ("config", partial(recorder.config_findings, settings)),
-        ("recorder", partial(recorder.recorder_findings, cfg, now_us)),
-        ("sandbox", partial(recorder.sandbox_findings, cfg)),
-        ("room", partial(recorder.room_finding, cfg)),
+        ("config", partial(service.config_findings, settings)),
+        ("recorder", partial(service.recorder_findings, cfg, now_us)),
+        ("sandbox", partial(service.sandbox_findings, cfg)),
+        ("room", partial(service.room_finding, cfg)),
         ("sysctls", partial(host.sysctl_finding, cfg)),
         ("pstore", partial(host.pstore_finding, cfg)),
         ("systemd-pstore", partial(host.systemd_pstore_finding, cfg)),

@@ -20,7 +20,7 @@ from pathlib import Path
 from kmsgd.commands.said import Said
 from kmsgd.errors import KmsgdError
 from kmsgd.outputs import atomic_write
-from kmsgd.record import sysctl, sysctl_conf
+from kmsgd.record import sysctl_conf, sysctl_set
 
 UNITS = ("kmsgd.service", "kmsgd-report.service")
 UNIT_DIR = "etc/systemd/system"
@@ -107,7 +107,7 @@ def plan(exe: str, units_dir: Path) -> list[InstallFile]:
         InstallFile(f"{UNIT_DIR}/{name}", rewrite_exec((units_dir / name).read_text(), exe))
         for name in UNITS
     ]
-    files.append(InstallFile(f"{SYSCTL_DIR}/{sysctl.CONF_NAME}", sysctl_conf.render_conf()))
+    files.append(InstallFile(f"{SYSCTL_DIR}/{sysctl_set.CONF_NAME}", sysctl_conf.render_conf()))
     return files
 
 
@@ -142,7 +142,7 @@ def activation_commands(*, enable: bool) -> list[list[str]]:
     """What to run on a live systemd host after the files are in place."""
     cmds = [
         ["systemctl", "daemon-reload"],
-        ["/usr/lib/systemd/systemd-sysctl", f"/{SYSCTL_DIR}/{sysctl.CONF_NAME}"],
+        ["/usr/lib/systemd/systemd-sysctl", f"/{SYSCTL_DIR}/{sysctl_set.CONF_NAME}"],
     ]
     if enable:
         cmds += [

@@ -16,6 +16,7 @@ import datetime as dt
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from kmsgd.commands.said import Said
 from kmsgd.errors import NothingToJudge
@@ -102,7 +103,7 @@ def outcomes(
     return out
 
 
-def rtc_local(etc_root: str) -> bool:
+def rtc_local(etc_root: Path) -> bool:
     """Whether /etc/adjtime keeps the RTC in local time (then a next boot's clock may be off)."""
     try:
         with open(os.path.join(etc_root, "adjtime"), encoding="utf-8", errors="replace") as f:

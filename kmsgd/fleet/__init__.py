@@ -3,14 +3,14 @@
 
 Data flows one way, left to right:
 
-    entry (the journal entry's fields, the contract with the report side)
+    entry_format (the journal entry's fields, the contract with the report side)
       -> source (journal files -> PostMortem values; the only module here that uses systemd)
       -> attributes (what a boot ran on: kernel, command-line parameters, GPUs, firmware, BIOS)
       -> cluster (boxes, clusters) -> shared (what a cluster's boxes share, ranked)
-      -> render (text, Markdown, JSON `kmsgd.fleet/1`)
+      -> render_answer (text, Markdown, JSON `kmsgd.fleet/1`)
 
 May import: the standard library, `systemd.journal` (in `source` only), `kmsgd.types`,
 `kmsgd.errors` and `kmsgd.text` (the output sanitizer); never the recorder, the ring or the
-classifier. The report side imports `kmsgd.fleet.entry` (standard library only) to write
+classifier. The report side imports `kmsgd.fleet.entry_format` (standard library only) to write
 entries in this format.
 """

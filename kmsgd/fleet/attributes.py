@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
-from kmsgd.fleet import entry
+from kmsgd.fleet import entry_format
 from kmsgd.types import bounded_int
 
 
@@ -75,10 +75,10 @@ def ram_label(raw: str) -> str:
 
 def _gpu_attributes(get: Callable[[str], str], count: int) -> list[Attribute]:
     out = []
-    for i in range(min(count, entry.GPU_MAX)):
+    for i in range(min(count, entry_format.GPU_MAX)):
 
         def g(key: str, i: int = i) -> str:
-            return get(entry.gpu_field(i, key))
+            return get(entry_format.gpu_field(i, key))
 
         pci_id, model = g("ID"), g("MODEL")
         if pci_id or model:
@@ -97,42 +97,50 @@ def _gpu_attributes(get: Callable[[str], str], count: int) -> list[Attribute]:
 def from_fields(get: Callable[[str], str]) -> Attributes:
     """The attributes of one entry; `get(name)` gives a field's text ("" when absent)."""
     attrs: list[Attribute] = []
-    for kind, name in (("kernel", entry.KERNEL), ("cpu", entry.CPU), ("board", entry.BOARD)):
+    for kind, name in (
+        ("kernel", entry_format.KERNEL),
+        ("cpu", entry_format.CPU),
+        ("board", entry_format.BOARD),
+    ):
         if get(name):
             attrs.append(Attribute(kind, get(name)))
-    if get(entry.SYSTEM):
-        attrs.append(Attribute("system", get(entry.SYSTEM)))
-    bios = " ".join(x for x in (get(entry.BIOS_VENDOR), get(entry.BIOS_VERSION)) if x)
+    if get(entry_format.SYSTEM):
+        attrs.append(Attribute("system", get(entry_format.SYSTEM)))
+    bios = " ".join(x for x in (get(entry_format.BIOS_VENDOR), get(entry_format.BIOS_VERSION)) if x)
     if bios:
-        date = get(entry.BIOS_DATE)
+        date = get(entry_format.BIOS_DATE)
         attrs.append(Attribute("bios", f"{bios} ({date})" if date else bios))
-    if get(entry.RAM_BYTES) and ram_label(get(entry.RAM_BYTES)):
-        attrs.append(Attribute("ram", ram_label(get(entry.RAM_BYTES))))
-    attrs += [Attribute("cmdline", p) for p in split_cmdline(get(entry.CMDLINE))]
-    count = min(bounded_int(get(entry.GPU_COUNT) or "0", 0, 2**31) or 0, entry.GPU_MAX)
+    if get(entry_format.RAM_BYTES) and ram_label(get(entry_format.RAM_BYTES)):
+        attrs.append(Attribute("ram", ram_label(get(entry_format.RAM_BYTES))))
+    attrs += [Attribute("cmdline", p) for p in split_cmdline(get(entry_format.CMDLINE))]
+    count = min(
+        bounded_int(get(entry_format.GPU_COUNT) or "0", 0, 2**31) or 0, entry_format.GPU_MAX
+    )
     attrs += _gpu_attributes(get, count)
-    if get(entry.VERSION):
-        attrs.append(Attribute("kmsgd", get(entry.VERSION)))
+    if get(entry_format.VERSION):
+        attrs.append(Attribute("kmsgd", get(entry_format.VERSION)))
     return frozenset(attrs)
 
 
 def attribute_field_names(gpus: int) -> tuple[str, ...]:
     """The fields that decide a boot's attributes when it has `gpus` GPUs, in a fixed order."""
     base = (
-        entry.VERSION,
-        entry.KERNEL,
-        entry.CMDLINE,
-        entry.CPU,
-        entry.RAM_BYTES,
-        entry.BIOS_VENDOR,
-        entry.BIOS_VERSION,
-        entry.BIOS_DATE,
-        entry.BOARD,
-        entry.SYSTEM,
-        entry.GPU_COUNT,
+        entry_format.VERSION,
+        entry_format.KERNEL,
+        entry_format.CMDLINE,
+        entry_format.CPU,
+        entry_format.RAM_BYTES,
+        entry_format.BIOS_VENDOR,
+        entry_format.BIOS_VERSION,
+        entry_format.BIOS_DATE,
+        entry_format.BOARD,
+        entry_format.SYSTEM,
+        entry_format.GPU_COUNT,
     )
     return base + tuple(
-        entry.gpu_field(i, k) for i in range(min(gpus, entry.GPU_MAX)) for k in entry.GPU_KEYS
+        entry_format.gpu_field(i, k)
+        for i in range(min(gpus, entry_format.GPU_MAX))
+        for k in entry_format.GPU_KEYS
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kmsgd.errors import BadInput
 from kmsgd.fleet import cluster, source
-from kmsgd.fleet.render import render
+from kmsgd.fleet.render_answer import render
 from kmsgd.fleet.window import window
 from kmsgd.types import FLEET_FORMATS, Format
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping
 from typing import NamedTuple, Protocol
 
-from kmsgd.fleet import entry
+from kmsgd.fleet import entry_format
 from kmsgd.fleet.attributes import Attributes, Interner, attribute_field_names
 from kmsgd.text.escape import clip
 from kmsgd.types import Outcome, wall_us
@@ -108,7 +108,7 @@ class Builder:
         self.interner = Interner()
         self._strings: dict[object, str] = {}
         self._configs: dict[object, Attributes] = {}
-        self._names = [attribute_field_names(n) for n in range(entry.GPU_MAX + 1)]
+        self._names = [attribute_field_names(n) for n in range(entry_format.GPU_MAX + 1)]
 
     def _s(self, value: object) -> str:
         """The text of a raw value, one shared str per distinct value."""
@@ -122,7 +122,9 @@ class Builder:
 
     def _attributes(self, raw: Raw) -> Attributes:
         try:
-            gpus = min(max(int(_text(raw.get(entry.GPU_COUNT))[:20] or 0), 0), entry.GPU_MAX)
+            gpus = min(
+                max(int(_text(raw.get(entry_format.GPU_COUNT))[:20] or 0), 0), entry_format.GPU_MAX
+            )
         except ValueError:
             gpus = 0
         key = tuple(map(raw.get, self._names[gpus]))
@@ -136,9 +138,9 @@ class Builder:
 
     def attributes(self, fields: Fields) -> Attributes | None:
         """None for an entry of a kmsgd that sent no attributes (no KMSGD_VERSION)."""
-        cid = fields.get(entry.CONFIG_ID)
+        cid = fields.get(entry_format.CONFIG_ID)
         if cid is None:
-            if fields.get(entry.VERSION) is None:
+            if fields.get(entry_format.VERSION) is None:
                 return None
             return self._attributes(fields.all())
         try:
@@ -155,11 +157,11 @@ class Builder:
         not read: only bad ends are clustered); bad ends cost four more. `source`: the peer
         whose file holds the entry."""
         get = fields.get
-        outcome = self._s(get(entry.OUTCOME))
-        boot_id = _text(get(entry.BOOT_ID))
+        outcome = self._s(get(entry_format.OUTCOME))
+        boot_id = _text(get(entry_format.BOOT_ID))
         if not outcome or not boot_id:
             return None
-        host = self._s(get("_HOSTNAME")) or self._s(get(entry.HOSTNAME))
+        host = self._s(get("_HOSTNAME")) or self._s(get(entry_format.HOSTNAME))
         machine_id = self._s(get("_MACHINE_ID"))
         box = machine_id or host
         if not box:
@@ -180,15 +182,15 @@ class Builder:
                 source,
                 machine_id,
             )
-        end = _text(get(entry.END_USEC))
+        end = _text(get(entry_format.END_USEC))
         return PostMortem(
             realtime_us=realtime_us,
             box=box,
             host=host or box,
             boot_id=boot_id,
             outcome=outcome,
-            primary=self._s(get(entry.PRIMARY)),
-            fingerprint=self._s(get(entry.FINGERPRINT)),
+            primary=self._s(get(entry_format.PRIMARY)),
+            fingerprint=self._s(get(entry_format.FINGERPRINT)),
             end_us=wall_us(end),  # a 400-digit or impossible time: unknown
             message=_text(get("MESSAGE"), MESSAGE_MAX),
             attributes=attributes,

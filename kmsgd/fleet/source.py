@@ -35,7 +35,7 @@ from operator import attrgetter
 from typing import Any
 
 from kmsgd.errors import BadInput
-from kmsgd.fleet import entry
+from kmsgd.fleet import entry_format
 from kmsgd.fleet.postmortem import Builder, PostMortem
 
 BATCH_FILES = 256  # files per sd_journal handle: well under fd limits and JOURNAL_FILES_MAX
@@ -162,7 +162,7 @@ def _entries(files: list[str], since_us: int, until_us: int) -> Iterator[tuple[_
     journal = _binding()
     reader = journal._Reader(0, None, files)  # flags 0: exactly these files
     try:
-        reader.add_match(f"MESSAGE_ID={entry.MESSAGE_ID}")
+        reader.add_match(f"MESSAGE_ID={entry_format.MESSAGE_ID}")
         if since_us > 0:
             reader.seek_realtime(since_us)
         current = _Current(reader)

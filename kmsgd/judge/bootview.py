@@ -30,6 +30,7 @@ _MEMORY = b'"sample":"memory"'
 EARLY_RECORDS = 300  # kernel records of the next boot that speak about this one
 _SAMPLE, _KERNEL = KIND_CODES[Kind.SAMPLE], KIND_CODES[Kind.KERNEL]
 _HEARTBEAT = KIND_CODES[Kind.HEARTBEAT]
+_INCIDENT = KIND_CODES[Kind.INCIDENT]
 KEPT_KINDS = (
     Kind.EVENT,
     Kind.DEVICE,
@@ -88,7 +89,10 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
     samples: deque[Skimmed] = deque()
     memory: deque[Skimmed] = deque()
     kernel_walls: deque[int] = deque()
-    thin = Thinner(THIN_BUCKETS, THIN_PER_BUCKET) if recent_us else None
+    # the picture starts before its last `recent_us` only from an incident's trigger
+    # (judge/series.py: window_start), so the thinner starts at the boot's first incident
+    # record: a boot with none pays nothing for it
+    thin: Thinner | None = None
     device_span = max(FINAL_WINDOW_US, recent_us)
     memory_span = max(MEMORY_WINDOW_US, recent_us)
     kept: list[Entry] = []
@@ -104,6 +108,8 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
                 window.popleft()
             lb.add_sign_of_life(h.wall_us)
             continue
+        if h.code == _INCIDENT and recent_us and thin is None:
+            thin = Thinner(THIN_BUCKETS, THIN_PER_BUCKET)
         f = reader.check(h)
         if f is None:
             continue  # damaged: skipped, never misread
@@ -112,6 +118,7 @@ def read_boot(reader: RingReader, boot_id: str, *, index: int = 0, recent_us: in
         if isinstance(e.data, KernelRecord):
             if thin is not None:
                 thin.count_kernel(h.wall_us)
+            if recent_us:
                 kernel_walls.append(h.wall_us)
                 while kernel_walls[0] < h.wall_us - recent_us:
                     kernel_walls.popleft()

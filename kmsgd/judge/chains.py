@@ -121,6 +121,9 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation("family:gpu", Tag.DRM_FLIP_TIMEOUT, "a page flip waits on the GPU", any_order=True),
     # nvidia-drm's own flip wait (nvidia-drm-crtc.c, 3 s) on the same GPU work
     Relation("family:gpu", Tag.NVIDIA_FLIP_TIMEOUT, "a page flip waits on the GPU", any_order=True),
+    # i915's wait on another driver's fence (i915_sw_fence.c, a PRIME buffer's render): the
+    # GPU that owns the fence stopped, whichever driver's line is printed first
+    Relation("family:gpu", Tag.DMA_FENCE_TIMEOUT, "a fence wait waits on the GPU", any_order=True),
     # a device's DMA through the IOMMU after its own driver reported a failure: a GPU being
     # reset (amdgpu_device_gpu_recover) or hung still fetches through mappings its driver is
     # tearing down, and the IOMMU (drivers/iommu/amd/iommu.c, intel/dmar.c) logs the faults;

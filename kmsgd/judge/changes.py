@@ -3,8 +3,8 @@
 A GPU missing after a power trip, `iommu=pt` added to the command line (the amdgpu freeze's fix;
 both in docs/incidents.md), a power cap lowered: the report lists these against the previous
 boot. Inventory payloads are docs/telemetry.md's `inventory` records; SYSCTL payloads are
-`{"changes": [{key, desired, old, new, error}]}` (kmsgd/record/sysctl.py `to_payload`). Pure, and
-tolerant: a malformed payload gives fewer changes, never an exception.
+`{"changes": [{key, desired, old, new, error}]}` (kmsgd/record/sysctl_set.py `to_payload`).
+Pure, and tolerant: a malformed payload gives fewer changes, never an exception.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Incidents of one boot, read back from the ring's `incident` records, with their findings.
 
-The recorder (kmsgd/record/incident.py) writes per incident a `start` record, `trigger`
+The recorder (kmsgd/record/incident_mode.py) writes per incident a `start` record, `trigger`
 records for further triggers, snapshot records (`procs`, `gpus`, `sysrq`), `capture_blocked`
 when a snapshot hung, and an `end` record unless the machine died first. This module turns
 them into the report's `incidents` list: trigger, when it started and ended, what was
@@ -12,6 +12,7 @@ Pure: entries in, `Incident` values out (report/render_incident.py says their fi
 from __future__ import annotations
 
 import datetime as dt
+import enum
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -195,12 +196,20 @@ class SlowLink:
     max_width: JsonValue
 
 
+class AerSeverity(enum.StrEnum):
+    """The uncorrectable AER classes a hop counts (drivers/pci/pcie/aer.c), as its sysfs files
+    `aer_dev_<severity>` and their `TOTAL_ERR_<SEVERITY>` lines name them."""
+
+    NONFATAL = "nonfatal"
+    FATAL = "fatal"
+
+
 @dataclass(frozen=True, slots=True)
 class AerErrors:
     """A hop's AER `nonfatal` or `fatal` error total (drivers/pci/pcie/aer.c)."""
 
     device: str
-    severity: str  # nonfatal, fatal
+    severity: AerSeverity
     total: JsonValue
 
 
@@ -383,7 +392,7 @@ def _links(gpus: list[tuple[Entry, Gpus]]) -> list[Finding]:
         narrow = isinstance(w, int) and isinstance(wmax, int) and w < wmax
         if slow or narrow:
             out.append(SlowLink(dev, cur or 0, w, cap or 0, wmax))
-        for kind in ("nonfatal", "fatal"):
+        for kind in AerSeverity:
             total = (hop.get(f"aer_{kind}") or {}).get(f"TOTAL_ERR_{kind.upper()}")
             if total:
                 out.append(AerErrors(dev, kind, total))

@@ -14,10 +14,12 @@ Pure but for reading the ring.
 
 from __future__ import annotations
 
+import enum
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from kmsgd.catalogue.base import Severity
 from kmsgd.judge.bootview import BootView
 from kmsgd.judge.telemetry import GPU_DRIVERS
 from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
@@ -69,13 +71,21 @@ class GpuTraces:
     vram_used: Trace | None = None
 
 
+class AxisClock(enum.StrEnum):
+    """What the picture's 0 is measured on: the wall clock, or printk time when no line has a
+    wall time (a pasted dmesg without -T)."""
+
+    WALL = "wall"
+    PRINTK = "printk"
+
+
 @dataclass(frozen=True, slots=True)
 class Mark:
     """A signature's line on the axis."""
 
     t_s: float
     tag: str
-    severity: str
+    severity: Severity | None  # the catalogue's, None for a tag it does not hold
     text: str
     when: str  # the line's own stamp, for the hover text
 
@@ -96,7 +106,7 @@ class BootSeries:
 
     start_s: float  # the window's start (negative)
     end_wall_us: int | None  # what 0 is, on the wall clock; None when only printk time
-    clock: str  # "wall" or "printk": the clock the axis was placed by
+    clock: AxisClock  # the clock the axis was placed by
     marks: tuple[Mark, ...] = ()
     density: Trace | None = None  # kernel lines per second
     gpus: tuple[GpuTraces, ...] = ()
@@ -141,7 +151,7 @@ def kernel_series(
     *,
     end_wall_us: int | None = None,
     first_trigger_s: float | None = None,
-    severity: dict[str, str] | None = None,
+    severity: Mapping[str, Severity] | None = None,
 ) -> BootSeries:
     """The kernel part of the picture from a Timeline alone: the signatures' lines as marks and
     the density of the kept lines. `end_wall_us` (default: the last line's) is what 0 is."""
@@ -150,7 +160,7 @@ def kernel_series(
     end_ts = None
     if end_wall is None:
         end_ts = tl.last_ts_usec
-    clock = "wall" if end_wall is not None else "printk"
+    clock = AxisClock.WALL if end_wall is not None else AxisClock.PRINTK
     sev = severity or {}
     seen: set[tuple[int, str]] = set()
     marks: list[Mark] = []
@@ -162,9 +172,7 @@ def kernel_series(
             continue
         seen.add((item.pos, tag))
         marks.append(
-            Mark(
-                round(t, 6), tag, sev.get(tag, ""), item.line.raw or item.line.message, _stamp(item)
-            )
+            Mark(round(t, 6), tag, sev.get(tag), item.line.raw or item.line.message, _stamp(item))
         )
     marks.sort(key=lambda m: m.t_s)
     times = [t for t in (_line_s(i, end_wall, end_ts) for i in items) if t is not None]
@@ -265,7 +273,7 @@ def ring_series(
     view: BootView,
     *,
     caps_w: dict[str, float] | None = None,
-    severity: dict[str, str] | None = None,
+    severity: Mapping[str, Severity] | None = None,
     ended: bool = True,
 ) -> BootSeries:
     """The whole picture of one boot of the ring: `kernel_series` plus the sensors (only the

@@ -6,7 +6,7 @@ final ~70 s, memory samples of the final 10 min, events), then returns the repor
 the record shapes). Samples are placed in time by their own CLOCK_MONOTONIC read, mapped to the wall
 clock with the smallest (wall - mono) seen near the end: the envelope's wall time is when
 kmsgd wrote the record, up to a second after the read. Garbage payloads are skipped and
-counted, never raised. `judge.memory.memory_evidence` condenses the memory part for the
+counted, never raised. `judge.memory_facts.memory_evidence` condenses the memory part for the
 classifier.
 """
 

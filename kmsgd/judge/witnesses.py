@@ -15,11 +15,11 @@ from collections.abc import Sequence
 
 from kmsgd.catalogue.tags import Tag
 from kmsgd.errors import KmsgdError
-from kmsgd.judge import pstore as judge_pstore
+from kmsgd.judge import pstore_owner as judge_pstore
 from kmsgd.judge import shutdown
 from kmsgd.judge.bootview import BootView
 from kmsgd.judge.classify import Verdict
-from kmsgd.judge.memory import memory_evidence
+from kmsgd.judge.memory_facts import memory_evidence
 from kmsgd.judge.ring_rules import MemoryFacts, RingDecision, RingFacts, Witness
 from kmsgd.judge.rules import Evidence
 from kmsgd.judge.telemetry_model import Telemetry

@@ -67,6 +67,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "gpu.soc": (
         r"v3d \S+: ",
         r"panfrost \S+: ",
+        r"mali \S+: ",  # ARM's vendor kbase driver (out of tree)
         r"etnaviv-gpu \S+: ",
         r"msm\w* \S+: ",
         r"host1x \S+: ",
@@ -79,7 +80,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"xe \S+: ",
     ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     # DRM's atomic helpers WARN with the object they waited on: "[CRTC:82:pipe A] vblank …"
-    "gpu": (r"\[drm", r"GPU has fallen off the bus", r"\[(?:CRTC|CONNECTOR|PLANE):\d+:"),
+    # i915_sw_fence.c's pr_notice on a fence it waited on: no prefix
+    "gpu": (
+        r"\[drm",
+        r"GPU has fallen off the bus",
+        r"\[(?:CRTC|CONNECTOR|PLANE):\d+:",
+        r"Asynchronous wait on fence ",
+    ),
     "kernel": (
         r"BUG: ",
         r"kernel BUG at ",
@@ -111,6 +118,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"WARNING \S.* failed at ",
         r"error: \[drm:",
         r"Fatal trap \d+: .+ while in kernel mode",  # FreeBSD trap_fatal (catalogue/kernel.py)
+        r"(?:cpu 0x[0-9a-f]+: )?Vector: [0-9a-f]+ \(",  # powerpc xmon excprint
         r"---\[ end Kernel panic",
         r"WARNING: (?:CPU: \d|at )",
         r"Kernel panic - not syncing",
@@ -130,6 +138,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r'"echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables',  # its second line
         r"Task in \S+ killed as a result of limit",  # memcg OOM report (3.x-4.18)
         r" *(?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",  # a stack frame of a kernel report
+        # the same frame as x86 printed it to 4.4, its address first (dumpstack.c " [<%p>] %s%pB")
+        r" *\[<[0-9a-f]{8,16}>\] (?:\? )?[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+",
         # a 32-bit ARM frame (arch/arm/kernel/traps.c dump_backtrace_entry): callee, caller
         r" *(?:\[<[0-9a-f]{8}>\] )?\(?[\w.]+\)? from (?:\[<[0-9a-f]{8}>\] )?\(?[\w.]+\+0x",
         r"Do you have a strange power saving mode enabled\?",  # unknown NMI, second line

@@ -155,16 +155,16 @@ def _sysctls(cfg: Config, emit: Emit, log: Any) -> None:
     """Set the forensic sysctls (admin overrides win) and record old and new values; with
     `apply_sysctl` off (the service sets them in a privileged step of its own), record the
     values this boot runs with, so the report can still say what they were."""
-    from kmsgd.record import sysctl, sysctl_conf
+    from kmsgd.record import sysctl_conf, sysctl_set
 
-    desired = sysctl_conf.resolve_desired(Path(cfg.fs_root))
+    desired = sysctl_conf.resolve_desired(cfg.fs_root)
     if not cfg.apply_sysctl:
-        states = sysctl.check(Path(cfg.proc_root), desired)
-        emit(Kind.SYSCTL, sysctl.to_record(sysctl.observed(states)), True)
+        states = sysctl_set.check(cfg.proc_root, desired)
+        emit(Kind.SYSCTL, sysctl_set.to_record(sysctl_set.observed(states)), True)
         return
-    changes = sysctl.apply(Path(cfg.proc_root), desired)
-    emit(Kind.SYSCTL, sysctl.to_record(changes), True)
-    lines, status = sysctl.apply_report(changes)
+    changes = sysctl_set.apply(cfg.proc_root, desired)
+    emit(Kind.SYSCTL, sysctl_set.to_record(changes), True)
+    lines, status = sysctl_set.apply_report(changes)
     (log.warning if status else log.info)("sysctls_applied", report="; ".join(lines))
 
 
@@ -180,10 +180,10 @@ def _pstore(
 
     A dump is marked seen only once its ring record is durable: marked before, a crash or a
     failing disk in between lost it for good (tests/record/test_pstore_seen.py)."""
-    from kmsgd.record import pstore
+    from kmsgd.record import pstore_scan
     from kmsgd.ring import pstore as ring_pstore
 
-    found = pstore.scan_tree(cfg.sys_root, cfg.fs_root)
+    found = pstore_scan.scan_tree(cfg.sys_root, cfg.fs_root)
     for skip in found.skipped:
         log.info("pstore_file_skipped", path=skip.path, reason=skip.why)
     seen_path = os.path.join(cfg.state_dir, "pstore-seen.json")
@@ -192,7 +192,7 @@ def _pstore(
             seen = [str(d) for d in json.load(f)]
     except (OSError, ValueError, TypeError):
         seen = []
-    fresh = pstore.new_dumps(found.dumps, seen)
+    fresh = pstore_scan.new_dumps(found.dumps, seen)
     for dump in fresh:
         emit(Kind.PSTORE, ring_pstore.for_ring(dump, text_bytes=_pstore_text(ring_bytes)), True)
         log.warning("pstore_imported", reason=dump.reason.value, files=len(dump.paths))

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 from kmsgd.errors import SourceUnavailable
 
 
-def _read(path: str) -> str:
+def _read(path: Path) -> str:
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read().strip()
 
 
-def read_boot_id(proc_root: str) -> str:
+def read_boot_id(proc_root: Path) -> str:
     """The boot's UUID as 32 hex digits (journald's `_BOOT_ID` spelling)."""
-    path = os.path.join(proc_root, "sys/kernel/random/boot_id")
+    path = proc_root / "sys/kernel/random/boot_id"
     try:
         return uuid.UUID(_read(path)).hex
     except FileNotFoundError:
@@ -26,18 +26,18 @@ def read_boot_id(proc_root: str) -> str:
         raise SourceUnavailable(f"{path}: unreadable boot id ({err})") from None
 
 
-def read_uptime_us(proc_root: str) -> int | None:
+def read_uptime_us(proc_root: Path) -> int | None:
     """Seconds since boot from /proc/uptime (counts suspend, like CLOCK_BOOTTIME)."""
     try:
-        return int(float(_read(os.path.join(proc_root, "uptime")).split()[0]) * 1e6)
+        return int(float(_read(proc_root / "uptime").split()[0]) * 1e6)
     except (OSError, ValueError, IndexError):
         return None
 
 
-def read_btime(proc_root: str) -> int | None:
+def read_btime(proc_root: Path) -> int | None:
     """Boot time in whole seconds since the epoch, /proc/stat `btime`."""
     try:
-        for line in _read(os.path.join(proc_root, "stat")).splitlines():
+        for line in _read(proc_root / "stat").splitlines():
             if line.startswith("btime "):
                 return int(line.split()[1])
     except (OSError, ValueError, IndexError):
@@ -45,16 +45,16 @@ def read_btime(proc_root: str) -> int | None:
     return None
 
 
-def _read_or(path: str, default: str = "") -> str:
+def _read_or(path: Path, default: str = "") -> str:
     try:
         return _read(path)
     except OSError:
         return default
 
 
-def read_machine_id(etc_root: str = "/etc") -> str:
+def read_machine_id(etc_root: Path = Path("/etc")) -> str:
     """/etc/machine-id, or "" where there is none."""
-    return _read_or(os.path.join(etc_root, "machine-id"))
+    return _read_or(etc_root / "machine-id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +68,11 @@ class BootIdentity:
     uptime_us: int
 
 
-def read_identity(proc_root: str = "/proc", etc_root: str = "/etc") -> BootIdentity:
+def read_identity(proc_root: Path = Path("/proc"), etc_root: Path = Path("/etc")) -> BootIdentity:
     """Everything the `boot` record needs. Only a missing boot id is fatal."""
     boot_id = read_boot_id(proc_root)
     uptime_us = read_uptime_us(proc_root)
-    if proc_root == "/proc" or uptime_us is None:
+    if proc_root == Path("/proc") or uptime_us is None:
         # The live system: our own clocks are better than /proc/uptime's centiseconds.
         uptime_us = time.clock_gettime_ns(time.CLOCK_BOOTTIME) // 1000
         boot_wall_us = time.time_ns() // 1000 - time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
@@ -82,10 +82,10 @@ def read_identity(proc_root: str = "/proc", etc_root: str = "/etc") -> BootIdent
         boot_wall_us = btime * 1_000_000 if btime is not None else now_us - uptime_us
     return BootIdentity(
         boot_id=boot_id,
-        kernel=_read_or(os.path.join(proc_root, "sys/kernel/osrelease")),
-        cmdline=_read_or(os.path.join(proc_root, "cmdline")).replace("\0", " ").strip(),
-        hostname=_read_or(os.path.join(proc_root, "sys/kernel/hostname")),
-        machine_id=_read_or(os.path.join(etc_root, "machine-id")),
+        kernel=_read_or(proc_root / "sys/kernel/osrelease"),
+        cmdline=_read_or(proc_root / "cmdline").replace("\0", " ").strip(),
+        hostname=_read_or(proc_root / "sys/kernel/hostname"),
+        machine_id=_read_or(etc_root / "machine-id"),
         boot_wall_us=boot_wall_us,
         uptime_us=uptime_us,
     )

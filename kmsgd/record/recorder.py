@@ -20,7 +20,7 @@ from typing import Any
 
 from kmsgd import __version__
 from kmsgd.config import Config
-from kmsgd.record import hostenv, incident
+from kmsgd.record import hostenv, incident_mode
 from kmsgd.record.committer import Committer
 from kmsgd.record.kmsgpump import Shed, open_source
 from kmsgd.record.procfs import BootIdentity, read_identity
@@ -109,7 +109,7 @@ class Recorder:
             max_pending_bytes=cfg.max_pending_bytes,
             log=log,
         )
-        self.incidents = incident.build(cfg, self.emit, self.committer, log)
+        self.incidents = incident_mode.build(cfg, self.emit, self.committer, log)
         self.importing = True
         self.dropped_first: int | None = None
         self.dropped = 0

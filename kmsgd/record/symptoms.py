@@ -1,4 +1,4 @@
-"""The symptoms the recorder sees itself that start an incident (kmsgd/record/incident.py).
+"""The symptoms the recorder sees itself that start an incident (kmsgd/record/incident_mode.py).
 
 Pure functions over the recorder's own records: a memory sample (PSI memory `full` avg10,
 Documentation/accounting/psi.rst; MemAvailable against MemTotal, proc(5) meminfo), a sensor

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from kmsgd.record.sysctl import CONF_NAME, DESIRED, NOT_SET, Desired
+from kmsgd.record.sysctl_set import CONF_NAME, DESIRED, NOT_SET, Desired
 
 
 def render_conf() -> str:
@@ -17,7 +17,7 @@ def render_conf() -> str:
     out = [
         "# Forensic sysctls installed by kmsgd: turn lockups and oopses into panics that leave a",
         "# dump (pstore, kmsgd's ring), and reboot afterwards. Generated from the list in",
-        "# kmsgd/record/sysctl.py (render_conf); a test keeps this file and that list equal.",
+        "# kmsgd/record/sysctl_set.py (render_conf); a test keeps this file and that list equal.",
         "#",
         "# Named 60-: sysctl.d(5) sorts all files by name across /etc, /run and /usr/lib and the",
         "# latest name wins. 60 comes after the distribution's 50-default.conf but before the",

@@ -6,5 +6,5 @@ a failure stably; `export` and `publish` save reports, send the journal entry an
 node_exporter textfile.
 
 May import: kmsgd.judge, kmsgd.catalogue, kmsgd.logparse, kmsgd.ring, kmsgd.outputs,
-kmsgd.text, kmsgd.errors, kmsgd.types, and kmsgd.fleet.entry (the entry's format).
+kmsgd.text, kmsgd.errors, kmsgd.types, and kmsgd.fleet.entry_format (the entry's format).
 """

@@ -1,7 +1,7 @@
 """The post-mortem journal entry of one report: what `kmsgd-report.service` sends to the
 journal and `kmsgd last-boot --format export` prints, so a collector can use it alone.
 
-Field names and the export format are kmsgd.fleet.entry's (the contract with `kmsgd fleet`).
+Field names and the export format are kmsgd.fleet.entry_format's (the contract with `kmsgd fleet`).
 The flat fields come from the report's `telemetry.config` (the judged boot's inventory, as
 the recorder read it at that boot's start); the whole report goes last in KMSGD_REPORT_JSON,
 capped at REPORT_JSON_MAX with what was left out named in KMSGD_REPORT_JSON_CUT.
@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kmsgd import __version__
-from kmsgd.fleet import entry
+from kmsgd.fleet import entry_format
 from kmsgd.judge.changes import ConfigFacts
 from kmsgd.report import export, render_json
 from kmsgd.report.model import Report
@@ -61,7 +61,9 @@ _CUTS = (
 )
 
 
-def report_json(doc: Mapping[str, Any], limit: int = entry.REPORT_JSON_MAX) -> tuple[str, str]:
+def report_json(
+    doc: Mapping[str, Any], limit: int = entry_format.REPORT_JSON_MAX
+) -> tuple[str, str]:
     """The compact JSON of a `kmsgd.report/1` document within `limit` UTF-8 bytes, and what was
     left out to fit ("" when nothing): "final_kernel: the last 100 of 412; telemetry left out"."""
     text = _compact(doc)
@@ -93,18 +95,18 @@ def attribute_fields(config: ConfigFacts | None) -> Fields:
         return " ".join(str(host[k]) for k in keys if host.get(k))
 
     out: Fields = [
-        (entry.KERNEL, c.kernel),
-        (entry.CMDLINE, c.cmdline),
-        (entry.CPU, str(host.get("cpu_model") or "")),
-        (entry.RAM_BYTES, str(host.get("mem_total_bytes") or "")),
-        (entry.BIOS_VENDOR, joined("bios_vendor")),
-        (entry.BIOS_VERSION, joined("bios_version")),
-        (entry.BIOS_DATE, joined("bios_date")),
-        (entry.BOARD, joined("board_vendor", "board_name", "board_version")),
-        (entry.SYSTEM, joined("sys_vendor", "product_name")),
+        (entry_format.KERNEL, c.kernel),
+        (entry_format.CMDLINE, c.cmdline),
+        (entry_format.CPU, str(host.get("cpu_model") or "")),
+        (entry_format.RAM_BYTES, str(host.get("mem_total_bytes") or "")),
+        (entry_format.BIOS_VENDOR, joined("bios_vendor")),
+        (entry_format.BIOS_VERSION, joined("bios_version")),
+        (entry_format.BIOS_DATE, joined("bios_date")),
+        (entry_format.BOARD, joined("board_vendor", "board_name", "board_version")),
+        (entry_format.SYSTEM, joined("sys_vendor", "product_name")),
     ]
-    gpus = c.gpus[: entry.GPU_MAX]
-    out.append((entry.GPU_COUNT, str(len(gpus))))
+    gpus = c.gpus[: entry_format.GPU_MAX]
+    out.append((entry_format.GPU_COUNT, str(len(gpus))))
     for i, g in enumerate(gpus):
         values = {
             "PCI": g.device,
@@ -116,7 +118,7 @@ def attribute_fields(config: ConfigFacts | None) -> Fields:
             "VBIOS": g.vbios,
             "FIRMWARE": " ".join(f"{k}={v}" for k, v in sorted(g.firmware.items()) if v),
         }
-        out += [(entry.gpu_field(i, k), str(v)) for k, v in values.items() if v]
+        out += [(entry_format.gpu_field(i, k), str(v)) for k, v in values.items() if v]
     return [(k, v) for k, v in out if v]
 
 
@@ -139,18 +141,24 @@ def entry_fields(report: Report, *, report_path: str = "") -> Fields:
     tod = doc.get("time_of_death")
     end = tod.get("last_sign_of_life_wall_us") if isinstance(tod, Mapping) else None
     out += [
-        (entry.VERSION, __version__),
-        (entry.REASON, report.reason),
-        (entry.HOSTNAME, report.hostname),
-        (entry.END_USEC, str(end) if isinstance(end, int) else ""),
+        (entry_format.VERSION, __version__),
+        (entry_format.REASON, report.reason),
+        (entry_format.HOSTNAME, report.hostname),
+        (entry_format.END_USEC, str(end) if isinstance(end, int) else ""),
     ]
-    out = [(k, v) for k, v in out if v or k in base or k == entry.END_USEC]
+    out = [(k, v) for k, v in out if v or k in base or k == entry_format.END_USEC]
     attrs = attribute_fields(report.telemetry.config if report.telemetry else None)
-    out += [*attrs, (entry.CONFIG_ID, entry.config_id([*attrs, (entry.VERSION, __version__)]))]
+    out += [
+        *attrs,
+        (
+            entry_format.CONFIG_ID,
+            entry_format.config_id([*attrs, (entry_format.VERSION, __version__)]),
+        ),
+    ]
     text, cut = report_json(doc)
     if cut:
-        out.append((entry.REPORT_JSON_CUT, cut))
-    out.append((entry.REPORT_JSON, text))
+        out.append((entry_format.REPORT_JSON_CUT, cut))
+    out.append((entry_format.REPORT_JSON, text))
     return out
 
 
@@ -175,4 +183,4 @@ def export_entry(
     ):
         if value:
             head.append((name, value))
-    return entry.encode_entry([*head, *entry_fields(report, report_path=report_path)])
+    return entry_format.encode_entry([*head, *entry_fields(report, report_path=report_path)])

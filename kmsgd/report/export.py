@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kmsgd.fleet import entry as fleet_entry
+from kmsgd.fleet import entry_format as fleet_entry
 from kmsgd.outputs import atomic_write, label
 from kmsgd.types import Outcome
 

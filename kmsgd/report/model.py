@@ -21,7 +21,7 @@ from kmsgd.judge.incidents import Incident
 from kmsgd.judge.series import BootSeries, kernel_series
 from kmsgd.judge.telemetry_model import Telemetry
 from kmsgd.judge.timeline import Item, TagStats, Timeline
-from kmsgd.logparse.parsed import EVIDENCE_ORIGINS, Line, LogFormat
+from kmsgd.logparse.parsed import EVIDENCE_ORIGINS, Line, LogFormat, Origin
 from kmsgd.report.death import TimeOfDeath
 from kmsgd.report.fingerprint import driver_of, fingerprint
 from kmsgd.types import Confidence, Outcome, Subject
@@ -59,7 +59,7 @@ class LineRef:
     lineno: int
     ts_usec: int | None
     wall: str | None
-    origin: str
+    origin: Origin
     stamp: str | None = None  # short human wall time
 
     @classmethod
@@ -70,7 +70,7 @@ class LineRef:
             line.lineno,
             line.ts_usec,
             wall_text(line.wall_us, line.fmt),
-            line.origin.value,
+            line.origin,
             short_stamp(line.wall_us, line.fmt),
         )
 
@@ -80,7 +80,7 @@ class LineRef:
             "lineno": self.lineno,
             "ts": _sec(self.ts_usec),
             "wall": self.wall,
-            "origin": self.origin,
+            "origin": self.origin.value,
         }
 
     @property

@@ -35,7 +35,9 @@ INSTALL_HINT = (
     "pictures need matplotlib: pip install 'kmsgd[plot]' or apt install python3-matplotlib"
 )
 _ZOOM_RIGHT = 0.4  # the zoom shows this much after the last sign of life
-HOVER_POINTS = 600  # hover points in the whole figure (each one is an SVG element)
+# hover points in the whole figure besides the final seconds (an SVG element each, with its
+# title: they were a third of the drawing at 600)
+HOVER_POINTS = 300
 BAND_BINS = 400  # the min-max band before the final minute: at most this many bins (≈ px/3)
 BAND_KEEP_S = 60.0  # the band of the final minute is drawn point by point
 _RC: Any = {  # Any: matplotlib types the keys as a Literal of every rcParam
@@ -233,7 +235,7 @@ def _kernel(ax: Axes, s: BootSeries, titles: _Titles, clean: Clean, lo: float) -
             0,
             1,
             transform=ax.get_xaxis_transform(),
-            colors=[_SEVERITY.get(m.severity, "#4d4d4d") for m in marks],
+            colors=[_SEVERITY.get(m.severity or "", "#4d4d4d") for m in marks],
             lw=1.5,
             alpha=0.8,
             gid=titles.points(texts),
@@ -336,20 +338,36 @@ def _lines(
     share: int,
     unit: str,
     title: str,
+    key: Sequence[Key],
 ) -> None:
+    """Lines of one unit. Their legend is `key`, what a style means: the GPUs' colours are
+    the power panel's legend, and every hover point names its line."""
     ax.set_title(title)
     for name, tr, color, style in traces:
-        ax.plot(tr.t_s, tr.v, color=color, ls=style, lw=1, label=name)
+        ax.plot(tr.t_s, tr.v, color=color, ls=style, lw=1)
         _hover(ax, s, tr, color, share, titles, name)
     ax.set_ylabel(unit)
-    _legend(ax)
+    _legend(ax, key)
 
 
 LEGEND_MAX = 12  # entries shown; the hover titles name every line
+_KEY = "#404040"  # a style's colour in a legend of styles
+Key = tuple[str, str, str, str]  # a legend entry: label, colour, line style, marker
 
 
-def _legend(ax: Axes) -> None:
-    handles, labels = ax.get_legend_handles_labels()
+def _legend(ax: Axes, key: Sequence[Key] = ()) -> None:
+    """The legend: `key`, or the labelled lines of `ax`. Each entry is laid out and measured
+    when drawn (the legends of a line each took a fifth of the drawing of 8 GPUs), so only the
+    power panel names the GPUs (their colours); the others have a line a style."""
+    from matplotlib.lines import Line2D
+
+    if key:
+        handles: list[Any] = [
+            Line2D([], [], color=c, ls=ls, lw=1, marker=m, ms=3) for _, c, ls, m in key
+        ]
+        labels = [k[0] for k in key]
+    else:
+        handles, labels = ax.get_legend_handles_labels()
     if handles:
         ax.legend(
             handles[:LEGEND_MAX],
@@ -369,24 +387,33 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
 
     titles = _Titles({}, {})
     # a colour a GPU (as in the power panel), a line style a sensor
+    styles: dict[str, str] = {}  # a temperature sensor's line style, by its label
+    for g in s.gpus:
+        for t in g.temps:
+            styles.setdefault(t.label, _DASHES[len(styles) % len(_DASHES)])
     temps: list[Styled] = [
-        (f"{g.device} {t.label}", t, _color(k), _DASHES[j % len(_DASHES)])
+        (f"{g.device} {t.label}", t, _color(k), styles[t.label])
         for k, g in enumerate(s.gpus)
-        for j, t in enumerate(g.temps)
+        for t in g.temps
     ]
+    temps_key = [(label, _KEY, style, "") for label, style in styles.items()]
     mem: list[Styled] = []
+    mem_key: list[Key] = []
     if s.mem_available is not None:
         mem.append(("MemAvailable", s.mem_available, "#000000", "-"))
+        mem_key.append(("MemAvailable", "#000000", "-", ""))
     mem += [
         (f"{g.device} VRAM used", g.vram_used, _color(k), "--")
         for k, g in enumerate(s.gpus)
         if g.vram_used is not None
     ]
+    if len(mem) > len(mem_key):
+        mem_key.append(("GPU VRAM used (a GPU's colour)", _KEY, "--", ""))
     rows: list[str] = ["power"] * bool(s.gpus)
     rows += ["temps"] * bool(temps) + ["memory"] * bool(mem) + ["psi"] * bool(s.psi) + ["kernel"]
     zoom = s.subsecond
     traces = sum(len(g.power) + len(g.raw_power) + len(g.temps) for g in s.gpus) + len(mem)
-    share = max(10, HOVER_POINTS // max(1, traces + len(s.psi)))
+    share = max(6, HOVER_POINTS // max(1, traces + len(s.psi)))
     heights = [1.0] * len(rows) + ([1.1] if zoom else [])
     # fixed margins, not a layout engine: constrained layout measured every text of every
     # panel and took longer than drawing them (8 GPUs: seconds)
@@ -403,17 +430,20 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
         bottom=0.45 / tall,
         hspace=0.42 if not zoom else 0.5,
     )
-    first: Axes | None = None
+    right = max(1.0, (s.death.end_s or 0.0) * 1.3 if s.death else 1.0)
+    xticks = _ticks(s.start_s, right)
     axes: list[Axes] = []
     for k, row in enumerate(rows):
-        ax = fig.add_subplot(grid[k], sharex=first)
-        first = first or ax
+        ax = fig.add_subplot(grid[k])
         axes.append(ax)
+        ax.set_xlim(s.start_s, right)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+        if row != "kernel":
+            _grid_only(ax, xticks)
         if row == "power":
             _power(ax, s, titles, share)
         elif row == "temps":
-            _lines(ax, s, temps, titles, share, "°C", "GPU temperatures (°C)")
+            _lines(ax, s, temps, titles, share, "°C", "GPU temperatures (°C)", temps_key)
         elif row == "memory":
             _lines(
                 ax,
@@ -423,6 +453,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
                 share,
                 "GiB",
                 "memory (GiB)",
+                mem_key,
             )
             if s.mem_total_gib:
                 ax.axhline(
@@ -434,24 +465,23 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
                 )
             ax.set_ylim(bottom=0)
         elif row == "psi":
+            psi = [(t.label, t, _color(k), "-") for k, t in enumerate(s.psi)]
             _lines(
                 ax,
                 s,
-                [(t.label, t, _color(k), "-") for k, t in enumerate(s.psi)],
+                psi,
                 titles,
                 share,
                 "%",
                 "memory pressure (PSI avg10, %)",
+                [(name, color, style, "") for name, _, color, style in psi],
             )
             ax.set_ylim(0, 100)
         else:
             _kernel(ax, s, titles, clean, s.start_s)
         if row != "kernel":
             _spans(ax, s, titles, kernel=False)
-    for ax in axes[:-1]:
-        ax.tick_params(labelbottom=False)
-    right = max(1.0, (s.death.end_s or 0.0) * 1.3 if s.death else 1.0)
-    axes[0].set_xlim(s.start_s, right)
+    _fixed_xticks(axes[-1], xticks)
     end = iso_utc(s.end_wall_us) if s.end_wall_us is not None else "the last line"
     axes[-1].set_xlabel(f"seconds before the last sign of life ({end})")
     if zoom:
@@ -465,8 +495,51 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
     return fig, titles
 
 
+def _ticks(lo: float, hi: float) -> list[float]:
+    """The x ticks, computed once for every panel (as matplotlib's default locator would
+    place them)."""
+    from matplotlib.ticker import MaxNLocator
+
+    ticks = MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
+    return [float(t) + 0.0 for t in ticks if lo <= t <= hi]  # + 0.0: never "−0"
+
+
+def _fixed_xticks(ax: Axes, ticks: Sequence[float]) -> None:
+    """Ticks at `ticks`, their labels our own text: matplotlib's locator and formatter run
+    for every panel at every draw, and each tick is five artists."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator
+
+    # one number of decimals for all, as matplotlib's formatter writes them (−2.0 … 0.0)
+    digits = max((len(f"{t:g}".partition(".")[2]) for t in ticks), default=0)
+    texts = [f"{t:.{digits}f}".replace("-", "\u2212") for t in ticks]
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FixedFormatter(texts))
+
+
+def _grid_only(ax: Axes, ticks: Sequence[float]) -> None:
+    """A panel above the bottom one: the x grid as one line collection, no x ticks (the
+    panels share the bottom panel's axis and labels)."""
+    from matplotlib.ticker import NullLocator
+
+    ax.xaxis.set_major_locator(NullLocator())
+    ax.vlines(
+        ticks,
+        0,
+        1,
+        transform=ax.get_xaxis_transform(),
+        colors=_GRID,
+        lw=0.8,
+        alpha=0.3,
+        zorder=1.5,  # as a gridline: under the data
+    )
+
+
+_GRID = "#b0b0b0"  # matplotlib's grid.color
+
+
 def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
     ax.set_title(f"zoom: the final {ZOOM_S:g} s, every power read")
+    key: dict[bool, Key] = {}
     for k, g in enumerate(s.gpus):
         for tr in g.raw_power or g.power:
             pts = [(t, v) for t, v in zip(tr.t_s, tr.v, strict=True) if t >= -ZOOM_S]
@@ -480,7 +553,9 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
                 marker="o" if raw else "",
                 ms=3,
                 lw=1.2 if raw else 0.6,
-                label=f"{g.device} {tr.label}" + (" 10 Hz" if raw else " mean"),
+            )
+            key[raw] = (
+                ("10 Hz reads", _KEY, "-", "o") if raw else ("per-second mean", _KEY, "-", "")
             )
             _hover(
                 ax,
@@ -496,10 +571,11 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
             ax.axvline(m.t_s, color="#4d4d4d", lw=1, gid=titles.gid(f"{m.tag} {_at(s, m.t_s)}"))
     _spans(ax, s, titles, kernel=False, right=_ZOOM_RIGHT)
     ax.set_xlim(-ZOOM_S, _ZOOM_RIGHT)
+    _fixed_xticks(ax, _ticks(-ZOOM_S, _ZOOM_RIGHT))
     ax.set_ylim(bottom=0)
     ax.set_ylabel("W")
     ax.set_xlabel("seconds before the last sign of life")
-    _legend(ax)
+    _legend(ax, [key[raw] for raw in (True, False) if raw in key])
 
 
 _GROUP = re.compile(r'<g id="(kmsgd-\d+)">')

@@ -4,7 +4,7 @@ death. Pure: the values were checked where they were made (kmsgd/judge/telemetry
 from __future__ import annotations
 
 from kmsgd.judge.changes import ConfigFacts
-from kmsgd.judge.memory import memory_evidence
+from kmsgd.judge.memory_facts import memory_evidence
 from kmsgd.judge.telemetry_model import CrashDump, DeviceSummary, Telemetry
 from kmsgd.report.death import RingDeath
 from kmsgd.ring.events import EventName

@@ -1,5 +1,5 @@
-"""The `inventory` record: what hardware and configuration a boot had (kmsgd/sensors/inventory.py
-reads it; docs/telemetry.md lists the keys).
+"""The `inventory` record: what hardware and configuration a boot had
+(kmsgd/sensors/inventory_scan.py reads it; docs/telemetry.md lists the keys).
 
 A GPU, a hwmon chip and the host are open attribute maps: the keys are what the driver's
 sysfs files and NVML offered on that box (a card without `fw_version/` has no `firmware`), and

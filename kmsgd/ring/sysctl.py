@@ -1,6 +1,6 @@
 """The `sysctl` record: what kmsgd found or did to the forensic sysctls at start.
 
-`kmsgd sysctl apply` (kmsgd/record/sysctl.py) reads each key back from the kernel before and
+`kmsgd sysctl apply` (kmsgd/record/sysctl_set.py) reads each key back from the kernel before and
 after writing it; with the service setting them in a step of its own, the recorder records
 what it found (old is new). Values are the kernel's text (`kernel.printk` is tab-separated).
 """
@@ -20,7 +20,7 @@ class SysctlSetting:
     desired: str | None
     old: str | None  # None: could not be read
     new: str | None
-    error: str | None = None  # a `record.sysctl.Failure` word ("missing", "read_only", ...)
+    error: str | None = None  # a `record.sysctl_set.Failure` word ("missing", "read_only", ...)
 
     def to_payload(self) -> dict[str, str | None]:
         return {

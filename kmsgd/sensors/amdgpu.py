@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from kmsgd.sensors.attrfiles import parse_text, read_int, read_small, read_text
@@ -60,9 +61,9 @@ class CardInfo:
         return asdict(self)
 
 
-def read_cards(sys_root: str) -> list[Card]:
+def read_cards(sys_root: Path) -> list[Card]:
     """Every DRM card with a device link, with the extras files it actually has."""
-    base = os.path.join(sys_root, "class", "drm")
+    base = sys_root / "class" / "drm"
     try:
         names = sorted((n for n in os.listdir(base) if _CARD.match(n)), key=lambda n: (len(n), n))
     except OSError:

@@ -14,6 +14,7 @@ import os
 import secrets
 import threading
 import time
+from pathlib import Path
 
 from kmsgd.ring.events import DumpEvent, EventName
 
@@ -22,7 +23,7 @@ CHUNK = 65536
 MAX_TRIES = 3
 
 
-def pending(sys_root: str) -> list[str]:
+def pending(sys_root: Path) -> list[str]:
     """The devcdN directories present now, oldest first."""
     base = os.path.join(sys_root, "class", "devcoredump")
     try:
@@ -129,7 +130,7 @@ def _release(data_path: str) -> None:
 class DumpCollector:
     """Saves each pending dump once, whether seen at start, by a scan or by a udev event."""
 
-    def __init__(self, sys_root: str, state_dir: str, max_bytes: int, max_files: int) -> None:
+    def __init__(self, sys_root: Path, state_dir: str, max_bytes: int, max_files: int) -> None:
         self.sys_root, self.state_dir = sys_root, state_dir
         self.max_bytes, self.max_files = max_bytes, max_files
         self._done: set[str] = set()

@@ -8,6 +8,7 @@ device whose spec is unchanged keeps its sampler (and its open files).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from kmsgd.sensors.amdgpu import Card, read_cards
 from kmsgd.sensors.device import Probe, ProbeDevice, ScaledFile
@@ -71,7 +72,7 @@ def specs_from(chips: list[Chip], cards: list[Card]) -> list[DeviceSpec]:
     ]
 
 
-def discover(sys_root: str, hwmon_paths: list[str] | None = None) -> list[DeviceSpec]:
+def discover(sys_root: Path, hwmon_paths: list[str] | None = None) -> list[DeviceSpec]:
     """Specs for this tree; `hwmon_paths` from udev enumeration, else a directory walk."""
     return specs_from(read_chips(sys_root, hwmon_paths), read_cards(sys_root))
 

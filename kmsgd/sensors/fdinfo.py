@@ -18,6 +18,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from kmsgd.sensors.attrfiles import read_small
 
@@ -80,7 +81,7 @@ def parse_fdinfo(raw: bytes) -> DrmClient | None:
 
 
 def drm_clients(
-    proc_root: str, pid: str, mark: Callable[[str], None] | None = None
+    proc_root: Path, pid: str, mark: Callable[[str], None] | None = None
 ) -> tuple[dict[str, DrmClient], bool]:
     """A process's DRM clients by id (each once, however many fds it holds) and whether it
     holds any DRM fd at all. `mark` is told each fdinfo path before it is read."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from kmsgd.sensors.attrfiles import parse_text, read_small
@@ -111,8 +112,8 @@ def link_chain(device_path: str, mark: Mark = noop) -> list[dict[str, Any]]:
 
 
 def snapshot_gpus(
-    sys_root: str,
-    debugfs_root: str | None = None,
+    sys_root: Path,
+    debugfs_root: Path | None = None,
     nvml_gpus: Iterable[tuple[str, Any, Any]] = (),
     mark: Mark = noop,
 ) -> dict[str, Any]:
@@ -140,7 +141,7 @@ def snapshot_gpus(
         raw = read_small(path, 8192)
         if raw:
             entry["gpu_metrics"] = decode_gpu_metrics(raw)
-        if debugfs_root:
+        if debugfs_root is not None:
             fence = os.path.join(
                 debugfs_root, "dri", card.removeprefix("card"), "amdgpu_fence_info"
             )

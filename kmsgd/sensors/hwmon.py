@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from kmsgd.sensors.attrfiles import read_text
 
@@ -139,9 +140,9 @@ def read_chip(path: str) -> Chip | None:
     )
 
 
-def list_chip_paths(sys_root: str) -> list[str]:
+def list_chip_paths(sys_root: Path) -> list[str]:
     """The hwmonN directories under `<sys_root>/class/hwmon`, by a plain directory walk."""
-    base = os.path.join(sys_root, "class", "hwmon")
+    base = sys_root / "class" / "hwmon"
     try:
         entries = sorted(os.listdir(base), key=lambda n: (len(n), n))
     except OSError:
@@ -149,7 +150,7 @@ def list_chip_paths(sys_root: str) -> list[str]:
     return [os.path.realpath(os.path.join(base, e)) for e in entries if e.startswith("hwmon")]
 
 
-def read_chips(sys_root: str, paths: list[str] | None = None) -> list[Chip]:
+def read_chips(sys_root: Path, paths: list[str] | None = None) -> list[Chip]:
     """Every readable chip; `paths` (from udev enumeration) overrides the directory walk."""
     chips = []
     for path in list_chip_paths(sys_root) if paths is None else paths:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from kmsgd.ring.samples import MemoryHolder, MemorySample, ProcsSample
 from kmsgd.sensors.attrfiles import KeptFile, ReadFailed, read_small
@@ -73,7 +74,7 @@ def parse_statm_rss(raw: bytes, page_size: int) -> int | None:
 class MemoryReader:
     """meminfo and PSI through kept-open files; a missing PSI (CONFIG_PSI=n) is just absent."""
 
-    def __init__(self, proc_root: str) -> None:
+    def __init__(self, proc_root: Path) -> None:
         self.meminfo = KeptFile(os.path.join(proc_root, "meminfo"))
         self.psi = [(r, KeptFile(os.path.join(proc_root, "pressure", r))) for r in PSI_RESOURCES]
 
@@ -104,7 +105,7 @@ def memory_sample(mono_us: int, meminfo: bytes | None, psi: Mapping[str, bytes])
     )
 
 
-def gpu_memory_by_pid(proc_root: str, pid: str) -> tuple[int, int, bool]:
+def gpu_memory_by_pid(proc_root: Path, pid: str) -> tuple[int, int, bool]:
     """(vram, gtt, has DRM fds) for a process's DRM fds, each DRM client counted once."""
     clients, has_drm = drm_clients(proc_root, pid)
     return (
@@ -115,7 +116,7 @@ def gpu_memory_by_pid(proc_root: str, pid: str) -> tuple[int, int, bool]:
 
 
 def scan_holders(
-    proc_root: str,
+    proc_root: Path,
     top: int,
     nvml_by_pid: Mapping[int, int],
     drm_pids: set[str] | None = None,

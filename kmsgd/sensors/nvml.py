@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from kmsgd.ring.samples import DeviceSample
@@ -176,10 +177,10 @@ NVIDIA_VENDOR = "0x10de"
 PCI_DISPLAY_CLASS = "0x03"  # PCI class 03: display controller (VGA 0300, 3D 0302)
 
 
-def nvidia_gpus(sys_root: str) -> list[str]:
+def nvidia_gpus(sys_root: Path) -> list[str]:
     """PCI addresses of NVIDIA display devices under `sys_root`/bus/pci/devices (vendor 0x10de,
     class 03xxxx), whether or not a driver is bound: the box has the GPU either way."""
-    base = f"{sys_root}/bus/pci/devices"
+    base = sys_root / "bus" / "pci" / "devices"
     try:
         names = sorted(os.listdir(base))
     except OSError:
@@ -187,9 +188,9 @@ def nvidia_gpus(sys_root: str) -> list[str]:
     found = []
     for name in names:
         try:
-            with open(f"{base}/{name}/vendor", encoding="ascii") as f:
+            with open(base / name / "vendor", encoding="ascii") as f:
                 vendor = f.read().strip().lower()
-            with open(f"{base}/{name}/class", encoding="ascii") as f:
+            with open(base / name / "class", encoding="ascii") as f:
                 pci_class = f.read().strip().lower()
         except (OSError, UnicodeDecodeError):
             continue  # a device that vanished or a file the fake tree lacks: skip it
@@ -214,7 +215,7 @@ def nvml_problem(loader: Callable[[], Any] | None = None) -> str | None:
     return None
 
 
-def nvidia_warning(sys_root: str, loader: Callable[[], Any] | None = None) -> str | None:
+def nvidia_warning(sys_root: Path, loader: Callable[[], Any] | None = None) -> str | None:
     """One line for an NVIDIA GPU that NVML cannot read (no power or temperature recorded for
     it: the proprietary driver registers no hwmon device), or None."""
     gpus = nvidia_gpus(sys_root)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from kmsgd.ring.inventory import Inventory
@@ -21,7 +22,7 @@ from kmsgd.ring.records import Kind
 from kmsgd.sensors import discover, nvml, udev
 from kmsgd.sensors.devcoredump import DumpCollector
 from kmsgd.sensors.device import ProbeDevice, ReadContext, now_ns
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 from kmsgd.sensors.workers import DeviceWorker, MemoryWorker, Watchdog, Worker
 
 RESCAN_SUBSYSTEMS = frozenset({"drm", "hwmon", "pci"})
@@ -59,8 +60,8 @@ class Sampler:
     def __init__(
         self,
         *,
-        sys_root: str = "/sys",
-        proc_root: str = "/proc",
+        sys_root: Path = Path("/sys"),
+        proc_root: Path = Path("/proc"),
         state_dir: str,
         config: SamplerConfig | None = None,
         nvml_loader: Callable[[], nvml.NvmlBinding | None] = nvml.load_nvml,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from kmsgd.sensors.attrfiles import parse_text, read_small
@@ -60,7 +61,7 @@ def blocked_in(wchan: str, frames: Iterable[str]) -> str:
     return waiting_in(frames)
 
 
-def read_tasks(proc_root: str, mark: Mark) -> Iterable[tuple[str, str, str, str]]:
+def read_tasks(proc_root: Path, mark: Mark) -> Iterable[tuple[str, str, str, str]]:
     """(pid, tid, comm, state) of every task, bounded by MAX_TASKS; vanished ones skipped."""
     try:
         pids = [p for p in os.listdir(proc_root) if p.isdigit()]
@@ -89,7 +90,7 @@ def read_tasks(proc_root: str, mark: Mark) -> Iterable[tuple[str, str, str, str]
                 yield pid, tid, parsed[0], parsed[1]
 
 
-def _task_file(proc_root: str, pid: str, tid: str, name: str, mark: Mark, limit: int) -> bytes:
+def _task_file(proc_root: Path, pid: str, tid: str, name: str, mark: Mark, limit: int) -> bytes:
     for path in (
         os.path.join(proc_root, pid, "task", tid, name),
         os.path.join(proc_root, pid, name),
@@ -102,7 +103,7 @@ def _task_file(proc_root: str, pid: str, tid: str, name: str, mark: Mark, limit:
 
 
 def snapshot_procs(
-    proc_root: str,
+    proc_root: Path,
     nvml_by_pid: Mapping[int, int] | None = None,
     mark: Mark = noop,
     top: int = TOP,
@@ -152,7 +153,7 @@ def _is_float(text: str) -> bool:
 
 
 def _holders(
-    proc_root: str, nvml_by_pid: Mapping[int, int], mark: Mark, top: int
+    proc_root: Path, nvml_by_pid: Mapping[int, int], mark: Mark, top: int
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     page = os.sysconf("SC_PAGE_SIZE")
     rss_rows: list[tuple[int, str]] = []

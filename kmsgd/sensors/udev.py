@@ -17,6 +17,7 @@ import re
 import select
 import socket
 import time
+from pathlib import Path
 from typing import Any, Protocol
 
 from kmsgd.ring.events import DeviceEvent
@@ -143,9 +144,9 @@ def open_monitor(subsystems: tuple[str, ...] = WATCHED, use_pyudev: bool = True)
         return None
 
 
-def walk_class(sys_root: str, subsystem: str) -> list[str]:
+def walk_class(sys_root: Path, subsystem: str) -> list[str]:
     """Real paths of `<sys_root>/class/<subsystem>/*`, the fallback enumeration."""
-    base = os.path.join(sys_root, "class", subsystem)
+    base = sys_root / "class" / subsystem
     try:
         names = sorted(os.listdir(base), key=lambda n: (len(n), n))
     except OSError:
@@ -153,7 +154,7 @@ def walk_class(sys_root: str, subsystem: str) -> list[str]:
     return [os.path.realpath(os.path.join(base, n)) for n in names]
 
 
-def list_devices(sys_root: str, subsystem: str, use_pyudev: bool = True) -> list[str]:
+def list_devices(sys_root: Path, subsystem: str, use_pyudev: bool = True) -> list[str]:
     """sysfs paths of a subsystem's devices: pyudev on the real /sys, else a directory walk."""
     if use_pyudev and os.path.realpath(sys_root) == "/sys":
         try:

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from pathlib import Path
 
 from kmsgd.ring.events import EventName, SensorEvent
 from kmsgd.ring.payloads import Emit
@@ -89,7 +90,7 @@ class DeviceWorker(Worker):
         self.devices: tuple[ProbeDevice, ...] = ()  # replaced whole by the sampler on rescans
         self._current: tuple[ProbeDevice, ...] = ()
         self._count = 0
-        # incident mode (kmsgd/record/incident.py): every sensor at `boost_period_ns` and a
+        # incident mode (kmsgd/record/incident_mode.py): every sensor at `boost_period_ns` and a
         # record every read until `boost_until_ns` (monotonic), on workers holding a GPU
         self.boost_until_ns = 0
         self.boost_period_ns = self.fast_ns
@@ -141,7 +142,7 @@ class MemoryWorker(Worker):
 
     def __init__(
         self,
-        proc_root: str,
+        proc_root: Path,
         sensor_hz: float,
         procs_interval_s: float,
         full_scan_s: float,

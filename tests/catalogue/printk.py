@@ -3,7 +3,7 @@ values, so a catalogue `Format` can be turned into the line the kernel would pri
 
 Covers what the catalogue's formats use: flags, width and precision (`*` included), length
 modifiers, %d %i %u %x %X %o %c %s %%, and the pointer extensions %p %px %pK %pS %ps %pV
-(a nested (fmt, args) pair) %pGg (GFP flags) %pe and %*pbl (a bitmap list). An argument left
+(a nested (fmt, args) pair) %pGg (GFP flags) %pe, %*pbl (a bitmap list) and %*ph/%*phC (hex bytes). An argument left
 out gets a plain value of its type; `...` in the arguments also means "a plain value".
 """
 
@@ -42,6 +42,8 @@ _PTR_PLAIN = {
     "e": "-EIO",
     "bl": "0-3",
     "b": "f",
+    "h": "51 40 2e c0 01 c2 c2 7c",  # %*ph: a small buffer as hex bytes (a WWPN)
+    "hC": "51:40:2e:c0:01:c2:c2:7c",  # %*phC: the same, colon-separated
 }
 
 

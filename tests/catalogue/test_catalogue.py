@@ -21,6 +21,8 @@ from tests.catalogue.test_batch9_storage import BATCH9_EXAMPLES
 from tests.catalogue.test_batch11 import BATCH11_EXAMPLES
 from tests.catalogue.test_batch14 import BATCH14_EXAMPLES
 from tests.catalogue.test_batch15 import BATCH15_EXAMPLES
+from tests.catalogue.test_batch16 import BATCH16_EXAMPLES
+from tests.catalogue.test_batch17 import BATCH17_EXAMPLES
 from tests.catalogue.test_batch19 import BATCH19_EXAMPLES
 from tests.catalogue.test_batch78_wording import BATCH78_EXAMPLES
 from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
@@ -448,8 +450,10 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(BATCH78_EXAMPLES) | set(BATCH9_GPU_EXAMPLES) | set(BATCH9_EXAMPLES)
     missing -= set(BATCH11_EXAMPLES) | set(BATCH14_EXAMPLES) | set(BATCH15_EXAMPLES)
     missing -= set(FIXLEFT_EXAMPLES)
+    missing -= set(BATCH17_EXAMPLES)
     missing -= set(SWEEP_GPU_EXAMPLES)
     missing -= set(SWEEP_SYS_EXAMPLES)
+    missing -= set(BATCH16_EXAMPLES)
     missing -= set(BATCH19_EXAMPLES)
     assert not missing, f"catalogue entries without conformance lines: {sorted(missing)}"
 

@@ -14,11 +14,11 @@ from daemon import kmsgd
 from fakes import amd_card, link, put
 from scenario import Machine
 
-from kmsgd.check import host, recorder
+from kmsgd.check import host, service
 from kmsgd.check.findings import Finding, Status, exit_status, render_text
 from kmsgd.check.run import run_checks
 from kmsgd.config import Settings, read
-from kmsgd.record.sysctl import DESIRED
+from kmsgd.record.sysctl_set import DESIRED
 
 UNITS = Path(__file__).resolve().parents[2] / "units"
 
@@ -52,10 +52,10 @@ def healthy(tmp_path: Path) -> tuple[Machine, dict[str, str], int]:
     amd_card(m.sys, "card0", "0000:03:00.0", "hwmon3")
     values = {
         "ring": str(m.ring),
-        "proc_root": str(proc),
-        "sys_root": str(m.sys),
-        "fs_root": str(root),
-        "etc_root": str(m.etc),
+        "proc_root": proc,
+        "sys_root": m.sys,
+        "fs_root": root,
+        "etc_root": m.etc,
     }
     return m, values, b.clock.wall_us() + 500_000
 
@@ -157,10 +157,10 @@ def test_a_moved_ring_needs_a_drop_in_for_the_sandbox(tmp_path: Path) -> None:
     root = tmp_path / "root"
     for unit in ("kmsgd.service", "kmsgd-report.service"):
         put(root / "usr/lib/systemd/system" / unit, (UNITS / unit).read_text())
-    base = read(None, {"fs_root": str(root)}).config
-    assert {f.status for f in recorder.sandbox_findings(base)} == {Status.OK}
+    base = read(None, {"fs_root": root}).config
+    assert {f.status for f in service.sandbox_findings(base)} == {Status.OK}
     moved = dataclasses.replace(base, ring="/srv/kmsgd/ring", report_dir="/srv/kmsgd/reports")
-    found = {f.check: f for f in recorder.sandbox_findings(moved)}
+    found = {f.check: f for f in service.sandbox_findings(moved)}
     rec = found["sandbox:kmsgd.service"]
     assert rec.status is Status.FAIL and "ReadWritePaths=/srv/kmsgd" in rec.fix
     assert "RequiresMountsFor=/srv/kmsgd" in rec.fix
@@ -168,9 +168,9 @@ def test_a_moved_ring_needs_a_drop_in_for_the_sandbox(tmp_path: Path) -> None:
     # The drop-in it asks for, once made, satisfies it.
     put(
         root / "etc/systemd/system/kmsgd.service.d/50-ring.conf",
-        recorder.dropin(["/srv/kmsgd"]),
+        service.dropin(["/srv/kmsgd"]),
     )
-    assert recorder.sandbox_findings(moved)[0].status is Status.OK
+    assert service.sandbox_findings(moved)[0].status is Status.OK
 
 
 def test_a_check_that_raises_is_one_warning_not_a_crash(

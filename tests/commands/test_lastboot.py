@@ -208,7 +208,7 @@ def test_ring_from_another_machine_is_said(tmp_path: Path) -> None:
 
 def test_panic_only_pstore_saw_reaches_the_report(tmp_path: Path) -> None:
     """A sysrq crash: the lines never reached the ring, ramoops kept them for the next boot."""
-    from kmsgd.record import pstore as record_pstore
+    from kmsgd.record import pstore_scan as record_pstore
     from kmsgd.ring import pstore
 
     m = Machine(tmp_path)
@@ -221,7 +221,7 @@ def test_panic_only_pstore_saw_reaches_the_report(tmp_path: Path) -> None:
         "<6>[   38.100000] sysrq: Trigger a crash\n"
         "<0>[   38.100200] Kernel panic - not syncing: sysrq triggered crash\n"
     )
-    (dump,) = record_pstore.scan(str(tmp_path / "sys"), str(tmp_path / "fs"))
+    (dump,) = record_pstore.scan(tmp_path / "sys", tmp_path / "fs")
     nxt = m.boot(after_s=35)
     nxt.emit(Kind.PSTORE, pstore.to_payload(dump), True)
     nxt.run(1)

@@ -123,7 +123,7 @@ def test_fake_gpu_tree_is_two_amdgpu_cards_to_kmsgd(tmp_path: Path) -> None:
     discover = pytest.importorskip("kmsgd.sensors.discover", reason="kmsgd sensors not present")
     root = tmp_path / "sys"
     fakegpu.make(str(root))
-    specs = [s for s in discover.discover(str(root)) if s.driver == "amdgpu"]
+    specs = [s for s in discover.discover(root) if s.driver == "amdgpu"]
     assert sorted(s.device for s in specs) == ["0000:03:00.0", "0000:04:00.0"]
     assert all(s.power for s in specs)
     fakegpu.set_power(str(root), 300)

@@ -25,7 +25,7 @@ from scenario import AMDGPU_CHAIN, Machine
 
 from kmsgd.cli import main
 from kmsgd.ring.records import Kind
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 
 REMOTE = ("/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote")
 
@@ -103,7 +103,7 @@ def play(host: Host, root: Path, boots: int, monkeypatch: pytest.MonkeyPatch) ->
     for n in range(boots + 1):
         b = m.boot(after_s=60)
         proc = root / f"proc{n}"
-        b.emit(Kind.INVENTORY, read_inventory(str(sys), str(proc)), True)
+        b.emit(Kind.INVENTORY, read_inventory(sys, proc), True)
         b.log("Linux version " + host.kernel)
         b.run(5)
         if n == boots:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fleethosts import fleet, journal_remote, store
 
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry_format as f
 from kmsgd.fleet.source import peer_of
 
 NOW_US = int(time.time() * 1e6)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from fleethosts import fleet, journal_remote, store
 
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry_format as f
 
 NOW_US = int(time.time() * 1e6)
 HOUR_US = 3600 * 1_000_000

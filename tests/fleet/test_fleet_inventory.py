@@ -10,7 +10,7 @@ from fakes import amd_card, empty_box, put
 from kmsgd.judge.changes import config_facts
 from kmsgd.report import render_json
 from kmsgd.ring.inventory import Inventory
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 
 
 def test_host_facts_and_firmware(tmp_path: Path) -> None:
@@ -25,7 +25,7 @@ def test_host_facts_and_firmware(tmp_path: Path) -> None:
         "processor\t: 0\nmodel name\t: AMD EPYC  9354\n\nprocessor\t: 1\n"
     )
     (proc / "meminfo").write_text("MemTotal:       263856092 kB\n")
-    inv = read_inventory(str(sys), str(proc))
+    inv = read_inventory(sys, proc)
     assert inv.host == {
         "bios_vendor": "AMI",
         "bios_version": "1.40",
@@ -61,7 +61,7 @@ def test_an_nvml_gpu_gets_its_pci_ids_from_sysfs(tmp_path: Path) -> None:
     ):
         put(dev / name, value)
     nvml = {"device": "0000:3d:00.0", "driver": "nvidia", "vbios": "96.00.74.00.01"}
-    (gpu,) = read_inventory(str(sys), str(proc), [nvml]).gpus
+    (gpu,) = read_inventory(sys, proc, [nvml]).gpus
     assert (gpu["vendor_id"], gpu["device_id"], gpu["subsystem_id"]) == (
         "10de",
         "2330",

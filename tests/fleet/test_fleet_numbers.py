@@ -10,7 +10,7 @@ from fleethosts import journal_remote, store
 from test_fleet_input import HOUR_US, NOW_US, fleet
 
 from kmsgd.errors import BadInput
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry_format as f
 from kmsgd.fleet.window import parse_time, window
 
 HUGE = "9" * 400

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from fleethosts import Host, exports, fleet, journal_remote, play, store
 
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry_format as f
 
 K1, K2 = "6.8.0-49-generic", "6.11.0-9-generic"
 SMC1, SMC2 = "0x00553700", "0x00554600"

@@ -11,10 +11,10 @@ import pytest
 
 from kmsgd.errors import BadInput
 from kmsgd.fleet import cluster
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry_format as f
 from kmsgd.fleet.attributes import Attribute, from_fields, ram_label, split_cmdline
 from kmsgd.fleet.postmortem import PostMortem
-from kmsgd.fleet.render import render
+from kmsgd.fleet.render_answer import render
 from kmsgd.fleet.shared import Baseline, shared
 from kmsgd.fleet.source import Scan
 from kmsgd.fleet.window import Window, parse_time, window

@@ -13,9 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kmsgd.fleet import cluster
-from kmsgd.fleet import entry as f
+from kmsgd.fleet import entry_format as f
 from kmsgd.fleet.postmortem import Builder, RawFields
-from kmsgd.fleet.render import render
+from kmsgd.fleet.render_answer import render
 from kmsgd.fleet.source import Scan
 from kmsgd.fleet.window import Window
 from kmsgd.types import FLEET_FORMATS

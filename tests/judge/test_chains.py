@@ -125,6 +125,11 @@ EXAMPLES[("family:gpu", "drm_flip_timeout")] = (
     "emitted seq=3",
     "amdgpu 0000:04:00.0: [drm] *ERROR* [CRTC:79:crtc-0] flip_done timed out",
 )
+EXAMPLES[("family:gpu", "dma_fence_timeout")] = (
+    "NVRM: Xid (PCI:0000:01:00): 109, pid=1234, name=Xorg, Ch 00000010, errorString CTX SWITCH "
+    "TIMEOUT, Info 0x1c005",
+    "Asynchronous wait on fence NVIDIA:nvidia.prime:0 timed out (hint:submit_notify [i915])",
+)
 EXAMPLES[("family:gpu", "nvidia_flip_timeout")] = (
     "NVRM: Xid (PCI:0000:01:00): 109, pid=1234, name=Xorg, Ch 00000010, errorString CTX SWITCH "
     "TIMEOUT, Info 0x3c046",

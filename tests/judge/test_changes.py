@@ -1,5 +1,5 @@
 """What changed against the previous boot, on inventories read by the real inventory reader
-from fake sysfs trees, and the sysctl records written by the real `sysctl.apply`."""
+from fake sysfs trees, and the sysctl records written by the real `sysctl_set.apply`."""
 
 from __future__ import annotations
 
@@ -17,18 +17,18 @@ from kmsgd.judge.changes import (
     iommu_mode,
     sysctl_changes,
 )
-from kmsgd.record import sysctl
+from kmsgd.record import sysctl_set
 from kmsgd.ring import frame as fr
 from kmsgd.ring.inventory import Inventory
 from kmsgd.ring.records import Entry, Kind
-from kmsgd.sensors.inventory import read_inventory
+from kmsgd.sensors.inventory_scan import read_inventory
 
 BOOT = "0123456789abcdef0123456789abcdef"
 WHEN = "after the reboot"
 
 
 def inventory(sys: Path, proc: Path) -> Inventory:
-    return read_inventory(str(sys), str(proc))
+    return read_inventory(sys, proc)
 
 
 def texts(changes: list[dict[str, Any]]) -> list[str]:
@@ -165,12 +165,12 @@ def test_sysctl_records_from_a_real_apply(tmp_path: Path) -> None:
     ):
         (proc / "sys" / key).parent.mkdir(parents=True, exist_ok=True)
         (proc / "sys" / key).write_text(value + "\n")
-    applied = sysctl.apply(proc)  # hardlockup_panic and friends are missing on this "kernel"
+    applied = sysctl_set.apply(proc)  # hardlockup_panic and friends are missing on this "kernel"
     inv = {"sysctls": {"kernel.panic": "0", "kernel.panic_on_oops": "1", "kernel.sysrq": "0"}}
     entries = [
         entry(1, Kind.INVENTORY, inv),
-        entry(2, Kind.SYSCTL, sysctl.to_record(applied)),
-        entry(3, Kind.SYSCTL, sysctl.to_record(sysctl.apply(proc))),  # a restart
+        entry(2, Kind.SYSCTL, sysctl_set.to_record(applied)),
+        entry(3, Kind.SYSCTL, sysctl_set.to_record(sysctl_set.apply(proc))),  # a restart
     ]
     found = texts(sysctl_changes(entries))
     assert found[0] == "kernel.panic 0 → 30 (set by kmsgd)"  # in the order kmsgd applies

@@ -21,7 +21,7 @@ class Records:
         self.entries: list[Entry] = []
 
     def add(self, wall_s: float, number: int, record: str, **data: Any) -> None:
-        if "cls" in data:  # as the recorder writes it (kmsgd/record/incident.py)
+        if "cls" in data:  # as the recorder writes it (kmsgd/record/incident_mode.py)
             data["class"] = data.pop("cls")
         payload = {"record": record, "incident": number, "mono_us": 0, **data}
         rec = fr.decode_payload(Kind.INCIDENT, fr.encode_payload(Kind.INCIDENT, payload))  # type: ignore[arg-type]

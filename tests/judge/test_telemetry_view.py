@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from telemetry_boots import BOOT, BOOT_WALL, WRITE_DELAY_US, GiB, Ring, seed_003, seed_004
 
-from kmsgd.judge.memory import memory_evidence
+from kmsgd.judge.memory_facts import memory_evidence
 from kmsgd.judge.telemetry import summarize
 from kmsgd.report import render_json
 from kmsgd.ring.events import DeviceEvent, DumpEvent, EventName, SensorEvent

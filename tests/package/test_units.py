@@ -12,7 +12,7 @@ import pytest
 
 from kmsgd.commands import install_units
 from kmsgd.errors import KmsgdError
-from kmsgd.record import sysctl, sysctl_conf
+from kmsgd.record import sysctl_conf, sysctl_set
 
 REPO = Path(__file__).resolve().parent.parent.parent
 UNITS = REPO / "units"
@@ -194,7 +194,9 @@ def test_install_into_a_root(tmp_path: Path) -> None:
         "etc/systemd/system/kmsgd-report.service",
         "etc/systemd/system/kmsgd.service",
     ]
-    assert (tmp_path / "etc/sysctl.d" / sysctl.CONF_NAME).read_text() == sysctl_conf.render_conf()
+    assert (
+        tmp_path / "etc/sysctl.d" / sysctl_set.CONF_NAME
+    ).read_text() == sysctl_conf.render_conf()
     assert f"ExecStart={exe} run" in (tmp_path / "etc/systemd/system/kmsgd.service").read_text()
     assert all(p.stat().st_mode & 0o777 == 0o644 for p in written)
     assert not list(tmp_path.rglob(".*kmsgd-tmp"))
@@ -221,7 +223,7 @@ def test_exe_under_home_is_warned() -> None:
 def test_activation_reloads_and_applies_the_sysctl_file() -> None:
     cmds = install_units.activation_commands(enable=False)
     assert ["systemctl", "daemon-reload"] in cmds
-    assert any(c[-1].endswith(sysctl.CONF_NAME) for c in cmds)
+    assert any(c[-1].endswith(sysctl_set.CONF_NAME) for c in cmds)
     assert not any("enable" in c for c in cmds)
 
 

@@ -92,15 +92,15 @@ def test_an_nvidia_gpu_without_nvml_is_said_at_start(
     put(audio / "vendor", "0x10de")
     put(audio / "class", "0x040300")
     link(sys_root / "bus/pci/devices/0000:3d:00.1", audio)
-    assert nvml.nvidia_gpus(str(sys_root)) == ["0000:3d:00.0"]
+    assert nvml.nvidia_gpus(sys_root) == ["0000:3d:00.0"]
     monkeypatch.setattr(nvml, "nvml_problem", lambda loader=None: "nvidia-ml-py is not installed")
     log = Log()
-    hostenv._say_nvidia(config.Config(sys_root=str(sys_root)), log)
+    hostenv._say_nvidia(config.Config(sys_root=sys_root), log)
     [(level, event, kw)] = log.events
     assert (level, event) == ("warning", "nvidia_without_nvml")
     assert "0000:3d:00.0" in kw["problem"] and "kmsgd[nvidia]" in kw["fix"]
     monkeypatch.setattr(nvml, "nvml_problem", lambda loader=None: None)
-    hostenv._say_nvidia(config.Config(sys_root=str(sys_root)), log)
+    hostenv._say_nvidia(config.Config(sys_root=sys_root), log)
     assert len(log.events) == 1  # NVML works: nothing to say
 
 
@@ -171,7 +171,7 @@ def test_the_ranges_cover_every_number_and_hold_the_defaults() -> None:
 
 
 def test_kmsgd_check_fails_on_a_number_outside_its_range(tmp_path: Path) -> None:
-    from kmsgd.check.recorder import config_findings
+    from kmsgd.check.service import config_findings
 
     s = settings(tmp_path, "[kmsgd]\nheartbeat_s = nan\n")
     (finding,) = config_findings(s)

@@ -27,7 +27,7 @@ from fakes import AMD_FDINFO_6_11, LLAMA_FDINFO, Proc, dual_amdgpu_box, link_sta
 
 from kmsgd.config import IncidentConfig
 from kmsgd.judge.incidents import incidents
-from kmsgd.record.incident import IncidentMode
+from kmsgd.record.incident_mode import IncidentMode
 from kmsgd.report.render_json import incident_json
 from kmsgd.ring import frame as fr
 from kmsgd.ring.events import EventName, SensorEvent
@@ -101,7 +101,7 @@ def test_gpu_snapshot_reads_the_link_chain_and_metrics(tmp_path: Path) -> None:
     fence = sys_root / "kernel/debug/dri/0/amdgpu_fence_info"
     fence.parent.mkdir(parents=True)
     fence.write_text("--- ring 9 (sdma0) ---\nLast signaled fence 0x10\nLast emitted 0x13\n")
-    snap = gpu_snapshot.snapshot_gpus(str(sys_root), str(sys_root / "kernel/debug"))
+    snap = gpu_snapshot.snapshot_gpus(sys_root, sys_root / "kernel/debug")
     card0 = snap["gpus"][0]
     assert [h["device"] for h in card0["link"]] == ["0000:03:00.0", "0000:00:01.1"]
     assert card0["link"][0]["aer_correctable"]["TOTAL_ERR_COR"] == 12
@@ -119,7 +119,7 @@ def test_procs_snapshot_names_gpu_holders_old_and_new_fdinfo(tmp_path: Path) -> 
     ]
     root = proc_tree(tmp_path / "proc", procs)
     (root / "loadavg").write_text("12.50 8.00 4.00 3/900 4321\n")
-    snap = snapshot.snapshot_procs(str(root), {812: 1 << 30})
+    snap = snapshot.snapshot_procs(root, {812: 1 << 30})
     assert snap["load"] == [12.5, 8.0, 4.0]
     assert [g["comm"] for g in snap["top_gpu"]] == ["llama-server", "comfyui", "python3"]
     assert snap["top_ram"][0]["comm"] == "python3"
@@ -148,8 +148,8 @@ def _mode(
     mode = IncidentMode(
         IncidentConfig(**{**base, **cfg}),
         lambda k, d, u: out.append((k, json.loads(fr.encode_payload(k, d)))),
-        proc_root=str(root),
-        sys_root=str(tmp_path / "sys"),
+        proc_root=root,
+        sys_root=tmp_path / "sys",
         set_urgent_until=urgent.append,
         clock=clock,
     )
@@ -352,7 +352,7 @@ def test_a_task_blocked_on_a_frozen_filesystem_is_captured_with_its_stack(
         try:
 
             def blocked() -> list[dict[str, Any]]:
-                snap = snapshot.snapshot_procs("/proc")
+                snap = snapshot.snapshot_procs(Path("/proc"))
                 return [t for t in snap["blocked"] if t["pid"] == writer.pid]
 
             (task,) = wait_for(blocked, timeout=10)

@@ -18,7 +18,7 @@ from fakes import FakeNvml, driver_dir, dual_amdgpu_box, hwmon_chip, link, nvidi
 from sampling import Collector, samples
 
 from kmsgd.config import IncidentConfig
-from kmsgd.record.incident import IncidentMode
+from kmsgd.record.incident_mode import IncidentMode
 from kmsgd.ring.records import Kind
 from kmsgd.sensors.sampler import Sampler, SamplerConfig
 
@@ -161,8 +161,8 @@ def test_every_nvml_sensor_is_read_at_gpu_hz(tmp_path: Path) -> None:
     so no daemon can load it): an Xid line starts an incident, which boosts the NVIDIA GPU."""
     sys_root, proc_root = nvidia_box(tmp_path / "box")
     sampler = Sampler(
-        sys_root=str(sys_root),
-        proc_root=str(proc_root),
+        sys_root=sys_root,
+        proc_root=proc_root,
         state_dir=str(tmp_path / "state"),
         config=SamplerConfig(use_udev=False),
         nvml_loader=MovingNvml,
@@ -172,8 +172,8 @@ def test_every_nvml_sensor_is_read_at_gpu_hz(tmp_path: Path) -> None:
     mode = IncidentMode(
         cfg,
         lambda kind, data, urgent: records(kind, data, urgent),
-        proc_root=str(proc_root),
-        sys_root=str(sys_root),
+        proc_root=proc_root,
+        sys_root=sys_root,
         set_urgent_until=lambda _until: None,
     )
     mode.attach_sampler(sampler)

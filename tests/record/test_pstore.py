@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kmsgd.errors import BadInput
-from kmsgd.judge.pstore import attribute, attribute_detail
-from kmsgd.record.pstore import PstoreScan, new_dumps, scan, scan_tree
+from kmsgd.judge.pstore_owner import attribute, attribute_detail
+from kmsgd.record.pstore_scan import PstoreScan, new_dumps, scan, scan_tree
 from kmsgd.ring.frame import MAX_PAYLOAD, encode_payload
 from kmsgd.ring.pstore import DumpReason, from_payload, parse_line, to_payload
 from kmsgd.ring.records import KernelRecord, Kind
@@ -61,7 +61,7 @@ def roots(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _scan(roots: tuple[Path, Path]) -> PstoreScan:
-    return scan_tree(str(roots[0]), str(roots[1]))
+    return scan_tree(roots[0], roots[1])
 
 
 def test_ramoops_panic_in_two_parts(roots: tuple[Path, Path]) -> None:
@@ -208,7 +208,7 @@ def _scan_as_nobody(sys_root: Path, state_root: Path) -> PstoreScan:
             os.close(r)
             os.setgid(65534)
             os.setuid(65534)
-            os.write(w, pickle.dumps(scan_tree(str(sys_root), str(state_root))))
+            os.write(w, pickle.dumps(scan_tree(sys_root, state_root)))
         finally:
             os._exit(0)
     os.close(w)
@@ -239,7 +239,7 @@ def test_permission_errors_skip_that_file_only(shared_tree: Path) -> None:
 
 
 def test_missing_roots_are_no_error(roots: tuple[Path, Path]) -> None:
-    assert scan(str(roots[0]), str(roots[1])) == []
+    assert scan(roots[0], roots[1]) == []
 
 
 def test_parse_line_variants() -> None:
@@ -261,7 +261,7 @@ def test_payload_round_trip_and_bound(roots: tuple[Path, Path]) -> None:
     # ~1 MiB of non-ASCII text (JSON escapes it 6-fold) must still fit one ring record
     filler = "\n".join(f"<6>[ {i:5}.000000] ünïcödé ✓ line {i}" for i in range(25_000))
     _put(sys / "fs/pstore/dmesg-ramoops-0", f"Panic#1 Part1\n{filler}\n{NEWER}\n")
-    (dump,) = scan(str(sys), "/nonexistent")
+    (dump,) = scan(sys, Path("/nonexistent"))
     payload = to_payload(dump)
     encoded = encode_payload(Kind.PSTORE, payload)
     assert len(encoded) <= MAX_PAYLOAD
@@ -284,12 +284,12 @@ def test_payload_refuses_garbage() -> None:
 def test_new_dumps_imports_each_dump_once(roots: tuple[Path, Path]) -> None:
     sys, _ = roots
     path = _put(sys / "fs/pstore/dmesg-ramoops-0", f"Panic#1 Part1\n{NEWER}\n")
-    first = scan(str(sys), "/nonexistent")
+    first = scan(sys, Path("/nonexistent"))
     assert new_dumps(first, set()) == first
     seen = {d.digest for d in first}
     # next boot: the file is still there (no systemd-pstore), its mtime touched
     os.utime(path, (T0 + 999, T0 + 999))
-    again = scan(str(sys), "/nonexistent")
+    again = scan(sys, Path("/nonexistent"))
     assert new_dumps(again, seen) == []
     assert len(new_dumps(first + again, set())) == 1
 
@@ -301,7 +301,7 @@ def _ring(lines: str) -> list[KernelRecord]:
 def test_attribute_by_tail_lines(roots: tuple[Path, Path]) -> None:
     sys, _ = roots
     _put(sys / "fs/pstore/dmesg-ramoops-0", f"Panic#1 Part1\n{OLDER}\n{NEWER}\n")
-    (dump,) = scan(str(sys), "/nonexistent")
+    (dump,) = scan(sys, Path("/nonexistent"))
     other = _ring("<6>[   41.873210] usb 1-1: new high-speed USB device\n<6>[    0.000000] Linux")
     # the ring has the boot's lines up to the crash trigger, not the panic itself
     crashed = _ring(OLDER)
@@ -326,7 +326,7 @@ def test_attribute_multi_line_kmsg_record() -> None:
 def test_attribute_falls_back_to_the_boot_before_the_importer(roots: tuple[Path, Path]) -> None:
     sys, _ = roots
     _put(sys / "fs/pstore/dmesg-ramoops-0", f"Panic#1 Part1\n{NEWER}\n")
-    (dump,) = scan(str(sys), "/nonexistent")
+    (dump,) = scan(sys, Path("/nonexistent"))
     unrelated = _ring("<6>[    5.000000] nothing alike")
     boots = {"a" * 32: unrelated, "b" * 32: unrelated, "c" * 32: unrelated}
     got = attribute_detail(dump, boots, importing_boot="c" * 32)
@@ -345,7 +345,7 @@ def test_attribute_falls_back_to_the_boot_before_the_importer(roots: tuple[Path,
 def test_attribute_tie_is_not_a_match(roots: tuple[Path, Path]) -> None:
     sys, _ = roots
     _put(sys / "fs/pstore/dmesg-ramoops-0", f"Panic#1 Part1\n{OLDER}\n")
-    (dump,) = scan(str(sys), "/nonexistent")
+    (dump,) = scan(sys, Path("/nonexistent"))
     same = _ring(OLDER)
     got = attribute_detail(dump, {"a" * 32: same, "b" * 32: same}, importing_boot="z" * 32)
     assert got.method == "fallback_previous" and got.confidence is Confidence.LOW
@@ -362,6 +362,6 @@ def test_any_file_content_never_breaks_the_scan(tmp_path: Path, data: bytes, nam
     top = Path(tempfile.mkdtemp(dir=tmp_path))
     _put(top / "sys/fs/pstore" / name, data)
     _put(top / "state/var/lib/systemd/pstore/1/dmesg.txt", data)
-    got = scan_tree(str(top / "sys"), str(top / "state"))
+    got = scan_tree(top / "sys", top / "state")
     for d in got.dumps:
         assert len(encode_payload(Kind.PSTORE, to_payload(d))) <= MAX_PAYLOAD

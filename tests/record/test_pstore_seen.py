@@ -30,8 +30,8 @@ def _tree(tmp_path: Path, text: str = PANIC) -> Config:
     (pstore / "dmesg-ramoops-0").write_text(text)
     (tmp_path / "state").mkdir()
     return Config(
-        sys_root=str(tmp_path / "sys"),
-        fs_root=str(tmp_path / "fs"),
+        sys_root=tmp_path / "sys",
+        fs_root=tmp_path / "fs",
         state_dir=str(tmp_path / "state"),
     )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kmsgd import outputs
-from kmsgd.fleet import entry as fleet_entry
+from kmsgd.fleet import entry_format as fleet_entry
 from kmsgd.outputs import Metrics
 from kmsgd.report import export
 from kmsgd.types import Outcome

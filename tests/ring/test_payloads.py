@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from kmsgd.record.sysctl import Failure, SysctlChange, to_record
+from kmsgd.record.sysctl_set import Failure, SysctlChange, to_record
 from kmsgd.ring import frame as fr
 from kmsgd.ring import pstore
 from kmsgd.ring.events import DeviceEvent, DumpEvent, EventName, SensorEvent
@@ -264,7 +264,7 @@ FIXTURES = {
 def _incident(record: str, data: dict[str, object]) -> IncidentRecord:
     fields = dict(data)
     if "cls" in fields:
-        fields["class"] = fields.pop("cls")  # as kmsgd/record/incident.py writes it
+        fields["class"] = fields.pop("cls")  # as kmsgd/record/incident_mode.py writes it
     return IncidentRecord.of(record, 1, 99, fields)
 
 

@@ -76,9 +76,9 @@ def test_the_holder_sample_and_the_incident_snapshot_agree(tmp_path: Path) -> No
     procs = [Proc(100 + i, f"p{i}", 1000, [(7, text), (8, text)]) for i, text in enumerate(formats)]
     root = proc_tree(tmp_path / "proc", procs)
     (root / "loadavg").write_text("1.00 1.00 1.00 1/100 200\n")
-    sample, _ = scan_holders(str(root), top=10, nvml_by_pid={})
+    sample, _ = scan_holders(root, top=10, nvml_by_pid={})
     sampled = {h.pid: h.gpu_vram_bytes + h.gpu_gtt_bytes for h in sample.top}
-    snap = snapshot.snapshot_procs(str(root), {})
+    snap = snapshot.snapshot_procs(root, {})
     snapped = {g["pid"]: g["gpu_bytes"] for g in snap["top_gpu"]}
     assert snapped == {pid: b for pid, b in sampled.items() if b}
     assert snapped[101] == (24 << 30) + (2 << 20)

@@ -10,12 +10,12 @@ from fakes import FakeNvml, dual_amdgpu_box, empty_box, nvidia_box
 
 from kmsgd.ring.inventory import Inventory
 from kmsgd.sensors import nvml
-from kmsgd.sensors.inventory import parse_bracketed, read_inventory
+from kmsgd.sensors.inventory_scan import parse_bracketed, read_inventory
 
 
 def test_dual_amdgpu_inventory(tmp_path: Path) -> None:
     sys, proc = dual_amdgpu_box(tmp_path)
-    inv = read_inventory(str(sys), str(proc))
+    inv = read_inventory(sys, proc)
     assert inv.kernel == "6.8.0-49-generic"
     assert "iommu=pt" in inv.cmdline and "pcie_aspm=off" in inv.cmdline
     assert [g["device"] for g in inv.gpus] == ["0000:03:00.0", "0000:43:00.0"]
@@ -40,15 +40,15 @@ def test_dual_amdgpu_inventory(tmp_path: Path) -> None:
 
 def test_a_missing_card_or_changed_cap_is_a_change(tmp_path: Path) -> None:
     sys, proc = dual_amdgpu_box(tmp_path)
-    before = read_inventory(str(sys), str(proc))
-    assert read_inventory(str(sys), str(proc)).same_as(before)
+    before = read_inventory(sys, proc)
+    assert read_inventory(sys, proc).same_as(before)
     (next(sys.rglob("0000:43:00.0")) / "hwmon" / "hwmon4" / "power1_cap").write_text("250000000\n")
-    capped = read_inventory(str(sys), str(proc))
+    capped = read_inventory(sys, proc)
     assert not capped.same_as(before)
     assert capped.gpus[1]["power1.cap_w"] == 250.0
     shutil.rmtree(sys / "class" / "drm" / "card1")
     (sys / "class" / "hwmon" / "hwmon4").unlink()
-    after = read_inventory(str(sys), str(proc))
+    after = read_inventory(sys, proc)
     assert [g["device"] for g in after.gpus] == ["0000:03:00.0"]
 
 
@@ -56,21 +56,21 @@ def test_nvidia_box_lists_the_card_and_nvml_facts(tmp_path: Path) -> None:
     sys, proc = nvidia_box(tmp_path)
     fake = FakeNvml()
     gpus = nvml.open_gpus(fake, nvml.GpuProcesses(), 16)
-    inv = read_inventory(str(sys), str(proc), [nvml.gpu_entry(fake, g) for g in gpus])
+    inv = read_inventory(sys, proc, [nvml.gpu_entry(fake, g) for g in gpus])
     (gpu,) = inv.gpus  # the DRM card and the NVML GPU are one device
     assert gpu["device"] == "0000:3d:00.0" and gpu["driver"] == "nvidia"
     assert gpu["driver_version"] == "550.127.05" and gpu["vendor_id"] == "10de"
-    nvml_only = read_inventory(str(tmp_path / "nosys"), str(proc), [nvml.gpu_entry(fake, gpus[0])])
+    nvml_only = read_inventory(tmp_path / "nosys", proc, [nvml.gpu_entry(fake, gpus[0])])
     assert nvml_only.gpus[0]["power_limit_w"] == 700.0
     assert nvml_only.gpus[0]["product"] == "NVIDIA H100 80GB HBM3"
 
 
 def test_box_with_nothing_gives_an_empty_but_valid_inventory(tmp_path: Path) -> None:
     sys, proc = empty_box(tmp_path)
-    inv = read_inventory(str(sys), str(proc))
+    inv = read_inventory(sys, proc)
     assert inv.gpus == () and inv.hwmon == () and inv.iommu_group_types == {}
     assert inv.aspm_policy == "" and inv.kernel
-    assert read_inventory(str(tmp_path / "x"), str(tmp_path / "y")).kernel == ""
+    assert read_inventory(tmp_path / "x", tmp_path / "y").kernel == ""
 
 
 def test_bracketed_choice() -> None:
@@ -81,8 +81,8 @@ def test_bracketed_choice() -> None:
 
 def test_current_link_speed_moving_with_load_is_not_a_change(tmp_path: Path) -> None:
     sys, proc = dual_amdgpu_box(tmp_path)
-    before = read_inventory(str(sys), str(proc))
+    before = read_inventory(sys, proc)
     (next(sys.rglob("0000:03:00.0")) / "current_link_speed").write_text("2.5 GT/s PCIe\n")
-    assert read_inventory(str(sys), str(proc)).same_as(before)
+    assert read_inventory(sys, proc).same_as(before)
     (next(sys.rglob("0000:03:00.0")) / "max_link_width").write_text("8\n")
-    assert not read_inventory(str(sys), str(proc)).same_as(before)
+    assert not read_inventory(sys, proc).same_as(before)

@@ -249,8 +249,8 @@ def test_sampler_writes_both_cards_steps_urgently(tmp_path: Path) -> None:
     ]
     config = SamplerConfig(power_hz=20, sensor_hz=5, use_udev=False)
     sampler = Sampler(
-        sys_root=str(sys),
-        proc_root=str(proc),
+        sys_root=sys,
+        proc_root=proc,
         state_dir=str(tmp_path / "state"),
         config=config,
         nvml_loader=lambda: None,

@@ -106,8 +106,8 @@ def test_stop_returns_while_a_read_is_blocked(tmp_path: Path) -> None:
     fifo.unlink()
     os.mkfifo(fifo)
     sampler = Sampler(
-        sys_root=str(sys),
-        proc_root=str(proc),
+        sys_root=sys,
+        proc_root=proc,
         state_dir=str(tmp_path),
         config=FAST,
         nvml_loader=lambda: None,

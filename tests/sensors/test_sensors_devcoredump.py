@@ -54,7 +54,7 @@ def test_size_bound_truncates(tmp_path: Path) -> None:
 
 def test_count_bound_keeps_the_newest_and_each_dump_is_saved_once(tmp_path: Path) -> None:
     sys, _ = dual_amdgpu_box(tmp_path)
-    collector = DumpCollector(str(sys), str(tmp_path / "state"), 1 << 20, 2)
+    collector = DumpCollector(sys, str(tmp_path / "state"), 1 << 20, 2)
     for i in range(3):
         make_dump(sys, i, b"dump %d\n" % i)
     events = collector.collect()
@@ -69,14 +69,14 @@ def test_unwritable_state_dir_leaves_the_dump_in_the_kernel(tmp_path: Path) -> N
     dump = make_dump(sys, 1, AMDGPU_DUMP)
     state = tmp_path / "state"
     state.write_text("a file where a directory should be")
-    collector = DumpCollector(str(sys), str(state), 1 << 20, 4)
+    collector = DumpCollector(sys, str(state), 1 << 20, 4)
     (event,) = collector.collect()
     assert event.event is EventName.DEVCOREDUMP_FAILED and event.reason
     assert (dump / "data").read_bytes() == AMDGPU_DUMP  # not released
 
 
 def test_no_devcoredump_class_means_nothing_pending(tmp_path: Path) -> None:
-    assert pending(str(tmp_path)) == []
+    assert pending(tmp_path) == []
 
 
 def test_a_link_planted_at_the_temporary_name_is_not_followed(

@@ -93,7 +93,7 @@ def test_label_normalisation() -> None:
 
 def test_amdgpu_chip_channels_use_labels_units_and_prefer_power_input(tmp_path: Path) -> None:
     sys, _ = dual_amdgpu_box(tmp_path)
-    chips = {c.device: c for c in read_chips(str(sys))}
+    chips = {c.device: c for c in read_chips(sys)}
     card0 = chips["0000:03:00.0"]
     assert card0.name == "amdgpu" and card0.driver == "amdgpu"
     keys = {ch.key: (ch.attr, ch.scale) for ch in card0.channels}
@@ -118,7 +118,7 @@ def test_both_power_files_present_uses_input(tmp_path: Path) -> None:
     sys = tmp_path / "sys"
     dev = sys / "devices" / "platform" / "x"
     hwmon_chip(sys, dev, "hwmon0", {"name": "amdgpu", "power1_average": 1, "power1_input": 2})
-    (chip,) = read_chips(str(sys))
+    (chip,) = read_chips(sys)
     assert [ch.attr for ch in chip.channels] == ["power1_input"]
 
 
@@ -137,7 +137,7 @@ def test_duplicate_labels_are_kept_apart(tmp_path: Path) -> None:
             "temp2_label": "CPU",
         },
     )
-    (chip,) = read_chips(str(sys))
+    (chip,) = read_chips(sys)
     assert [ch.key for ch in chip.channels] == ["cpu.temp_c", "cpu_temp2.temp_c"]
 
 
@@ -146,12 +146,12 @@ def test_chip_without_name_or_vanished_is_skipped(tmp_path: Path) -> None:
     dev = sys / "devices" / "platform" / "x"
     hwmon_chip(sys, dev, "hwmon0", {"temp1_input": 1})  # no `name`: not a valid chip
     os.symlink("/nonexistent/hwmon9", sys / "class" / "hwmon" / "hwmon9")  # dangling
-    assert read_chips(str(sys)) == []
+    assert read_chips(sys) == []
 
 
 def test_cards_skip_connectors_and_merge_with_their_hwmon(tmp_path: Path) -> None:
     sys, _ = dual_amdgpu_box(tmp_path)
-    cards = read_cards(str(sys))
+    cards = read_cards(sys)
     assert [c.card for c in cards] == ["card0", "card1"]
     assert dict(cards[0].extras).keys() == {
         "busy_pct",
@@ -159,7 +159,7 @@ def test_cards_skip_connectors_and_merge_with_their_hwmon(tmp_path: Path) -> Non
         "vram_used_bytes",
         "gtt_used_bytes",
     }
-    specs = {s.device: s for s in discover.discover(str(sys))}
+    specs = {s.device: s for s in discover.discover(sys)}
     amd = specs["0000:03:00.0"]
     assert amd.source == "amdgpu" and amd.is_gpu
     assert [f.key for f in amd.power] == ["ppt.power_w"]
@@ -170,7 +170,7 @@ def test_cards_skip_connectors_and_merge_with_their_hwmon(tmp_path: Path) -> Non
 
 def test_card_info_reads_ids_firmware_and_link(tmp_path: Path) -> None:
     sys, _ = dual_amdgpu_box(tmp_path)
-    info = read_card_info(read_cards(str(sys))[1])  # the NUL-padded one
+    info = read_card_info(read_cards(sys)[1])  # the NUL-padded one
     assert (info.vendor_id, info.device_id, info.subsystem_id) == ("1002", "744c", "1da2:e471")
     assert info.vbios == "113-D70401XT-N11"
     assert (info.link_speed, info.link_width) == ("16.0 GT/s PCIe", 16)
@@ -199,7 +199,7 @@ def test_real_amdgpu_snapshots_give_sane_values(tmp_path: Path) -> None:
     names = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
     for i, name in enumerate(names):
         _install_fixture(sys, name, f"0000:{i + 3:02x}:00.0", f"card{i}")
-    specs = {s.device: s for s in discover.discover(str(sys))}
+    specs = {s.device: s for s in discover.discover(sys)}
     assert len(specs) == len(names)
     for spec in specs.values():
         device = discover.build(spec, 16)

@@ -35,7 +35,7 @@ def test_psi_lines() -> None:
 
 def test_memory_sample_from_kept_files(tmp_path: Path) -> None:
     proc = proc_tree(tmp_path / "proc", avail_kib=300_000)
-    reader = MemoryReader(str(proc))
+    reader = MemoryReader(proc)
     sample = memory_sample(
         5, read_kept(reader.meminfo), {r: d for r, f in reader.psi if (d := read_kept(f))}
     )
@@ -48,7 +48,7 @@ def test_memory_sample_from_kept_files(tmp_path: Path) -> None:
 
 def test_memory_sample_without_psi(tmp_path: Path) -> None:
     proc = proc_tree(tmp_path / "proc", psi=False)
-    reader = MemoryReader(str(proc))
+    reader = MemoryReader(proc)
     psi = {r: d for r, f in reader.psi if (d := read_kept(f))}
     sample = memory_sample(1, read_kept(reader.meminfo), psi)
     assert psi == {} and sample.psi == {} and sample.swap_free_bytes == 8_000_000 * 1024
@@ -56,7 +56,7 @@ def test_memory_sample_without_psi(tmp_path: Path) -> None:
 
 def test_top_holders_count_gpu_memory_that_rss_does_not_show(tmp_path: Path) -> None:
     proc = proc_tree(tmp_path / "proc", llama_procs())
-    sample, drm = scan_holders(str(proc), 3, {})
+    sample, drm = scan_holders(proc, 3, {})
     names = [h.comm for h in sample.top]
     # llama-server's RSS is small, but its 24 GiB of VRAM (one client on two fds) ranks it first
     assert names == ["llama-server", "python3", "systemd"]
@@ -68,7 +68,7 @@ def test_top_holders_count_gpu_memory_that_rss_does_not_show(tmp_path: Path) -> 
 
 def test_nvml_memory_is_added_and_known_drm_pids_limit_the_fd_walk(tmp_path: Path) -> None:
     proc = proc_tree(tmp_path / "proc", [Proc(777, "vllm", 10), *llama_procs()])
-    sample, _ = scan_holders(str(proc), 2, {777: 70 << 30}, drm_pids=set())
+    sample, _ = scan_holders(proc, 2, {777: 70 << 30}, drm_pids=set())
     assert [(h.comm, h.gpu_vram_bytes) for h in sample.top] == [("vllm", 70 << 30), ("python3", 0)]
 
 
@@ -78,5 +78,5 @@ def test_vanished_and_garbage_processes_are_skipped(tmp_path: Path) -> None:
     (proc / "99" / "statm").write_bytes(b"")  # kernel threads give empty statm
     (proc / "1" / "statm").write_bytes(b"garbage\n")
     (proc / "555").mkdir()  # listed, then gone before we read it
-    sample, _ = scan_holders(str(proc), 5, {})
+    sample, _ = scan_holders(proc, 5, {})
     assert sorted(h.pid for h in sample.top) == [812, 4242]

@@ -44,18 +44,18 @@ def test_pci_of_takes_the_deepest_address() -> None:
 
 def test_walk_enumerates_a_fake_tree(tmp_path: Path) -> None:
     sys, _ = dual_amdgpu_box(tmp_path)
-    paths = udev.list_devices(str(sys), "hwmon")
+    paths = udev.list_devices(sys, "hwmon")
     assert [os.path.basename(p) for p in paths] == ["hwmon1", "hwmon2", "hwmon3", "hwmon4"]
     assert paths[2].endswith("0000:03:00.0/hwmon/hwmon3")
-    assert udev.list_devices(str(sys), "nvme") == []
+    assert udev.list_devices(sys, "nvme") == []
 
 
 def test_pyudev_and_the_walk_agree_on_the_real_sys() -> None:
     pytest.importorskip("pyudev", reason="pyudev is not installed")
     if not os.path.isdir("/sys/class/net"):
         pytest.skip("no /sys/class/net on this machine")
-    with_udev = udev.list_devices("/sys", "net", use_pyudev=True)
-    walked = udev.list_devices("/sys", "net", use_pyudev=False)
+    with_udev = udev.list_devices(Path("/sys"), "net", use_pyudev=True)
+    walked = udev.list_devices(Path("/sys"), "net", use_pyudev=False)
     assert sorted(with_udev) == sorted(walked) and walked
 
 

@@ -32,11 +32,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kmsgd.config import Config, IncidentConfig
 from kmsgd.record import symptoms, triggers
-from kmsgd.record.captures import Captures
+from kmsgd.record.captures import CaptureKind, Captures
 from kmsgd.ring.events import DumpEvent, EventName, SensorEvent
 from kmsgd.ring.incident import IncidentRecord
 from kmsgd.ring.inventory import Attributes
@@ -68,7 +69,7 @@ class _Incident:
     tags: set[str] = field(default_factory=set)
     bytes: int = 0
     captured: dict[str, Any] = field(default_factory=dict)
-    schedule: list[tuple[float, str]] = field(default_factory=list)
+    schedule: list[tuple[float, CaptureKind]] = field(default_factory=list)
     over_budget: bool = False
 
 
@@ -81,8 +82,8 @@ class IncidentMode:
         cfg: IncidentConfig,
         emit: Emit,
         *,
-        proc_root: str,
-        sys_root: str,
+        proc_root: Path,
+        sys_root: Path,
         set_urgent_until: Callable[[float], None],
         log: Any = None,
         clock: Callable[[], float] = _mono,
@@ -243,7 +244,10 @@ class IncidentMode:
             if cls not in inc.classes and not inc.over_budget:
                 # a new kind of trouble (a soft lockup in an incident a late heartbeat
                 # started): snapshot it now, not only at the first trigger's offsets
-                snaps = (("procs", cfg.procs_snapshot), ("gpus", cfg.gpu_snapshot))
+                snaps = (
+                    (CaptureKind.PROCS, cfg.procs_snapshot),
+                    (CaptureKind.GPUS, cfg.gpu_snapshot),
+                )
                 inc.schedule += [(when, what) for what, on in snaps if on]
                 inc.schedule.sort()
             if cls not in inc.classes or tag != inc.tag:
@@ -301,11 +305,11 @@ class IncidentMode:
         if cfg.devcoredump and self.sampler is not None:
             self.sampler.collect_dumps_now()
         for offset in cfg.procs_at_s if cfg.procs_snapshot else ():
-            inc.schedule.append((when + offset, "procs"))
+            inc.schedule.append((when + offset, CaptureKind.PROCS))
         for offset in cfg.gpus_at_s if cfg.gpu_snapshot else ():
-            inc.schedule.append((when + offset, "gpus"))
+            inc.schedule.append((when + offset, CaptureKind.GPUS))
         if cfg.sysrq_w or cfg.sysrq_l:
-            inc.schedule.append((when, "sysrq"))
+            inc.schedule.append((when, CaptureKind.SYSRQ))
         inc.schedule.sort()
         self.tick_captures_now(inc, when)
 
@@ -317,13 +321,13 @@ class IncidentMode:
             self._capture(inc, what, now)
 
     # -- captures ----------------------------------------------------------------------------
-    def _capture(self, inc: _Incident, what: str, now: float) -> None:
+    def _capture(self, inc: _Incident, what: CaptureKind, now: float) -> None:
         if not self.captures.start(what, inc.number, inc.start, now, self._captured):
             skipped = inc.captured.setdefault("skipped", [])
             if len(skipped) < MAX_BLOCKED_REPORTS:
                 skipped.append({"capture": what, "why": "the previous one is still blocked"})
 
-    def _captured(self, number: int, name: str) -> None:
+    def _captured(self, number: int, name: CaptureKind) -> None:
         """A capture thread emitted its record: count it in the incident it belongs to."""
         inc = self.current
         if inc is not None and inc.number == number:

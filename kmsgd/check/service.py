@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from kmsgd.check.findings import Finding, fail, ok, warn
 from kmsgd.config import DEFAULT_CONFIG, STATE_DIR, Config, Settings
@@ -41,7 +42,7 @@ def config_findings(s: Settings) -> list[Finding]:
     return [ok("config", f"{where}: valid")]
 
 
-def ring_holder(proc_root: str, ring: str) -> int | None:
+def ring_holder(proc_root: Path, ring: str) -> int | None:
     """The pid holding a write flock on `ring`, from /proc/locks; None when none does."""
     try:
         st = os.stat(ring)
@@ -134,7 +135,7 @@ def room_finding(cfg: Config) -> Finding:
     return ok("room", f"{free >> 20} MiB free under {parent} for a {cfg.ring_size >> 20} MiB ring")
 
 
-def _unit_lines(fs_root: str, unit: str) -> Iterator[tuple[str, str]]:
+def _unit_lines(fs_root: Path, unit: str) -> Iterator[tuple[str, str]]:
     """(key, value) of the unit file systemd would load and its drop-ins, in order."""
     files = []
     for d in UNIT_DIRS:
@@ -164,7 +165,7 @@ def _unit_lines(fs_root: str, unit: str) -> Iterator[tuple[str, str]]:
                 yield key.strip(), value.strip()
 
 
-def writable_paths(fs_root: str, unit: str) -> list[str] | None:
+def writable_paths(fs_root: Path, unit: str) -> list[str] | None:
     """Where `unit` may write under ProtectSystem=strict (systemd.exec(5)): its StateDirectory=
     and ReadWritePaths=; None when the unit is not installed."""
     lines = list(_unit_lines(fs_root, unit))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 from kmsgd.ring.inventory import Attributes, Inventory
@@ -54,7 +55,7 @@ def read_caps(chip: Chip) -> dict[str, float]:
     return caps
 
 
-def _iommu_types(sys_root: str) -> dict[str, int]:
+def _iommu_types(sys_root: Path) -> dict[str, int]:
     base = os.path.join(sys_root, "kernel", "iommu_groups")
     counts: dict[str, int] = {}
     try:
@@ -68,7 +69,7 @@ def _iommu_types(sys_root: str) -> dict[str, int]:
     return counts
 
 
-def _driver_version(sys_root: str, driver: str) -> str:
+def _driver_version(sys_root: Path, driver: str) -> str:
     return read_text(os.path.join(sys_root, "module", driver, "version")) or "" if driver else ""
 
 
@@ -86,7 +87,7 @@ DMI_FILES = (
 )
 
 
-def _cpu_model(proc_root: str) -> str:
+def _cpu_model(proc_root: Path) -> str:
     """`model name` of the first CPU (x86); ARM kernels say `Hardware` or nothing."""
     text = read_text(os.path.join(proc_root, "cpuinfo")) or ""
     for line in text.splitlines():
@@ -96,7 +97,7 @@ def _cpu_model(proc_root: str) -> str:
     return ""
 
 
-def _mem_total_bytes(proc_root: str) -> int | None:
+def _mem_total_bytes(proc_root: Path) -> int | None:
     text = read_text(os.path.join(proc_root, "meminfo")) or ""
     for line in text.splitlines():
         if line.startswith("MemTotal:"):
@@ -106,7 +107,7 @@ def _mem_total_bytes(proc_root: str) -> int | None:
     return None
 
 
-def read_host(sys_root: str, proc_root: str) -> dict[str, Any]:
+def read_host(sys_root: Path, proc_root: Path) -> dict[str, Any]:
     """What the box is: DMI (BIOS, board, system), CPU model, RAM. Missing files: absent keys."""
     host: dict[str, Any] = {}
     for name in DMI_FILES:
@@ -138,7 +139,7 @@ def read_firmware(device_path: str) -> dict[str, str]:
     return out
 
 
-def _pci_ids(sys_root: str, device: str) -> dict[str, str]:
+def _pci_ids(sys_root: Path, device: str) -> dict[str, str]:
     """vendor_id/device_id/subsystem_id of a PCI device from sysfs (for NVML's GPUs, which
     name only the address)."""
     base = os.path.join(sys_root, "bus", "pci", "devices", device)
@@ -155,7 +156,7 @@ def _pci_ids(sys_root: str, device: str) -> dict[str, str]:
 
 
 def read_inventory(
-    sys_root: str, proc_root: str, extra_gpus: list[dict[str, Any]] | None = None
+    sys_root: Path, proc_root: Path, extra_gpus: list[dict[str, Any]] | None = None
 ) -> Inventory:
     """Everything the inventory holds; `extra_gpus` are NVML's GPUs (`nvml.gpu_entry`)."""
     chips = read_chips(sys_root)

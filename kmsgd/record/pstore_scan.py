@@ -16,6 +16,7 @@ import re
 import zlib
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from kmsgd.ring.pstore import _HEADER, DumpReason, PstoreDump, parse_lines
 
@@ -124,7 +125,7 @@ def _chunks_of(path: str, rel_dir: str, archived: bool, backend_hint: str) -> li
     ]
 
 
-def _dirs(sys_root: str, state_root: str, skipped: list[Skipped]) -> list[tuple[str, str, bool]]:
+def _dirs(sys_root: Path, state_root: Path, skipped: list[Skipped]) -> list[tuple[str, str, bool]]:
     """(directory, path relative to its root, archived) for every directory to look in."""
     found = [(os.path.join(sys_root, "fs/pstore"), "", False)]
     archive = os.path.join(state_root, ARCHIVE)
@@ -139,7 +140,7 @@ def _dirs(sys_root: str, state_root: str, skipped: list[Skipped]) -> list[tuple[
     return found
 
 
-def _collect(sys_root: str, state_root: str) -> tuple[list[_Chunk], list[Skipped]]:
+def _collect(sys_root: Path, state_root: Path) -> tuple[list[_Chunk], list[Skipped]]:
     chunks: list[_Chunk] = []
     skipped: list[Skipped] = []
     for directory, rel, archived in _dirs(sys_root, state_root, skipped):
@@ -215,7 +216,7 @@ def _group(chunks: list[_Chunk]) -> list[list[_Chunk]]:
     return groups
 
 
-def scan_tree(sys_root: str, state_root: str) -> PstoreScan:
+def scan_tree(sys_root: Path, state_root: Path) -> PstoreScan:
     """Every dmesg dump in <sys_root>/fs/pstore and systemd-pstore's archive, newest last."""
     chunks, skipped = _collect(sys_root, state_root)
     seen: dict[str, PstoreDump] = {}
@@ -227,7 +228,7 @@ def scan_tree(sys_root: str, state_root: str) -> PstoreScan:
     return PstoreScan(tuple(dumps), tuple(skipped))
 
 
-def scan(sys_root: str, state_root: str) -> list[PstoreDump]:
+def scan(sys_root: Path, state_root: Path) -> list[PstoreDump]:
     """The dumps of `scan_tree`; files that could not be used are left out."""
     return list(scan_tree(sys_root, state_root).dumps)
 
