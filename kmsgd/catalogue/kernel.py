@@ -1161,4 +1161,38 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
             Format("Disabling IRQ #%d", "kernel/irq/spurious.c", "4.4-6.18", args=(16,)),
         ),
     ),
+    # the Xen hypervisor's own panic (its console's "(XEN) " lines): xen/drivers/char/
+    # console.c panic() prints "Panic on CPU %d:" between two rows of asterisks, then the
+    # reason (xen/arch/x86/traps.c: "Xen BUG at %s%s:%d" for a BUG(), "FATAL TRAP: …"), then
+    # "Reboot in five seconds..." or "Manual reset required ('noreboot' specified)" (Xen
+    # 3.x-4.19; 4.12+ x86 "%s in five seconds..." with "Crash" under the PV shim). Xen itself
+    # stopped, with every domain on it, dom0's kernel included.
+    sig(
+        "xen_hypervisor_panic",
+        r"^\(XEN\) (?:\[[^\]]*\] )?(?:Panic on CPU \d+:$|Xen BUG at \S+:\d+)",
+        ("Panic", "BUG"),
+        S.CRITICAL,
+        "kernel",
+        "The Xen hypervisor panicked: the whole host stopped, every domain on it with it.",
+        "Read the reason under 'Panic on CPU' (a Xen BUG names its source file and line, the "
+        "call trace above names the subsystem); update Xen or change the option that leads "
+        "there (IOMMU, console, CPU settings).",
+        95,
+        formats=(
+            Format(
+                "Panic on CPU %d:",
+                "xen:xen/drivers/char/console.c",
+                "xen 3.x-4.19",
+                "(XEN) ",
+                args=(0,),
+            ),
+            Format(
+                "Xen BUG at %s%s:%d",
+                "xen:xen/arch/x86/traps.c",
+                "xen 4.4-4.19",
+                "(XEN) ",
+                args=("", "drivers/passthrough/amd/iommu_init.c", 1386),
+            ),
+        ),
+    ),
 )

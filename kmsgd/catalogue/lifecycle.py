@@ -48,13 +48,25 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
     ),
     sig(
         "clean_shutdown_marker",
-        # anchored: systemd also logs command lines that merely mention these words
+        # anchored: systemd also logs command lines that merely mention these words. PID 1's
+        # "Shutting down." (src/core/main.c, on the reboot, poweroff, halt and kexec
+        # objectives only, just before it executes systemd-shutdown) and the job that starts
+        # the final service ("Starting Reboot...", 250+ "Starting systemd-reboot.service -
+        # System Reboot...", src/core/job.c with the unit's Description=) are the sequence's
+        # own lines; with StatusUnitFormat=name (systemd-system.conf(5)) a target is named by
+        # its unit alone ("Reached target reboot.target."); "Stopped target …" is not taken:
+        # a unit stops on isolate and on `systemctl stop` too, so it is not yet a shutdown
         r"^(?:Reached target (?:\S+\.target - )?(?:System )?(?:Power-?Off|Power Off|Poweroff|"
-        r"Reboot|Halt|Shutdown|Final Step|Kexec|Late Shutdown Services)|Journal stopped$|"
+        r"Reboot|Halt|Shutdown|Final Step|Kexec|Late Shutdown Services)|"
+        r"Reached target (?:reboot|poweroff|halt|kexec|shutdown|final)\.target\.$|Journal stopped$|"
         r"Syncing filesystems and block devices|Sending SIGTERM to remaining processes|"
         r"All filesystems unmounted|(?:Powering off|Rebooting|Halting|Halting system)\.$|"
-        r"System is (?:rebooting|powering down|halting))",
+        r"System is (?:rebooting|powering down|halting)|Shutting down\.$|"
+        r"Starting (?:systemd-(?:reboot|poweroff|halt|kexec)\.service - )?(?:System )?"
+        r"(?:Reboot(?: via kexec)?|Power-Off|Power Off|Halt|Kexec)\.\.\.$)",
         (
+            "Shutting",
+            "Starting",
             "Reached",
             "stopped",
             "Syncing",
@@ -92,6 +104,24 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
                 "Syncing filesystems and block devices.", _SHUTDOWN, _SD, program="systemd-shutdown"
             ),
             Format("Powering off.", _SHUTDOWN, _SD, program="systemd-shutdown"),
+            Format("Shutting down.", "systemd:src/core/main.c", _SD, program="systemd"),
+            Format(
+                "Reached target %s.",
+                "systemd:src/core/target.c",
+                _SD,
+                program="systemd",
+                args=("reboot.target",),
+            ),
+            Format(
+                "Starting %s...", "systemd:src/core/job.c", _SD, program="systemd", args=("Reboot",)
+            ),
+            Format(
+                "Starting %s...",
+                "systemd:src/core/job.c",
+                _SD,
+                program="systemd",
+                args=("systemd-poweroff.service - System Power Off",),
+            ),
             Format("Rebooting.", _SHUTDOWN, _SD, program="systemd-shutdown"),
             Format("Halting system.", _SHUTDOWN, _SD, program="systemd-shutdown"),
         ),

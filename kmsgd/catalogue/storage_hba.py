@@ -22,6 +22,7 @@ _MPT3SAS = "mpt3sas_cm0: "  # MPT3SAS_FMT "%s: " (4.x), ioc_info/ioc_err (5.x+):
 _SCMD = "sd 2:2:0:0: [sda] "  # scmd_printk: sdev_printk and the disk's name
 _SDEV = "sd 2:2:0:0: "  # sdev_printk: dev_printk of the SCSI device
 _ATA_DEV = "ata1.00: "  # ata_dev_printk: "ata%u.%02u: "
+_HPSA = "hpsa 0000:05:00.0: "  # dev_printk of the controller's PCI device
 
 STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # megaraid_sas_fusion.c megasas_wait_for_outstanding_fusion and megasas_trigger_snap_dump:
@@ -250,6 +251,88 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 _MPT3SAS,
                 args=("drivers/scsi/mpt3sas/mpt3sas_scsih.c", 8651, "_scsih_probe"),
+            ),
+        ),
+    ),
+    # hpsa.c hpsa_eh_device_reset_handler (the SCSI error handler's device reset on an HP/HPE
+    # Smart Array): hpsa_show_dev_msg(KERN_WARNING) prints dev_printk "scsi %d:%d:%d:%d: %s %s
+    # %.8s %.16s %s SSDSmartPathCap%c En%c Exp=%d" with the description sprintf'd as
+    # "resetting %s" and "reset %s %s" ("logical " or "physical ", then "completed
+    # successfully" or "failed": hence the two spaces), or "cmd %d RESET FAILED, lockup
+    # detected" / "…, new lockup detected" (4.19-6.18; the diff context of 5.x shows the same)
+    sig(
+        "scsi_host_reset",
+        r"scsi \d+:\d+:\d+:\d+: (?:resetting (?:logical|physical) |reset (?:logical|physical) +"
+        r"(?:completed successfully|failed)|cmd \d+ RESET FAILED, (?:new )?lockup detected)",
+        ("resetting", "reset", "RESET"),
+        Severity.ERROR,
+        STORAGE,
+        "The SCSI error handler reset a logical volume or disk behind a Smart Array (hpsa) "
+        "controller that stopped answering.",
+        "Check the controller's event log (ssacli, the iLO IML), its firmware, cache battery "
+        "and the disks behind it; resets that repeat mean a disk or the controller is failing.",
+        53,
+        device_kind=DeviceKind.DISK,
+        formats=(
+            Format(
+                "scsi %d:%d:%d:%d: %s %s %.8s %.16s %s SSDSmartPathCap%c En%c Exp=%d",
+                "drivers/scsi/hpsa.c",
+                "4.19-6.18",
+                _HPSA,
+                args=(
+                    0,
+                    1,
+                    0,
+                    0,
+                    "reset logical  completed successfully",
+                    "Direct-Access",
+                    "HP",
+                    "LOGICAL VOLUME",
+                    "RAID-1(+0)",
+                    "+",
+                    "+",
+                    1,
+                ),
+            ),
+            Format(
+                "scsi %d:%d:%d:%d: %s %s %.8s %.16s %s SSDSmartPathCap%c En%c Exp=%d",
+                "drivers/scsi/hpsa.c",
+                "4.19-6.18",
+                _HPSA,
+                args=(
+                    0,
+                    1,
+                    0,
+                    0,
+                    "resetting logical ",
+                    "Direct-Access",
+                    "HP",
+                    "LOGICAL VOLUME",
+                    "RAID-5",
+                    "-",
+                    "-",
+                    1,
+                ),
+            ),
+            Format(
+                "scsi %d:%d:%d:%d: %s %s %.8s %.16s %s SSDSmartPathCap%c En%c Exp=%d",
+                "drivers/scsi/hpsa.c",
+                "4.19-6.18",
+                _HPSA,
+                args=(
+                    0,
+                    0,
+                    3,
+                    0,
+                    "cmd 17 RESET FAILED, lockup detected",
+                    "Direct-Access",
+                    "ATA",
+                    "MB2000GCWDA",
+                    "physical",
+                    "-",
+                    "-",
+                    1,
+                ),
             ),
         ),
     ),

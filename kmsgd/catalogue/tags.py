@@ -124,6 +124,7 @@ class Tag(enum.StrEnum):
     WATCHDOG_EXPIRED = "watchdog_expired"
     WORKQUEUE_HOG = "workqueue_hog"
     XEN_DOMAIN_CRASH = "xen_domain_crash"
+    XEN_HYPERVISOR_PANIC = "xen_hypervisor_panic"
     XHCI_HOST_DEAD = "xhci_host_dead"
     ZFS_PANIC = "zfs_panic"
     ZFS_POOL_SUSPENDED = "zfs_pool_suspended"

@@ -108,7 +108,11 @@ _PANIC_REASONS = (
 
 def rule_panic(ctx: Context) -> Decision | None:
     """`Kernel panic - not syncing: <why>` is terminal; the text after it names the reason."""
-    panics = ctx.tl.stats(Tag.KERNEL_PANIC) or ctx.tl.stats(Tag.SYSRQ_CRASH)
+    panics = (
+        ctx.tl.stats(Tag.KERNEL_PANIC)
+        or ctx.tl.stats(Tag.SYSRQ_CRASH)
+        or ctx.tl.stats(Tag.XEN_HYPERVISOR_PANIC)  # Xen's panic() stops the host as well
+    )
     if not panics:
         return None
     p = panics[-1]
@@ -168,7 +172,9 @@ _WATCHDOG_RESET = re.compile(r"Initiating system reboot")
 # "Using hardware watchdog": systemd-shutdown arms it for reboot and kexec only
 # (kmsgd/catalogue/lifecycle.py)
 _REBOOT_WORDS = re.compile(
-    r"Restarting system|Rebooting|is rebooting|reboot\.target|System Reboot|[Kk]exec"
+    # "Reboot" as a word: PID 1's "Reached target Reboot." and "Starting Reboot..." (the
+    # reboot.target and systemd-reboot.service descriptions before "System Reboot")
+    r"Restarting system|Rebooting|is rebooting|reboot\.target|\bReboot\b|[Kk]exec"
     r"|Using hardware watchdog"
 )
 _POWEROFF_WORDS = re.compile(

@@ -129,6 +129,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"general protection fault",
         r"INFO: task \S+ blocked",
         r"(?:\(XEN\) )?(?:domain_crash called from |Domain \d+ \(vcpu#\d+\) crashed)",
+        r"\(XEN\) (?:Panic on CPU \d+:|Xen BUG at )",  # Xen panic() (catalogue/kernel.py)
         r"Call Trace:",
         r"Modules linked in:",
         r"sysrq: ",

@@ -24,6 +24,7 @@ from tests.catalogue.test_batch15 import BATCH15_EXAMPLES
 from tests.catalogue.test_batch16 import BATCH16_EXAMPLES
 from tests.catalogue.test_batch17 import BATCH17_EXAMPLES
 from tests.catalogue.test_batch18 import BATCH18_EXAMPLES
+from tests.catalogue.test_batch19 import BATCH19_EXAMPLES
 from tests.catalogue.test_batch78_wording import BATCH78_EXAMPLES
 from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
@@ -455,6 +456,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(SWEEP_SYS_EXAMPLES)
     missing -= set(BATCH16_EXAMPLES)
     missing -= set(BATCH18_EXAMPLES)
+    missing -= set(BATCH19_EXAMPLES)
     assert not missing, f"catalogue entries without conformance lines: {sorted(missing)}"
 
 
