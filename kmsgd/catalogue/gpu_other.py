@@ -462,4 +462,98 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # radeon's DPM failing to program a power state (the SMC did not take the new state):
+    # radeon/si_dpm.c si_dpm_set_power_state DRM_ERROR "si_set_sw_state failed",
+    # "si_upload_sw_state failed", "si_resume_smc failed", … and the same "<chip>_<step>
+    # failed" in ci_dpm.c, ni_dpm.c, rv770_dpm.c, cypress_dpm.c, btc_dpm.c, kv_dpm.c,
+    # trinity_dpm.c, sumo_dpm.c (3.11-mainline); radeon_pm.c radeon_pm_init_dpm /
+    # radeon_pm_resume_dpm DRM_ERROR "radeon: dpm initialization failed" / "radeon: dpm resume
+    # failed". amdgpu's copy of si_dpm.c prints the same words from [amdgpu]: not radeon's.
+    sig(
+        "radeon_dpm_error",
+        r"^(?!.*\bamdgpu\b).*\b(?:si|ci|ni|kv|rv6xx|rv770|cypress|btc|trinity|sumo)_\w+ failed$"
+        r"|\bradeon: dpm (?:initialization|resume) failed\b",
+        ("failed",),
+        Severity.WARNING,
+        RADEON,
+        "radeon's power management (DPM) failed to program a power state into the GPU's SMC: "
+        "the card stays at the clocks it had, or hangs when the new state is half applied.",
+        "Boot with radeon.dpm=0 to see whether the hang goes; update the kernel and the "
+        "radeon firmware (the SMC image); on GCN 1.0/1.1 cards try amdgpu (amdgpu.si_support=1 "
+        "radeon.si_support=0).",
+        39,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "si_set_sw_state failed",
+                _RADEON + "si_dpm.c",
+                "4.4-6.18",
+                _drm_radeon("si_dpm_set_power_state"),
+            ),
+            Format(
+                "si_upload_sw_state failed",
+                _RADEON + "si_dpm.c",
+                "4.4-6.18",
+                _drm_radeon("si_dpm_set_power_state"),
+            ),
+            Format(
+                "si_resume_smc failed",
+                _RADEON + "si_dpm.c",
+                "4.4-6.18",
+                _drm_radeon("si_dpm_set_power_state"),
+            ),
+            Format(
+                "radeon: dpm initialization failed",
+                _RADEON + "radeon_pm.c",
+                "4.4-6.18",
+                _drm_radeon("radeon_pm_init_dpm"),
+            ),
+        ),
+    ),
+    # Qualcomm's display processing unit (msm/disp/dpu1) reporting its own failure: every
+    # DPU_ERROR is pr_err("[dpu error]" fmt) (dpu_kms.h, 4.19-mainline), and the encoder's
+    # add "enc%d " (DPU_ERROR_ENC) or "enc%d intf%d " (DPU_ERROR_VIDENC):
+    # dpu_encoder.c "frame done timeout", dpu_encoder_phys_vid.c "ctl %d reset failure: %d";
+    # dpu_hw_ctl.c pr_err "hw recovery is not complete for ctl:%d". The display stays black or
+    # frozen; the SoC runs on.
+    sig(
+        "msm_dpu_error",
+        r"\[dpu error\]|\bhw recovery is not complete for ctl:\d+",
+        ("dpu", "recovery"),
+        Severity.WARNING,
+        SOC,
+        "Qualcomm's display controller (MSM DPU) failed: a frame did not complete, or a "
+        "control path could not be reset; the display stays black or frozen, the SoC runs on.",
+        "Check the device tree's display nodes (the MDSS reset and clocks) against the "
+        "kernel's bindings and update the kernel; a panel or bridge that does not answer "
+        "shows in the lines before it.",
+        40,
+        formats=(
+            Format(
+                "[dpu error]enc%d frame done timeout",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_encoder.c",
+                "4.19-6.18",
+                args=(33,),
+            ),
+            Format(
+                "[dpu error]enc%d frame done timeout",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_encoder.c",
+                "6.17",
+                "[drm:dpu_encoder_frame_done_timeout:2727] ",
+                args=(33,),
+            ),
+            Format(
+                "[dpu error]enc%d intf%d ctl %d reset failure: %d",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_encoder_phys_vid.c",
+                "4.19-6.18",
+                args=(33, 1, 2, -22),
+            ),
+            Format(
+                "hw recovery is not complete for ctl:%d",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_hw_ctl.c",
+                "5.4-6.18",
+                args=(2,),
+            ),
+        ),
+    ),
 )
