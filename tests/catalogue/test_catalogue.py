@@ -25,9 +25,9 @@ from tests.catalogue.test_batch16 import BATCH16_EXAMPLES
 from tests.catalogue.test_batch17 import BATCH17_EXAMPLES
 from tests.catalogue.test_batch18 import BATCH18_EXAMPLES
 from tests.catalogue.test_batch19 import BATCH19_EXAMPLES
-from tests.catalogue.test_fix20a import FIX20A_EXAMPLES
 from tests.catalogue.test_batch78_wording import BATCH78_EXAMPLES
 from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
+from tests.catalogue.test_fix20a import FIX20A_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
 from tests.catalogue.test_sweep_fixleft import FIXLEFT_EXAMPLES
