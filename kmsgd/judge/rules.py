@@ -177,7 +177,7 @@ _REBOOT_WORDS = re.compile(
     r"Restarting system|Rebooting|is rebooting|reboot\.target|\bReboot\b|[Kk]exec"
     r"|Using hardware watchdog"
     # shutdown(8)'s syslog line of a BSD-style reboot ("reboot by root: ", "rebooted by …")
-    r"|\b(?:reboot(?:ed)?|power-cycle) by \S+:"
+    r"|\breboot(?:ed)? by \S+:"
 )
 _POWEROFF_WORDS = re.compile(
     r"Power-?[Oo]ff|Power down|Power Off|[Pp]owering (?:off|down)|[Hh]alt|poweroff"
