@@ -698,10 +698,19 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # bcachefs (fs/bcachefs/error.c, super.c, recovery.c; 6.7-6.17 in the kernel): "emergency
     # read only at seq %llu" / "… at journal seq %llu", "error in recovery: %s",
     # "bch2_fs_start(): error starting filesystem %s", the fsck error's tail "error not marked
-    # as autofix and not in fsck"
+    # as autofix and not in fsck";
+    # fs/ext2/super.c ext2_error: printk(KERN_CRIT "EXT2-fs (%s): error: %s: %pV") (2.6.36-6.18;
+    # "EXT2-fs error (device %s): %s: " before); 2.6-era XFS (fs/xfs/xfs_rw.c, cmn_err without
+    # the "XFS (dev): " prefix): xfs_ioerror_alert "I/O error in filesystem (\"%s\") meta-data
+    # dev %s block 0x%llx       (\"%s\") error %d buf count %zd" and xfs_do_force_shutdown
+    # "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  Return address = 0x%p"
+    # (printed only when the shutdown is not a forced unmount)
     sig(
         "fs_error",
-        r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
+        r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|EXT2-fs \(\S+\): error: "
+        r"|I/O error in filesystem \(\"[^\"]*\"\) meta-data dev \S+ block 0x[0-9a-f]+"
+        r"|xfs_force_shutdown\([^,\s]+,0x[0-9a-f]+\) called from line \d+"
+        r"|XFS \(\S+\): (?:Corruption"
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
         r"|EXT[34]-fs \(\S+\): error loading journal"
@@ -728,6 +737,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             "Invalid",
             "failed",
             "xfs_do_force_shutdown",
+            "xfs_force_shutdown",
             "emergency",
             "Shutting",
             "inconsistent",
@@ -740,6 +750,26 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         56,
         device_kind=_FS,
         formats=(
+            Format(
+                "EXT2-fs (%s): error: %s: %pV",
+                "fs/ext2/super.c",
+                "4.4-6.18",
+                args=("sda1", "ext2_lookup", ("deleted inode referenced: %lu", (32905,))),
+            ),
+            Format(
+                'I/O error in filesystem ("%s") meta-data dev %s block 0x%llx       ("%s") error '
+                "%d buf count %zd",
+                "fs/xfs/xfs_rw.c",
+                "2.6.x (before the XFS (dev) prefix of 2.6.39)",
+                args=("sdb1", "sdb1", 0xF054F4, "xlog_iodone", 5, 32768),
+            ),
+            Format(
+                "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  "
+                "Return address = 0x%p",
+                "fs/xfs/xfs_fsops.c",
+                "2.6.x (before the XFS (dev) prefix of 2.6.39)",
+                args=("sdb1", 0x2, 956, "fs/xfs/xfs_log.c"),
+            ),
             Format(
                 "I/O error %d writing to inode %lu (offset %llu size %ld starting block %llu)",
                 "fs/ext4/page-io.c",
