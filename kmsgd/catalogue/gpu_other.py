@@ -307,13 +307,14 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # 4.18-6.x, drm_err later), panfrost/panfrost_job.c panfrost_job_timedout dev_err "gpu
     # sched timeout, js=%d, config=0x%x, status=0x%x, head=0x%x, tail=0x%x, sched_job=%p"
     # (5.4-6.18), etnaviv/etnaviv_gpu.c etnaviv_gpu_recover_hang dev_err "recover hung GPU!"
-    # (4.4-6.18), msm/msm_gpu.c hangcheck_handler DRM_DEV_ERROR "%s: hangcheck detected gpu
-    # lockup rb %d!" (4.4-6.18). A hang the reset clears costs a frame; a repeated one
-    # freezes the desktop of the board.
+    # (4.4-6.18; the device is "etnaviv-gpu" on SoCs, "etnaviv" where a PCI glue driver
+    # binds a Vivante core, as on Loongson boards), msm/msm_gpu.c hangcheck_handler
+    # DRM_DEV_ERROR "%s: hangcheck detected gpu lockup rb %d!" (4.4-6.18). A hang the reset
+    # clears costs a frame; a repeated one freezes the desktop of the board.
     sig(
         "soc_gpu_hang",
         r"v3d \S+: .*Resetting GPU for hang\.|panfrost \S+: gpu sched timeout, js=\d+"
-        r"|etnaviv-gpu \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
+        r"|etnaviv(?:-gpu)? \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
         ("Resetting", "sched", "hung", "hangcheck"),
         Severity.ERROR,
         SOC,
@@ -343,6 +344,12 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/gpu/drm/etnaviv/etnaviv_gpu.c",
                 "4.4-6.18",
                 "etnaviv-gpu 130000.gpu: ",
+            ),
+            Format(
+                "recover hung GPU!",
+                "drivers/gpu/drm/etnaviv/etnaviv_gpu.c",
+                "5.4-6.18 (a PCI-bound core)",
+                "etnaviv 0000:00:06.0: ",
             ),
             Format(
                 "%s: hangcheck detected gpu lockup rb %d!",
@@ -553,6 +560,51 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/gpu/drm/msm/disp/dpu1/dpu_hw_ctl.c",
                 "5.4-6.18",
                 args=(2,),
+            ),
+        ),
+    ),
+    # The faults and firmware timeouts SoC GPU drivers print when a job goes wrong, before
+    # (or instead of) a scheduler timeout: lima/lima_mmu.c lima_mmu_irq_handler dev_err "mmu
+    # page fault at 0x%x from bus id %d of type %s on %s" (5.2-6.x, the Mali-4xx MMU of a
+    # GP or PP core, which the driver resumes or resets), etnaviv/etnaviv_gpu.c
+    # dump_mmu_fault (irq_handler before 5.x) dev_err_ratelimited "MMU fault status 0x%08x"
+    # (4.5-6.x; the job then times out and the GPU is recovered), and the Asahi driver's
+    # (drivers/gpu/drm/asahi/gpu.rs, Apple AGX, Rust) dev_err "** GPU timeout nya~!!!!! **"
+    # (the firmware reports a timed-out event; the driver dumps the fault info and recovers).
+    # All three are the GPU failing its work, as soc_gpu_hang names it.
+    sig(
+        "soc_gpu_hang",
+        r"\blima \S+: mmu page fault at 0x[0-9a-f]+ from bus id \d+ of type (?:read|write) on "
+        r"|\betnaviv(?:-gpu)? \S+: MMU fault status 0x[0-9a-f]+"
+        r"|\basahi \S+: \*\* GPU timeout nya~!+ \*\*",
+        ("mmu", "MMU", "nya"),
+        Severity.ERROR,
+        SOC,
+        "A SoC's GPU (Mali, Vivante or Apple AGX) faulted on a job's memory or timed a job "
+        "out: the driver stopped the job and recovered the GPU.",
+        "See soc_gpu_hang.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "mmu page fault at 0x%x from bus id %d of type %s on %s",
+                "drivers/gpu/drm/lima/lima_mmu.c",
+                "5.2-6.12",
+                "lima 1c40000.gpu: ",
+                args=(0x121020, 0, "read", "ppmmu0"),
+            ),
+            Format(
+                "MMU fault status 0x%08x",
+                "drivers/gpu/drm/etnaviv/etnaviv_gpu.c",
+                "4.5-6.12",
+                "etnaviv-gpu 130000.gpu: ",
+                args=(0x2,),
+            ),
+            Format(
+                "** GPU timeout nya~!!!!! **",
+                "asahi:drivers/gpu/drm/asahi/gpu.rs",
+                "Asahi Linux kernels (the copies read)",
+                "asahi 206400000.gpu: ",
             ),
         ),
     ),
