@@ -686,7 +686,14 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # "XFS (dev): " or "XFS: " when no mount; 2.6's xfs_cmn_err the same words);
     # xfs_do_force_shutdown: "xfs_do_force_shutdown (0x%x) called from line %d of file %s.
     # Return address = %pS" (2.6-today; flag 0x4 alone is a forced unmount that an
-    # administrator asked for, not an error);
+    # administrator asked for, not an error); 2.6's xfs_fsops.c printed it
+    # "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  Return address = 0x%p"
+    # with the file system's name, and xfs_rw.c xfs_ioerror_alert "I/O error in filesystem
+    # (\"%s\") meta-data dev %s block 0x%llx (\"%s\") error %d buf count %zd" (3.x:
+    # "metadata I/O error", above); ext2's ext2_error (fs/ext2/super.c, 2.6.3x-6.18) prints
+    # "EXT2-fs (%s): error: %s: %pV" with the function's name, unlike ext3/ext4's "error
+    # (device %s)" (ext2_msg's mount refusals "error: can't find an ext2 filesystem …", that
+    # a probe of another file system's device prints, carry no function name);
     # fs/btrfs "BTRFS error (device %s)", and data checksum failures at warning level
     # (btrfs_print_data_csum_error, btrfs_warn_rl): "csum failed root %llu ino %llu off %llu
     # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
@@ -701,7 +708,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # as autofix and not in fsck"
     sig(
         "fs_error",
-        r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|XFS \(\S+\): (?:Corruption"
+        r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|EXT2-fs \(\S+\): error: \w+: "
+        r"|XFS \(\S+\): (?:Corruption"
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
         r"|EXT[34]-fs \(\S+\): error loading journal"
@@ -709,6 +717,8 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
         r"|XFS(?: \(\S+\))?: [Ii]nternal error \S+ at line \d+ of file "
         r"|xfs_do_force_shutdown\(0x(?!4\))[0-9a-f]+\) called from line \d+"
+        r"|xfs_force_shutdown\(\S+,0x(?!4\))[0-9a-f]+\) called from line \d+"
+        r"|I/O error in filesystem \(\"[^\"]*\"\) meta-data dev "
         r"|(?:btrfs|BTRFS \w+ \(device \S+\):) csum failed (?:root -?\d+ )?ino \d+ off \d+ csum"
         r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
         r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
@@ -728,6 +738,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             "Invalid",
             "failed",
             "xfs_do_force_shutdown",
+            "xfs_force_shutdown",
             "emergency",
             "Shutting",
             "inconsistent",
@@ -758,6 +769,26 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                     "python3",
                     ("deleted inode referenced: %u", (1234,)),
                 ),
+            ),
+            Format(
+                "EXT2-fs (%s): error: %s: %pV",
+                "fs/ext2/super.c",
+                "4.4-6.18",
+                args=("sda1", "ext2_lookup", ("deleted inode referenced: %lu", (32905,))),
+            ),
+            Format(
+                "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  "
+                "Return address = 0x%p",
+                "fs/xfs/xfs_fsops.c",
+                "2.6",
+                args=("sda2", 0x2, 956, "fs/xfs/xfs_log.c"),
+            ),
+            Format(
+                'I/O error in filesystem ("%s") meta-data dev %s block 0x%llx'
+                '       ("%s") error %d buf count %zd',
+                "fs/xfs/xfs_rw.c",
+                "2.6",
+                args=("sda2", "sda2", 0xF054F4, "xlog_iodone", 5, 32768),
             ),
             Format(
                 "Corruption detected. Unmount and run xfs_repair",

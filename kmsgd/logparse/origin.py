@@ -206,7 +206,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:timeout|critical [\w ]+|recoverable transport|protection) error, dev ",
         r"Buffer I/O error",
         r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
-        r"mpt[23]sas_cm\d+: ",
+        r"mpt[23]sas(?:_cm)?\d+: ",  # "mpt2sas0: " before 4.4
         r"megasas: ",
         r"ata\d+(?:\.\d+)?: ",
         r"md/raid\d*:",  # drivers/md/raid*.c
@@ -227,6 +227,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     "fs": (
         *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
+        # 2.6's XFS cmn_err() had no "XFS (dev): " prefix (fs/xfs/xfs_fsops.c, xfs_rw.c)
+        *(r"xfs_force_shutdown\(", r'I/O error in filesystem \("'),
         # OpenZFS spl-err.c spl_panic and include/os/linux/spl/sys/debug.h VERIFY*()
         *(r"PANIC at [\w.-]+:\d+:\w+\(\)", r"VERIFY3?\("),
     ),
