@@ -686,14 +686,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # "XFS (dev): " or "XFS: " when no mount; 2.6's xfs_cmn_err the same words);
     # xfs_do_force_shutdown: "xfs_do_force_shutdown (0x%x) called from line %d of file %s.
     # Return address = %pS" (2.6-today; flag 0x4 alone is a forced unmount that an
-    # administrator asked for, not an error); 2.6's xfs_fsops.c printed it
-    # "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  Return address = 0x%p"
-    # with the file system's name, and xfs_rw.c xfs_ioerror_alert "I/O error in filesystem
-    # (\"%s\") meta-data dev %s block 0x%llx (\"%s\") error %d buf count %zd" (3.x:
-    # "metadata I/O error", above); ext2's ext2_error (fs/ext2/super.c, 2.6.3x-6.18) prints
-    # "EXT2-fs (%s): error: %s: %pV" with the function's name, unlike ext3/ext4's "error
-    # (device %s)" (ext2_msg's mount refusals "error: can't find an ext2 filesystem …", that
-    # a probe of another file system's device prints, carry no function name);
+    # administrator asked for, not an error);
     # fs/btrfs "BTRFS error (device %s)", and data checksum failures at warning level
     # (btrfs_print_data_csum_error, btrfs_warn_rl): "csum failed root %llu ino %llu off %llu
     # csum %pU expected csum %pU mirror %d" (4.x+; "csum failed ino %llu off %llu csum %u
@@ -705,10 +698,21 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # bcachefs (fs/bcachefs/error.c, super.c, recovery.c; 6.7-6.17 in the kernel): "emergency
     # read only at seq %llu" / "… at journal seq %llu", "error in recovery: %s",
     # "bch2_fs_start(): error starting filesystem %s", the fsck error's tail "error not marked
-    # as autofix and not in fsck"
+    # as autofix and not in fsck";
+    # fs/ext2/super.c ext2_error: printk(KERN_CRIT "EXT2-fs (%s): error: %s: %pV") (2.6.36-6.18;
+    # "EXT2-fs error (device %s): %s: " before), the function's name after "error: "
+    # (ext2_msg's mount refusals "error: can't find an ext2 filesystem on dev …", that
+    # mount(8) probing another file system's device prints, have none); 2.6-era XFS
+    # (fs/xfs/xfs_rw.c, cmn_err without the "XFS (dev): " prefix): xfs_ioerror_alert "I/O
+    # error in filesystem (\"%s\") meta-data dev %s block 0x%llx       (\"%s\") error %d buf
+    # count %zd" and xfs_do_force_shutdown
+    # "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  Return address = 0x%p"
+    # (printed only when the shutdown is not a forced unmount)
     sig(
         "fs_error",
         r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|EXT2-fs \(\S+\): error: \w+: "
+        r"|I/O error in filesystem \(\"[^\"]*\"\) meta-data dev \S+ block 0x[0-9a-f]+"
+        r"|xfs_force_shutdown\([^,\s]+,0x[0-9a-f]+\) called from line \d+"
         r"|XFS \(\S+\): (?:Corruption"
         r"|Metadata (?:corruption|CRC error)|log I/O error|Filesystem has been shut down"
         r"|metadata I/O error)|Remounting filesystem read-only"
@@ -717,8 +721,6 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|JBD2: (?:Invalid checksum recovering|IO error -?\d+ recovering|recovery failed)"
         r"|XFS(?: \(\S+\))?: [Ii]nternal error \S+ at line \d+ of file "
         r"|xfs_do_force_shutdown\(0x(?!4\))[0-9a-f]+\) called from line \d+"
-        r"|xfs_force_shutdown\(\S+,0x(?!4\))[0-9a-f]+\) called from line \d+"
-        r"|I/O error in filesystem \(\"[^\"]*\"\) meta-data dev "
         r"|(?:btrfs|BTRFS \w+ \(device \S+\):) csum failed (?:root -?\d+ )?ino \d+ off \d+ csum"
         r"|BTRFS \w+ \(device \S+\): checksum verify failed on "
         r"|emergency read only at (?:journal )?seq \d+|bcachefs \(\S+\): (?:error in recovery"
@@ -752,6 +754,26 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_FS,
         formats=(
             Format(
+                "EXT2-fs (%s): error: %s: %pV",
+                "fs/ext2/super.c",
+                "4.4-6.18",
+                args=("sda1", "ext2_lookup", ("deleted inode referenced: %lu", (32905,))),
+            ),
+            Format(
+                'I/O error in filesystem ("%s") meta-data dev %s block 0x%llx       ("%s") error '
+                "%d buf count %zd",
+                "fs/xfs/xfs_rw.c",
+                "2.6.x (before the XFS (dev) prefix of 2.6.39)",
+                args=("sdb1", "sdb1", 0xF054F4, "xlog_iodone", 5, 32768),
+            ),
+            Format(
+                "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  "
+                "Return address = 0x%p",
+                "fs/xfs/xfs_fsops.c",
+                "2.6.x (before the XFS (dev) prefix of 2.6.39)",
+                args=("sdb1", 0x2, 956, "fs/xfs/xfs_log.c"),
+            ),
+            Format(
                 "I/O error %d writing to inode %lu (offset %llu size %ld starting block %llu)",
                 "fs/ext4/page-io.c",
                 "4.4-6.18",
@@ -769,26 +791,6 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                     "python3",
                     ("deleted inode referenced: %u", (1234,)),
                 ),
-            ),
-            Format(
-                "EXT2-fs (%s): error: %s: %pV",
-                "fs/ext2/super.c",
-                "4.4-6.18",
-                args=("sda1", "ext2_lookup", ("deleted inode referenced: %lu", (32905,))),
-            ),
-            Format(
-                "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  "
-                "Return address = 0x%p",
-                "fs/xfs/xfs_fsops.c",
-                "2.6",
-                args=("sda2", 0x2, 956, "fs/xfs/xfs_log.c"),
-            ),
-            Format(
-                'I/O error in filesystem ("%s") meta-data dev %s block 0x%llx'
-                '       ("%s") error %d buf count %zd',
-                "fs/xfs/xfs_rw.c",
-                "2.6",
-                args=("sda2", "sda2", 0xF054F4, "xlog_iodone", 5, 32768),
             ),
             Format(
                 "Corruption detected. Unmount and run xfs_repair",

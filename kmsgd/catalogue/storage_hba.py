@@ -31,12 +31,13 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # dev_warn("Found FW in FAULT state, will reset adapter scsi%d."); megasas_reset_fusion:
     # dev_warn("resetting fusion adapter scsi%d."), "Reset failed, killing adapter scsi%d.",
     # "Reset not supported, killing adapter scsi%d." (4.4-6.18); megaraid_sas_base.c
-    # megasas_transition_to_ready, the firmware found in FAULT state at probe (no disk
-    # attaches): printk(KERN_DEBUG "megasas: FW in FAULT state!!") (2.6-3.x),
-    # dev_printk(KERN_DEBUG, …, "FW in FAULT state!!") (3.x-4.19; 5.4+ the "Fault code" form)
+    # megasas_transition_to_ready at probe: printk(KERN_DEBUG "megasas: FW in FAULT state!!")
+    # (2.6.x-3.x; dev_printk "FW in FAULT state!!" 4.4-4.19), the firmware found faulted before
+    # the controller came up, so no disk behind it is detected
     sig(
         "megaraid_fw_fault",
-        r"FW in FAULT state(?:,? Fault code:0x[0-9a-fA-F]+|!!)|Found FW in FAULT state, will reset"
+        r"FW in FAULT state,? Fault code:0x[0-9a-fA-F]+|Found FW in FAULT state, will reset"
+        r"|(?:megasas: |megaraid_sas \S+: )FW in FAULT state!!"
         r"|resetting fusion adapter scsi\d+|Reset (?:failed|not supported), killing adapter",
         ("FAULT", "resetting", "killing"),
         Severity.ERROR,
@@ -63,9 +64,9 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
                 _MEGARAID,
                 args=(0,),
             ),
-            Format("FW in FAULT state!!", _MEGARAID_BASE, "4.4-4.19", _MEGARAID),
-            Format("megasas: FW in FAULT state!!", _MEGARAID_BASE, "2.6-3.x"),
             Format("resetting fusion adapter scsi%d.", _MEGARAID_FUSION, "4.4-6.18", _MEGARAID),
+            Format("megasas: FW in FAULT state!!", _MEGARAID_BASE, "2.6.x-3.x"),
+            Format("FW in FAULT state!!", _MEGARAID_BASE, "4.4-4.19", _MEGARAID),
             Format(
                 "Reset failed, killing adapter scsi%d.", _MEGARAID_FUSION, "4.4-6.18", _MEGARAID
             ),
@@ -77,8 +78,8 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # FAILED" (4.4-6.18); _base_fault_reset_work, when the doorbell's state bits read all
     # ones (the controller gone from the bus): "SAS host is non-operational !!!!", then the
     # dead-IOC thread removes it (4.4-6.18). mpt2sas is the same driver since 4.4
-    # ("mpt2sas_cm0: "); before 4.4 drivers/scsi/mpt2sas (and 3.x mpt3sas) named the IOC
-    # "%s%d" of the driver's name and id ("mpt2sas0: ", "mpt3sas0: ") with the same words
+    # ("mpt2sas_cm0: "); before 4.4 drivers/scsi/mpt2sas (mpt2sas_base.c, the same words)
+    # named the IOC "mpt2sas%d" (MPT2SAS_FMT "%s: ": "mpt2sas0: ")
     sig(
         "mpt3sas_ioc_fault",
         r"\bmpt[23]sas(?:_cm)?\d+: (?:fault_state\(0x[0-9a-fA-F]+\)!|sending diag reset !!"
@@ -103,12 +104,6 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
                 "sending diag reset !!", "drivers/scsi/mpt3sas/mpt3sas_base.c", "4.4-6.18", _MPT3SAS
             ),
             Format(
-                "%s: fault_state(0x%04x)!",
-                "drivers/scsi/mpt2sas/mpt2sas_base.c",
-                "2.6.29-4.3",
-                args=("mpt2sas0", 0x5841),
-            ),
-            Format(
                 "diag reset: FAILED", "drivers/scsi/mpt3sas/mpt3sas_base.c", "4.4-6.18", _MPT3SAS
             ),
             Format(
@@ -116,6 +111,13 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/scsi/mpt3sas/mpt3sas_base.c",
                 "4.4-6.18",
                 _MPT3SAS,
+            ),
+            Format(
+                "fault_state(0x%04x)!",
+                "drivers/scsi/mpt2sas/mpt2sas_base.c",
+                "2.6.x-4.3",
+                "mpt2sas0: ",
+                args=(0x5841,),
             ),
         ),
     ),
@@ -187,26 +189,25 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # 0x%x%s%s" (a device's failed command; the link's own "ata1: exception …" of a PHY event
     # is left out: hot plug and resume print it), ata_eh_recover "reset failed, giving up"
     # (ata_dev_disable's "disabled" / "disable device" after it is left to that line: its
-    # words are too common to key on); libata-sff.c ata_sff_prereset (libata-core.c in 2.6):
-    # ata_link_warn "device not ready (errno=%d), forcing hardreset", the device still busy
-    # when error handling comes to reset it (its "link is slow to respond, please be patient"
-    # before it is left out: slow disks print it at every boot); scsi_error.c
+    # words are too common to key on); scsi_error.c
     # scsi_eh_offline_sdevs "Device offlined - not ready after error recovery" and scsi_lib.c
     # "rejecting I/O to offline device" (4.4-6.18): the error handler gave the disk up;
     # scsi_lib.c "timing out command, waited %lus" (scmd_printk, 4.4-6.18): a command past
     # its retries' total time; block/blk-core.c's other errors of a request (blk_errors,
     # 4.19-6.18; blk_update_request's error_type 4.4): "%s error, dev %s, sector %llu" with
-    # "critical medium", "critical target", "timeout", "recoverable transport", …
+    # "critical medium", "critical target", "timeout", "recoverable transport", …;
+    # libata-sff.c ata_sff_prereset (libata-core.c ata_std_prereset before 2.6.28):
+    # ata_link_warn "device not ready (errno=%d), forcing hardreset" (2.6.x-6.18), a device
+    # that stayed busy through the error handler's wait and is reset by force
     sig(
         "disk_io_error",
         r"\bata\d+\.\d+: exception Emask 0x[0-9a-f]+ "
-        r"|\bata\d+: (?:reset failed, giving up"
-        r"|device not ready \(errno=-?\d+\), forcing hardreset)"
-        r"|Device offlined - not ready after error recovery"
+        r"|\bata\d+(?:\.\d+)?: device not ready \(errno=-?\d+\), forcing hardreset"
+        r"|\bata\d+: reset failed, giving up|Device offlined - not ready after error recovery"
         r"|rejecting I/O to offline device|\] (?:tag#\d+ )?timing out command, waited \d+s"
         r"|(?:timeout|critical (?:space allocation|target|nexus|medium)|recoverable transport"
         r"|protection|device offline) error, dev \S+, sector \d+",
-        ("exception", "giving", "hardreset", "offlined", "rejecting", "timing", "error"),
+        ("exception", "giving", "offlined", "rejecting", "timing", "error", "hardreset"),
         Severity.ERROR,
         STORAGE,
         "A block device failed a read or write.",
@@ -225,7 +226,7 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "device not ready (errno=%d), forcing hardreset",
                 "drivers/ata/libata-sff.c",
-                "4.4-6.18",
+                "2.6.28-6.18",
                 "ata1: ",
                 args=(-16,),
             ),

@@ -197,7 +197,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (r"Under-?voltage detected", r"raspberrypi-hwmon "),
-    # mpt3sas's ioc->name "mpt3sas_cm0: " (MPT3SAS_FMT, ioc_info), megaraid_sas's 2.6-3.x
+    # mpt3sas's ioc->name "mpt3sas_cm0: " (MPT3SAS_FMT, ioc_info; "mpt2sas0: " in the
+    # drivers/scsi/mpt2sas driver before 4.4), megaraid_sas's 2.6-3.x
     # printk "megasas: ", libata's ata_link_printk/ata_dev_printk "ata1: "/"ata1.00: "
     "storage": (
         r"nvme ",
@@ -206,7 +207,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:timeout|critical [\w ]+|recoverable transport|protection) error, dev ",
         r"Buffer I/O error",
         r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
-        r"mpt[23]sas(?:_cm)?\d+: ",  # "mpt2sas0: " before 4.4
+        r"mpt[23]sas(?:_cm)?\d+: ",
         r"megasas: ",
         r"ata\d+(?:\.\d+)?: ",
         r"md/raid\d*:",  # drivers/md/raid*.c
@@ -227,8 +228,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     "fs": (
         *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
-        # 2.6's XFS cmn_err() had no "XFS (dev): " prefix (fs/xfs/xfs_fsops.c, xfs_rw.c)
-        *(r"xfs_force_shutdown\(", r'I/O error in filesystem \("'),
+        # 2.6-era XFS's cmn_err, no prefix (fs/xfs/xfs_rw.c xfs_ioerror_alert, xfs_fsops.c
+        # xfs_do_force_shutdown)
+        *(r'I/O error in filesystem \("', r"xfs_force_shutdown\("),
         # OpenZFS spl-err.c spl_panic and include/os/linux/spl/sys/debug.h VERIFY*()
         *(r"PANIC at [\w.-]+:\d+:\w+\(\)", r"VERIFY3?\("),
     ),

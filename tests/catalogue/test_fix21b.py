@@ -43,14 +43,12 @@ FIX21B_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             '("xlog_iodone") error 5 buf count 32768',
         ],
         [
-            # ext2's mount notes and a forced unmount an administrator asked for
+            # ext2's mount notes
             "EXT2-fs (sda1): warning: mounting unchecked fs, running e2fsck is recommended",
             # ext2_msg's mount refusals: mount(8) probing another file system's device
             "EXT2-fs (sda1): error: couldn't mount because of unsupported optional features (240)",
             "EXT2-fs (sdb1): error: can't find an ext2 filesystem on dev sdb1.",
             "EXT2-fs (sdb1): error: unable to read superblock",
-            "xfs_force_shutdown(sda2,0x4) called from line 1 of file fs/xfs/xfs_fsops.c.  "
-            "Return address = 0x801288d8",
         ],
     ),
     "megaraid_fw_fault": (

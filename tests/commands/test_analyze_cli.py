@@ -81,4 +81,4 @@ def test_a_console_of_systemd_status_lines_is_judged_not_refused(tmp_path: Path)
     code, out, err = invoke(str(path), "--format", "json")
     assert code == 0, err
     report = json.loads(out)
-    assert report["primary"] is None and report["outcome"] == "clean_shutdown"
+    assert report["primary"] is None and report["outcome"] == "clean_reboot"
