@@ -518,4 +518,137 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # the display engine's FIFO ran dry while scanning out (bandwidth or watermarks too low for
+    # the mode): display/intel_fifo_underrun.c (intel_display.c and i915_irq.c before 4.1)
+    # intel_cpu_fifo_underrun_irq_handler / intel_pch_fifo_underrun_irq_handler DRM_ERROR
+    # "CPU pipe %c FIFO underrun" / "PCH transcoder %c FIFO underrun" (4.0-5.x), drm_err with
+    # the device from 5.8 (xe's display is the same code from 6.8), and the checks on a pipe
+    # re-enabled with the error still set, "uncleared fifo underrun on pipe %c" / "uncleared
+    # pch fifo underrun on pch transcoder %c" (DRM_DEBUG_KMS before 5.8), and g4x/vlv's
+    # "pipe %c underrun". A glitch or blank on the screen; the box runs. Many boxes log one at
+    # every boot or mode set: routine, so a failure beside it leads.
+    sig(
+        "i915_fifo_underrun",
+        r"\b(?:CPU pipe|PCH transcoder) [A-Z] FIFO underrun\b"
+        r"|\buncleared (?:pch )?fifo underrun on (?:pch transcoder|pipe) [A-Z]\b"
+        r"|\[drm\] \*ERROR\* pipe [A-Z] underrun\b",
+        ("underrun",),
+        Severity.WARNING,
+        I915,
+        "Intel's display engine ran out of pixel data while scanning out a frame (a FIFO "
+        "underrun): the screen flickers or blanks for a moment; the GPU and the box run on.",
+        "Usually the mode's bandwidth: try a lower refresh rate or resolution on the external "
+        "monitor, disable panel self refresh (i915.enable_psr=0) or FBC, and update the kernel; "
+        "an underrun with a freeze points at the lines around it.",
+        40,
+        device_kind=DeviceKind.PCI,
+        routine=True,
+        formats=(
+            Format(
+                "CPU pipe %c FIFO underrun",
+                _I915 + "intel_fifo_underrun.c",
+                "4.4-5.4",
+                "[drm:intel_cpu_fifo_underrun_irq_handler [i915]] *ERROR* ",
+                args=("B",),
+            ),
+            Format(
+                "CPU pipe %c FIFO underrun",
+                _I915 + "display/intel_fifo_underrun.c",
+                "5.15-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("A",),
+            ),
+            Format(
+                "PCH transcoder %c FIFO underrun",
+                _I915 + "display/intel_fifo_underrun.c",
+                "5.15-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("B",),
+            ),
+            Format(
+                "uncleared pch fifo underrun on pch transcoder %c",
+                _I915 + "display/intel_fifo_underrun.c",
+                "5.15-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("B",),
+            ),
+            Format(
+                "uncleared fifo underrun on pipe %c",
+                _I915 + "intel_fifo_underrun.c",
+                "4.4-5.4",
+                "[drm:ivb_check_fifo_underruns [i915]] *ERROR* ",
+                args=("A",),
+            ),
+            Format(
+                "CPU pipe %c FIFO underrun",
+                _I915 + "display/intel_fifo_underrun.c",
+                "6.8-6.18",
+                _XE_DEV + "[drm] *ERROR* ",
+                args=("A",),
+            ),
+        ),
+    ),
+    # a DisplayPort AUX transfer the source never saw finish (a sink, a Type-C port or its PHY
+    # that does not answer): display/intel_dp_aux.c (intel_dp.c before 5.13)
+    # intel_dp_aux_wait_done drm_err "%s: did not complete or timeout within %ums (status
+    # 0x%08x)" (DRM_ERROR "%s did not complete …" without the colon in 5.1-5.7), and
+    # intel_dp_aux_xfer "%s: not done (status 0x%08x)" / drm_WARN "%s: not started (status
+    # 0x%08x)"; 4.x-5.7 printed DRM_ERROR "dp_aux_ch not done status 0x%08x". The AUX
+    # channel's name is "AUX <ch>/DDI <port>/PHY <phy>". An empty or sleeping Type-C port
+    # times out on every probe: routine, so a failure beside it leads.
+    sig(
+        "drm_dp_aux_timeout",
+        r"\bAUX [^:\n]*?:? did not complete or timeout within \d+ ?ms"
+        r"|\bAUX [A-Z0-9]+/[^:\n]*: not (?:done|started) \(status 0x[0-9a-fA-F]+\)"
+        r"|\bdp_aux_ch not done status 0x",
+        ("timeout", "done", "started"),
+        Severity.WARNING,
+        I915,
+        "A DisplayPort AUX transfer timed out: the driver could not talk to the monitor, dock "
+        "or Type-C port on that connector (to read its EDID or DPCD or to train the link); "
+        "that display stays dark or flickers, the box runs on.",
+        "Reseat or change the cable, dock or adapter on the named port, update the dock's and "
+        "the system's firmware and the kernel; a port with nothing plugged in that times out "
+        "is the driver probing a Type-C PHY it cannot power.",
+        40,
+        device_kind=DeviceKind.PCI,
+        routine=True,
+        formats=(
+            Format(
+                "%s: did not complete or timeout within %ums (status 0x%08x)",
+                _I915 + "display/intel_dp_aux.c",
+                "5.15-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("AUX A/DDI A/PHY A", 10, 0xAD40023F),
+            ),
+            Format(
+                "%s: did not complete or timeout within %ums (status 0x%08x)",
+                _I915 + "display/intel_dp_aux.c",
+                "6.8-6.18",
+                _XE_DEV + "[drm] *ERROR* ",
+                args=("AUX USBC1/DDI TC1/PHY B", 10, 0xAD40023F),
+            ),
+            Format(
+                "%s: not done (status 0x%08x)",
+                _I915 + "display/intel_dp_aux.c",
+                "5.15-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("AUX B/DDI B/PHY B", 0xAD40023F),
+            ),
+            Format(
+                "%s did not complete or timeout within %ums (status 0x%08x)",
+                _I915 + "intel_dp.c",
+                "5.4",
+                "[drm:intel_dp_aux_wait_done [i915]] *ERROR* ",
+                args=("AUX B/port B", 10, 0xAD40023F),
+            ),
+            Format(
+                "dp_aux_ch not done status 0x%08x",
+                _I915 + "intel_dp.c",
+                "4.4-4.19",
+                "[drm:intel_dp_aux_xfer [i915]] *ERROR* ",
+                args=(0xAD40023F,),
+            ),
+        ),
+    ),
 )

@@ -564,15 +564,29 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # no longer talk to the GPU's firmware, so every later call (GspRmFree/GspRmAlloc failed,
     # an RmInitAdapter that re-initialises the GPU, Xid follow-ups) fails after it. A status
     # of 0x0000000f is NV_ERR_GPU_IS_LOST (nvstatuscodes.h): a GPU gone from the bus, whose
-    # own line (gpu_fell_off_bus, Xid 79) leads when the paste has it (judge/chains.py)
+    # own line (gpu_fell_off_bus, Xid 79) leads when the paste has it (judge/chains.py).
+    # rpc.c rpcRmApiAlloc_GSP / rpcRmApiFree_GSP print "GspRmAlloc failed: hClient=0x%08x;
+    # hParent=0x%08x; hObject=0x%08x; hClass=0x%08x; paramsSize=0x%08x; paramsStatus=0x%08x;
+    # status=0x%08x" and "GspRmFree failed: hClient=0x%08x; hObject=0x%08x;
+    # paramsStatus=0x%08x; status=0x%08x" (r535-r595) at LEVEL_ERROR unless the caller asked
+    # for quiet prints: an allocation or free sent to GSP-RM that failed there or on the way
     sig(
         "nvidia_gsp_rpc_failure",
         r"rpcSendMessage failed with status 0x[0-9a-fA-F]+ for fn \d+"
         r"|rpcRecvPoll failed with status 0x[0-9a-fA-F]+ for fn \d+"
         r"|GspMsgQueueSendCommand failed(?: on GPU\d+)?: 0x[0-9a-fA-F]+"
         r"|Encryption failed with status = 0x[0-9a-fA-F]+\."
-        r"|Fatal error detected in RPC (?:encrypt: IV overflow|decrypt: 0x)",
-        ("rpcSendMessage", "rpcRecvPoll", "GspMsgQueueSendCommand", "Encryption", "RPC"),
+        r"|Fatal error detected in RPC (?:encrypt: IV overflow|decrypt: 0x)"
+        r"|GspRm(?:Alloc|Free) failed: hClient=0x[0-9a-fA-F]+;",
+        (
+            "rpcSendMessage",
+            "rpcRecvPoll",
+            "GspMsgQueueSendCommand",
+            "Encryption",
+            "RPC",
+            "GspRmAlloc",
+            "GspRmFree",
+        ),
         Severity.CRITICAL,
         NVIDIA,
         "The NVIDIA driver could not send a request to the GPU's System Processor (GSP "
@@ -633,6 +647,22 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "r535.86.05-r595",
                 "NVRM: GspMsgQueueSendCommand: ",
                 args=(0x1F,),
+            ),
+            Format(
+                "GspRmAlloc failed: hClient=0x%08x; hParent=0x%08x; hObject=0x%08x; "
+                "hClass=0x%08x; paramsSize=0x%08x; paramsStatus=0x%08x; status=0x%08x",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r535-r595",
+                "NVRM: rpcRmApiAlloc_GSP: ",
+                args=(0xC1D1A616, 0x5C000054, 0x5C00005B, 0xC86F, 0x170, 0x62, 0x62),
+            ),
+            Format(
+                "GspRmFree failed: hClient=0x%08x; hObject=0x%08x; paramsStatus=0x%08x; "
+                "status=0x%08x",
+                _NVRM + "src/kernel/vgpu/rpc.c",
+                "r535-r595",
+                _nv("rpcRmApiFree_GSP"),
+                args=(0xC1D00029, 0xBEEF0100, 0, 0xF),
             ),
             Format(
                 "Fatal error detected in RPC encrypt: IV overflow!",

@@ -307,13 +307,14 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # 4.18-6.x, drm_err later), panfrost/panfrost_job.c panfrost_job_timedout dev_err "gpu
     # sched timeout, js=%d, config=0x%x, status=0x%x, head=0x%x, tail=0x%x, sched_job=%p"
     # (5.4-6.18), etnaviv/etnaviv_gpu.c etnaviv_gpu_recover_hang dev_err "recover hung GPU!"
-    # (4.4-6.18), msm/msm_gpu.c hangcheck_handler DRM_DEV_ERROR "%s: hangcheck detected gpu
-    # lockup rb %d!" (4.4-6.18). A hang the reset clears costs a frame; a repeated one
-    # freezes the desktop of the board.
+    # (4.4-6.18; the device is "etnaviv-gpu" on SoCs, "etnaviv" where a PCI glue driver
+    # binds a Vivante core, as on Loongson boards), msm/msm_gpu.c hangcheck_handler
+    # DRM_DEV_ERROR "%s: hangcheck detected gpu lockup rb %d!" (4.4-6.18). A hang the reset
+    # clears costs a frame; a repeated one freezes the desktop of the board.
     sig(
         "soc_gpu_hang",
         r"v3d \S+: .*Resetting GPU for hang\.|panfrost \S+: gpu sched timeout, js=\d+"
-        r"|etnaviv-gpu \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
+        r"|etnaviv(?:-gpu)? \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
         ("Resetting", "sched", "hung", "hangcheck"),
         Severity.ERROR,
         SOC,
@@ -343,6 +344,12 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/gpu/drm/etnaviv/etnaviv_gpu.c",
                 "4.4-6.18",
                 "etnaviv-gpu 130000.gpu: ",
+            ),
+            Format(
+                "recover hung GPU!",
+                "drivers/gpu/drm/etnaviv/etnaviv_gpu.c",
+                "5.4-6.18 (a PCI-bound core)",
+                "etnaviv 0000:00:06.0: ",
             ),
             Format(
                 "%s: hangcheck detected gpu lockup rb %d!",
@@ -459,6 +466,145 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "midgard vendor releases (the copies read)",
                 "mali ff9a0000.gpu: ",
                 args=(0x58, 1),
+            ),
+        ),
+    ),
+    # radeon's DPM failing to program a power state (the SMC did not take the new state):
+    # radeon/si_dpm.c si_dpm_set_power_state DRM_ERROR "si_set_sw_state failed",
+    # "si_upload_sw_state failed", "si_resume_smc failed", … and the same "<chip>_<step>
+    # failed" in ci_dpm.c, ni_dpm.c, rv770_dpm.c, cypress_dpm.c, btc_dpm.c, kv_dpm.c,
+    # trinity_dpm.c, sumo_dpm.c (3.11-mainline); radeon_pm.c radeon_pm_init_dpm /
+    # radeon_pm_resume_dpm DRM_ERROR "radeon: dpm initialization failed" / "radeon: dpm resume
+    # failed". amdgpu's copy of si_dpm.c prints the same words from [amdgpu]: not radeon's.
+    sig(
+        "radeon_dpm_error",
+        r"^(?!.*\bamdgpu\b).*\b(?:si|ci|ni|kv|rv6xx|rv770|cypress|btc|trinity|sumo)_\w+ failed$"
+        r"|\bradeon: dpm (?:initialization|resume) failed\b",
+        ("failed",),
+        Severity.WARNING,
+        RADEON,
+        "radeon's power management (DPM) failed to program a power state into the GPU's SMC: "
+        "the card stays at the clocks it had, or hangs when the new state is half applied.",
+        "Boot with radeon.dpm=0 to see whether the hang goes; update the kernel and the "
+        "radeon firmware (the SMC image); on GCN 1.0/1.1 cards try amdgpu (amdgpu.si_support=1 "
+        "radeon.si_support=0).",
+        39,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "si_set_sw_state failed",
+                _RADEON + "si_dpm.c",
+                "4.4-6.18",
+                _drm_radeon("si_dpm_set_power_state"),
+            ),
+            Format(
+                "si_upload_sw_state failed",
+                _RADEON + "si_dpm.c",
+                "4.4-6.18",
+                _drm_radeon("si_dpm_set_power_state"),
+            ),
+            Format(
+                "si_resume_smc failed",
+                _RADEON + "si_dpm.c",
+                "4.4-6.18",
+                _drm_radeon("si_dpm_set_power_state"),
+            ),
+            Format(
+                "radeon: dpm initialization failed",
+                _RADEON + "radeon_pm.c",
+                "4.4-6.18",
+                _drm_radeon("radeon_pm_init_dpm"),
+            ),
+        ),
+    ),
+    # Qualcomm's display processing unit (msm/disp/dpu1) reporting its own failure: every
+    # DPU_ERROR is pr_err("[dpu error]" fmt) (dpu_kms.h, 4.19-mainline), and the encoder's
+    # add "enc%d " (DPU_ERROR_ENC) or "enc%d intf%d " (DPU_ERROR_VIDENC):
+    # dpu_encoder.c "frame done timeout", dpu_encoder_phys_vid.c "ctl %d reset failure: %d";
+    # dpu_hw_ctl.c pr_err "hw recovery is not complete for ctl:%d". The display stays black or
+    # frozen; the SoC runs on.
+    sig(
+        "msm_dpu_error",
+        r"\[dpu error\]|\bhw recovery is not complete for ctl:\d+",
+        ("dpu", "recovery"),
+        Severity.WARNING,
+        SOC,
+        "Qualcomm's display controller (MSM DPU) failed: a frame did not complete, or a "
+        "control path could not be reset; the display stays black or frozen, the SoC runs on.",
+        "Check the device tree's display nodes (the MDSS reset and clocks) against the "
+        "kernel's bindings and update the kernel; a panel or bridge that does not answer "
+        "shows in the lines before it.",
+        40,
+        formats=(
+            Format(
+                "[dpu error]enc%d frame done timeout",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_encoder.c",
+                "4.19-6.18",
+                args=(33,),
+            ),
+            Format(
+                "[dpu error]enc%d frame done timeout",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_encoder.c",
+                "6.17",
+                "[drm:dpu_encoder_frame_done_timeout:2727] ",
+                args=(33,),
+            ),
+            Format(
+                "[dpu error]enc%d intf%d ctl %d reset failure: %d",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_encoder_phys_vid.c",
+                "4.19-6.18",
+                args=(33, 1, 2, -22),
+            ),
+            Format(
+                "hw recovery is not complete for ctl:%d",
+                "drivers/gpu/drm/msm/disp/dpu1/dpu_hw_ctl.c",
+                "5.4-6.18",
+                args=(2,),
+            ),
+        ),
+    ),
+    # The faults and firmware timeouts SoC GPU drivers print when a job goes wrong, before
+    # (or instead of) a scheduler timeout: lima/lima_mmu.c lima_mmu_irq_handler dev_err "mmu
+    # page fault at 0x%x from bus id %d of type %s on %s" (5.2-6.x, the Mali-4xx MMU of a
+    # GP or PP core, which the driver resumes or resets), etnaviv/etnaviv_gpu.c
+    # dump_mmu_fault (irq_handler before 5.x) dev_err_ratelimited "MMU fault status 0x%08x"
+    # (4.5-6.x; the job then times out and the GPU is recovered), and the Asahi driver's
+    # (drivers/gpu/drm/asahi/gpu.rs, Apple AGX, Rust) dev_err "** GPU timeout nya~!!!!! **"
+    # (the firmware reports a timed-out event; the driver dumps the fault info and recovers).
+    # All three are the GPU failing its work, as soc_gpu_hang names it.
+    sig(
+        "soc_gpu_hang",
+        r"\blima \S+: mmu page fault at 0x[0-9a-f]+ from bus id \d+ of type (?:read|write) on "
+        r"|\betnaviv(?:-gpu)? \S+: MMU fault status 0x[0-9a-f]+"
+        r"|\basahi \S+: \*\* GPU timeout nya~!+ \*\*",
+        ("mmu", "MMU", "nya"),
+        Severity.ERROR,
+        SOC,
+        "A SoC's GPU (Mali, Vivante or Apple AGX) faulted on a job's memory or timed a job "
+        "out: the driver stopped the job and recovered the GPU.",
+        "See soc_gpu_hang.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "mmu page fault at 0x%x from bus id %d of type %s on %s",
+                "drivers/gpu/drm/lima/lima_mmu.c",
+                "5.2-6.12",
+                "lima 1c40000.gpu: ",
+                args=(0x121020, 0, "read", "ppmmu0"),
+            ),
+            Format(
+                "MMU fault status 0x%08x",
+                "drivers/gpu/drm/etnaviv/etnaviv_gpu.c",
+                "4.5-6.12",
+                "etnaviv-gpu 130000.gpu: ",
+                args=(0x2,),
+            ),
+            Format(
+                "** GPU timeout nya~!!!!! **",
+                "asahi:drivers/gpu/drm/asahi/gpu.rs",
+                "Asahi Linux kernels (the copies read)",
+                "asahi 206400000.gpu: ",
             ),
         ),
     ),

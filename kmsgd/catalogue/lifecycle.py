@@ -361,4 +361,37 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # BSD-style shutdown(8) logs the operator's request before it signals init: FreeBSD's
+    # sbin/shutdown/shutdown.c die_you_gravy_sucking_pig_dog syslog(LOG_NOTICE, "%s by %s:
+    # %s") with "reboot", "halt" or "power-down" and the user (the message may be empty,
+    # leaving "by root: "; "shutdown by" is the drop to single-user, not an end of the boot),
+    # and the Linux shutdown of the same lineage "rebooted"/"halted". A userspace line, taken
+    # only as shutdown's (ident "shutdown") in a syslog.
+    sig(
+        "clean_shutdown_marker",
+        r"^(?:reboot(?:ed)?|halt(?:ed)?|power-down) by \S+:",
+        ("by",),
+        S.INFO,
+        "lifecycle",
+        "shutdown(8) began the reboot or halt an operator asked for.",
+        "None: the boot ended on purpose.",
+        100,
+        idents=("shutdown",),
+        formats=(
+            Format(
+                "%s by %s: %s",
+                "freebsd:sbin/shutdown/shutdown.c",
+                "FreeBSD (the stored copy read)",
+                program="shutdown",
+                args=("reboot", "root", ""),
+            ),
+            Format(
+                "%s by %s: %s",
+                "freebsd:sbin/shutdown/shutdown.c",
+                "FreeBSD (the stored copy read)",
+                program="shutdown",
+                args=("halt", "root", "maintenance"),
+            ),
+        ),
+    ),
 )

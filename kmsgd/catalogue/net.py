@@ -555,4 +555,57 @@ NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # Intel Wi-Fi firmware that crashed or stopped answering: iwlwifi pcie/tx.c (pcie/
+    # tx-gen2.c, 5.x+) iwl_trans_pcie_send_hcmd_sync IWL_ERR "Error sending %s: time out
+    # after %dms." (a host command the firmware never completed), pcie/rx.c
+    # iwl_pcie_irq_handle_error "Microcode SW error detected. Restarting 0x%X." (two spaces
+    # before "Restarting" in 4.x), and the error-table dump that follows either, fw/dump.c
+    # (mvm/utils.c before 5.4) "Start IWL Error Log Dump:". The driver restarts the firmware:
+    # the Wi-Fi link drops for a while; the box runs on.
+    sig(
+        "iwlwifi_firmware_error",
+        r"^iwlwifi \S+: (?:Error sending \w+: time out after \d+ms\."
+        r"|Microcode SW error detected\. +Restarting 0x[0-9a-fA-F]+\."
+        r"|Start IWL Error Log Dump:)",
+        ("Error", "Microcode", "Start"),
+        Severity.WARNING,
+        NET,
+        "The Intel Wi-Fi adapter's firmware crashed or stopped answering (iwlwifi): the "
+        "driver dumps its error log and restarts it; Wi-Fi drops while it does, the box "
+        "runs on.",
+        "Update linux-firmware (the iwlwifi ucode) and the kernel; if it repeats, try "
+        "disabling Wi-Fi power saving (iwlwifi.power_save=0, iwlmvm.power_scheme=1) or an "
+        "older ucode; the error id after 'Start IWL Error Log Dump' names the assert.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Error sending %s: time out after %dms.",
+                "drivers/net/wireless/intel/iwlwifi/pcie/tx.c",
+                "4.4-6.18",
+                "iwlwifi 0000:04:00.0: ",
+                args=("STATISTICS_CMD", 2000),
+            ),
+            Format(
+                "Microcode SW error detected. Restarting 0x%X.",
+                "drivers/net/wireless/intel/iwlwifi/pcie/rx.c",
+                "5.4-6.18",
+                "iwlwifi 0000:00:14.3: ",
+                args=(0,),
+            ),
+            Format(
+                "Microcode SW error detected.  Restarting 0x%X.",
+                "drivers/net/wireless/intel/iwlwifi/pcie/rx.c",
+                "4.4-4.19",
+                "iwlwifi 0000:02:00.0: ",
+                args=(0x2000000,),
+            ),
+            Format(
+                "Start IWL Error Log Dump:",
+                "drivers/net/wireless/intel/iwlwifi/fw/dump.c",
+                "5.4-6.18",
+                "iwlwifi 0000:04:00.0: ",
+            ),
+        ),
+    ),
 )

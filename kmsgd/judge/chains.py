@@ -91,6 +91,22 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Tag.NVIDIA_GSP_TIMEOUT, Tag.NVIDIA_GSP_RPC_FAILURE, "a stopped GSP takes no RPC", True
     ),
     Relation(Tag.NVIDIA_GSP_RPC_FAILURE, Tag.NVIDIA_INIT_FAILURE, "the init's RPCs to GSP fail"),
+    # an RPC that failed returns its status to the resource server, whose NV_ASSERT_OK and
+    # status asserts (rs_server.c, rs_client.c: "(status == NV_OK) || (status ==
+    # NV_ERR_GPU_IN_FULLCHIP_RESET)") fire as each call unwinds, interleaved with the next
+    # calls' send failures: the assertions are the failed RPCs' bookkeeping
+    Relation(
+        Tag.NVIDIA_GSP_RPC_FAILURE, Tag.NVIDIA_RM_ASSERTION, "a failed RPC's status asserted", True
+    ),
+    # a GPU that needs a reset (NV_ERR_RESET_REQUIRED, 0x62) fails every allocation sent to
+    # GSP-RM with that status, and the "GspRmAlloc failed: … status=0x00000062" line may come
+    # before the assertion that names the status: the state leads the calls it fails
+    Relation(
+        Tag.NVIDIA_RESET_REQUIRED,
+        Tag.NVIDIA_GSP_RPC_FAILURE,
+        "a GPU needing a reset fails RPCs",
+        True,
+    ),
     # NVRM prints the status checks of the step that failed an RmInitAdapter as it unwinds,
     # before "RmInitAdapter failed! (0x62:0x51:…)", whose middle code is that status (0x51,
     # NV_ERR_NO_MEMORY): the allocation failures are how the init failed, one event

@@ -176,6 +176,8 @@ _REBOOT_WORDS = re.compile(
     # reboot.target and systemd-reboot.service descriptions before "System Reboot")
     r"Restarting system|Rebooting|is rebooting|reboot\.target|\bReboot\b|[Kk]exec"
     r"|Using hardware watchdog"
+    # shutdown(8)'s syslog line of a BSD-style reboot ("reboot by root: ", "rebooted by …")
+    r"|\breboot(?:ed)? by \S+:"
 )
 _POWEROFF_WORDS = re.compile(
     r"Power-?[Oo]ff|Power down|Power Off|[Pp]owering (?:off|down)|[Hh]alt|poweroff"

@@ -68,9 +68,14 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"v3d \S+: ",
         r"panfrost \S+: ",
         r"mali \S+: ",  # ARM's vendor kbase driver (out of tree)
-        r"etnaviv-gpu \S+: ",
+        r"etnaviv(?:-gpu)? \S+: ",  # "etnaviv" where a PCI glue driver binds the core
+        r"lima \S+: ",
+        r"asahi \S+: ",  # Apple AGX (Asahi Linux)
         r"msm\w* \S+: ",
         r"host1x \S+: ",
+        # msm/disp/dpu1: DPU_ERROR is pr_err("[dpu error]" …), dpu_hw_ctl.c's pr_err bare
+        r"\[dpu error\]",
+        r"hw recovery is not complete for ctl:\d",
     ),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "

@@ -197,7 +197,7 @@ TABLE: tuple[KernelTrigger, ...] = (
         "gpu_hang",
         ("Resetting", "sched", "hung", "hangcheck"),
         r"v3d \S+: .*Resetting GPU for hang\.|panfrost \S+: gpu sched timeout, js=\d+"
-        r"|etnaviv-gpu \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
+        r"|etnaviv(?:-gpu)? \S+: recover hung GPU!|hangcheck detected gpu lockup rb \d+!",
     ),
     _t(
         "nvidia_gsp_timeout",

@@ -54,6 +54,19 @@ EXAMPLES: dict[tuple[str, str], tuple[str, str]] = {
         "NVRM: nvCheckOkFailedNoLog: Check failed: Out of memory [NV_ERR_NO_MEMORY] (0x00000051) "
         "returned from _memdescAllocInternal(pMemDesc) @ mem_desc.c:1353",
     ),
+    ("nvidia_gsp_rpc_failure", "nvidia_rm_assertion"): (
+        "NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 10 "
+        "sequence 12303!",
+        "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || (status == "
+        "NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844",
+    ),
+    ("nvidia_reset_required", "nvidia_gsp_rpc_failure"): (
+        "NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] "
+        "(0x00000062) returned from status @ kernel_channel.c:2874",
+        "NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; "
+        "hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; "
+        "status=0x00000062",
+    ),
     ("edac", "mce_notice"): (
         "EDAC MC0: 4 CE error on CPU#0Channel#2_DIMM#0 (channel:2 slot:0 page:0x0)",
         "mce: [Hardware Error]: Machine check events logged",
