@@ -700,14 +700,17 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
     # "bch2_fs_start(): error starting filesystem %s", the fsck error's tail "error not marked
     # as autofix and not in fsck";
     # fs/ext2/super.c ext2_error: printk(KERN_CRIT "EXT2-fs (%s): error: %s: %pV") (2.6.36-6.18;
-    # "EXT2-fs error (device %s): %s: " before); 2.6-era XFS (fs/xfs/xfs_rw.c, cmn_err without
-    # the "XFS (dev): " prefix): xfs_ioerror_alert "I/O error in filesystem (\"%s\") meta-data
-    # dev %s block 0x%llx       (\"%s\") error %d buf count %zd" and xfs_do_force_shutdown
+    # "EXT2-fs error (device %s): %s: " before), the function's name after "error: "
+    # (ext2_msg's mount refusals "error: can't find an ext2 filesystem on dev …", that
+    # mount(8) probing another file system's device prints, have none); 2.6-era XFS
+    # (fs/xfs/xfs_rw.c, cmn_err without the "XFS (dev): " prefix): xfs_ioerror_alert "I/O
+    # error in filesystem (\"%s\") meta-data dev %s block 0x%llx       (\"%s\") error %d buf
+    # count %zd" and xfs_do_force_shutdown
     # "xfs_force_shutdown(%s,0x%x) called from line %d of file %s.  Return address = 0x%p"
     # (printed only when the shutdown is not a forced unmount)
     sig(
         "fs_error",
-        r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|EXT2-fs \(\S+\): error: "
+        r"(?:EXT[234]-fs|BTRFS|F2FS-fs) (?:error|critical)|EXT2-fs \(\S+\): error: \w+: "
         r"|I/O error in filesystem \(\"[^\"]*\"\) meta-data dev \S+ block 0x[0-9a-f]+"
         r"|xfs_force_shutdown\([^,\s]+,0x[0-9a-f]+\) called from line \d+"
         r"|XFS \(\S+\): (?:Corruption"
