@@ -1006,12 +1006,14 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # watchdog on CPU%d: Marking clocksource '%s' as unstable because the skew is too
     # large:" (pr_fmt "clocksource: ", 4.19-6.18; 4.4 without "on CPU%d"), then
     # arch/x86/kernel/tsc.c "Marking TSC unstable due to clocksource watchdog" ("tsc: ",
-    # 4.4-6.18) and a switch to the slower clock. Most often the consequence of a CPU or
-    # vCPU that did not run (an SMI, a stall, a hypervisor's steal), rarely a clock fault:
-    # routine, never a culprit over the stall it follows.
+    # 4.4-6.18) and a switch to the slower clock; 2.6.28-3.x printed clocksource_unstable's
+    # "Clocksource %s unstable (delta = %Ld ns)" with no pr_fmt. Most often the consequence
+    # of a CPU or vCPU that did not run (an SMI, a stall, a hypervisor's steal), rarely a
+    # clock fault: routine, never a culprit over the stall it follows.
     sig(
         "clocksource_unstable",
-        r"Marking clocksource '[^']+' as unstable because|^(?:tsc: )?Marking TSC unstable due to",
+        r"Marking clocksource '[^']+' as unstable because|^(?:tsc: )?Marking TSC unstable due to"
+        r"|^Clocksource \S+ unstable \(delta = ",
         ("unstable",),
         S.WARNING,
         "cpu",
@@ -1038,6 +1040,12 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "tsc: ",
                 args=("clocksource watchdog",),
+            ),
+            Format(
+                "Clocksource %s unstable (delta = %Ld ns)",
+                "kernel/time/clocksource.c",
+                '2.6.28-3.x (RHEL 6 adds "  Enable clocksource failover by adding …")',
+                args=("tsc", -95170507948),
             ),
         ),
     ),

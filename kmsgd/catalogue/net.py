@@ -469,6 +469,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "bond0: ",
                 args=("eth0",),
             ),
+            Format(
+                "%s: link status definitely down for interface %s, disabling it",
+                "drivers/net/bonding/bond_main.c",
+                '2.6.3x-3.x (pr_fmt "bonding: ")',
+                "bonding: ",
+                args=("bond0", "eth0"),
+            ),
         ),
     ),
     # mlx5 events.c port_module_event (eq.c mlx5_port_module_event before 5.x): the

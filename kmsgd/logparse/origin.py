@@ -160,6 +160,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"smpboot: ",
         r"tasks_rcu_\w+: ",  # kernel/rcu/tasks.h prints its function's name
         r"clocksource: ",  # kernel/time/clocksource.c pr_fmt
+        r"Clocksource \S+ unstable ",  # kernel/time/clocksource.c before its pr_fmt (2.6.28-3.x)
         r"tsc: ",  # arch/x86/kernel/tsc.c pr_fmt
     ),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
@@ -193,6 +194,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"TCP: ",  # net/ipv4/tcp.c pr_fmt
         r"neighbour: ",  # net/core/neighbour.c pr_fmt
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
+        r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
     ),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
