@@ -54,6 +54,10 @@ FIX21A_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             # ext2_msg's routine mount notes, XFS's own mount line
             "EXT2-fs (sdb1): warning: mounting unchecked fs, running e2fsck is recommended",
             "XFS mounting filesystem md0",
+            # ext2's mount refusals when mount(8) probes a disk holding another file system
+            "EXT2-fs (sda1): error: couldn't mount because of unsupported optional features (240)",
+            "EXT2-fs (sdb1): error: can't find an ext2 filesystem on dev sdb1.",
+            "EXT2-fs (sdb1): error: unable to read superblock",
         ],
     ),
 }
