@@ -23,6 +23,10 @@ _MCE_FILE = "arch/x86/kernel/cpu/mce/core.c"
 # interrupt logged through the MCE log) a CPU throttling notice. Then those lead
 # (kmsgd/judge/chains.py MAY_CAUSE).
 MCE_NOTICE = "Machine check events logged"
+MCELOG_HEADER = "Hardware event. This is not a software error."  # mcelog.c disclaimer()
+# MCi_STATUS bits VAL (63), UC (61) and PCC (57): a valid uncorrected error that corrupted
+# the processor context
+_VAL_UC_PCC = (1 << 63) | (1 << 61) | (1 << 57)
 
 
 def _early(m: re.Match[str], i: MatchInput) -> bool:
@@ -497,6 +501,106 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/usb/core/hcd.c",
                 "4.4-6.18",
                 "xhci_hcd 0000:00:14.0: ",
+            ),
+        ),
+    ),
+    # mcelog's decode of the thermal record: kernels before 5.5 (therm_throt.c) log each
+    # thermal interrupt as a machine-check record in the pseudo bank MCE_THERMAL_BANK, and
+    # mcelog (github.com/andikleen/mcelog) prints it as "CPU %d THERMAL EVENT" (mcelog.c
+    # bankname(), after "CPU %d ") with intel.c decode_thermal's "Processor %d heated above
+    # trip temperature. Throttling enabled." / "Processor %d below trip temperature.
+    # Throttling disabled". The record is the throttling it reports, not a hardware error:
+    # thermal_throttle, which leads the "Machine check events logged" notice and mcelog's
+    # record header of the same record (judge/chains.py mce_notice)
+    sig(
+        "thermal_throttle",
+        r"^Processor \d+ heated above trip temperature\. Throttling enabled\.|"
+        r"^CPU \d+ THERMAL EVENT\b",
+        ("heated", "THERMAL"),
+        S.WARNING,
+        "thermal",
+        "A CPU got hot enough to be slowed down (mcelog's decode of the thermal record).",
+        "Routine under load in warm rooms; check fans and airflow if frequent.",
+        13,
+        routine=True,
+        idents=("kernel", "mcelog"),
+        formats=(
+            Format(
+                "Processor %d heated above trip temperature. Throttling enabled.",
+                "mcelog:intel.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
+                args=(1,),
+            ),
+            Format(
+                "CPU %d %s TSC %llx",
+                "mcelog:mcelog.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
+                args=(1, "THERMAL EVENT", 0x5AAFDF91021),
+            ),
+        ),
+    ),
+    # mcelog.c dump_mce: a real record's bank line "CPU %d BANK %d" (bankname() of a bank
+    # below the pseudo banks), after the "Hardware event" header: the record's content,
+    # which tells it from the thermal record above
+    sig(
+        "mce",
+        r"^CPU \d+ BANK \d+\b",
+        ("BANK",),
+        S.ERROR,
+        "hardware",
+        "mcelog decoded a machine-check (hardware) error the CPU reported.",
+        "Read the record's status lines (corrected or uncorrected, the bank and address name "
+        "the CPU, cache or DIMM); 'mcelog --client' lists the errors it counted.",
+        10,
+        idents=("kernel", "mcelog"),
+        formats=(
+            Format(
+                "CPU %d %s TSC %llx",
+                "mcelog:mcelog.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
+                args=(3, "BANK 5", 0x5AAFDF91021),
+            ),
+        ),
+    ),
+    # A record the boot-time poll found (machine_check_poll, arch/x86/kernel/cpu/mce/core.c):
+    # print_mce's "CPU %d: Machine Check%s: %Lx Bank %d: %016Lx" with the MCG status first,
+    # " Exception" only when MCG_STATUS_MCIP says an #MC is in progress (5.4+; 3.x-4.x print
+    # "Exception" always, the MCG status still tells). An uncorrected error that corrupted
+    # the processor context (MCi_STATUS VAL bit 63, UC bit 61, PCC bit 57) raises an #MC and
+    # panics when it happens live (mce_panic, with MCIP set); found by a poll (no MCIP) it is
+    # a record the banks kept across a reset, the error that ended the boot before. Read
+    # this way without a printk stamp too (a journal's short format has none)
+    sig(
+        "mce_logged_at_boot",
+        r"\bCPU \d+: Machine Check(?: Exception)?: (?P<mcg>[0-9a-fA-F]+) Bank \d+: "
+        r"(?P<status>[0-9a-fA-F]{16})\b",
+        ("Machine",),
+        S.INFO,
+        "hardware",
+        "At boot the CPU reported machine-check errors, usually from the previous boot's end.",
+        "Decode with rasdaemon/mcelog (ras-mc-ctl --errors).",
+        100,
+        check=lambda m, i: (
+            not int(m.group("mcg"), 16) & 0x4
+            and int(m.group("status"), 16) & _VAL_UC_PCC == _VAL_UC_PCC
+        ),
+        formats=(
+            Format(
+                "CPU %d: Machine Check%s: %Lx Bank %d: %016Lx",
+                _MCE_FILE,
+                "5.4-6.18",
+                _MCE,
+                args=(10, "", 0, 5, 0xBEA0000000000108),
+            ),
+            Format(
+                "CPU %d: Machine Check Exception: %Lx Bank %d: %016Lx",
+                "arch/x86/kernel/cpu/mcheck/mce.c",
+                "3.10-4.19",
+                "[Hardware Error]: ",
+                args=(2, 0, 4, 0xB200000000070F0F),
             ),
         ),
     ),

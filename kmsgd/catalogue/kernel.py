@@ -684,16 +684,20 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # kernel/workqueue.c: any other work item that hogs a CPU
+    # kernel/workqueue.c wq_cpu_intensive_report (6.5+): any other work item that hogs a
+    # CPU. `%ps` of a module's function carries the module ("ib_cache_event_task [ib_core]").
+    # A performance hint (the work item would do better on an unbound queue), never a
+    # failure: information (rank 100, as the lifecycle lines), listed but never blamed, so
+    # a log that holds nothing else has no culprit
     sig(
         "workqueue_hog",
-        r"workqueue: \S+(?! \[amdgpu\]) hogged CPU for",
+        r"workqueue: \S+(?: \[(?!amdgpu\])[\w-]+\])? hogged CPU for",
         ("hogged",),
-        S.WARNING,
+        S.INFO,
         "kernel",
         "A work item ran long on a CPU (a performance hint).",
         "Usually noise; compare with healthy boots.",
-        86,
+        100,
         routine=True,
         check=lambda m, i: "[amdgpu]" not in i.text,
         formats=(
@@ -702,6 +706,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/workqueue.c",
                 "6.8-6.18",
                 args=("drm_fb_helper_damage_work", 10000, 4),
+            ),
+            Format(
+                "workqueue: %ps hogged CPU for >%luus %u times, consider switching to WQ_UNBOUND",
+                "kernel/workqueue.c",
+                "6.5-6.7",
+                args=("ib_cache_event_task [ib_core]", 10000, 4),
             ),
         ),
     ),

@@ -20,7 +20,8 @@ Three refinements, each a fact about how the kernel logs:
 Family selectors (`family:gpu`) stand for the non-routine signatures of a subsystem and its
 children (gpu.amdgpu, gpu.nvidia); a routine warning causes nothing unless a relation names
 its tag. `mce_notice` is mcelog's bare "Machine check events logged" (no decoded record),
-`mce_at_boot` a machine check whose records all come in a boot's first minutes.
+`mce_at_boot` a machine check whose records all come in a boot's first minutes,
+`mce_unstamped` one whose lines carry no printk stamp.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
-from kmsgd.catalogue.hardware import EARLY_US, MCE_NOTICE
+from kmsgd.catalogue.hardware import EARLY_US, MCE_NOTICE, MCELOG_HEADER
 from kmsgd.catalogue.tags import Tag
 from kmsgd.judge.timeline import Item, TagStats
 
@@ -119,6 +120,10 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # records the CPU kept across the reset, then "Machine check events logged": errors of
     # the boot before, not of this one
     Relation(Tag.MCE_LOGGED_AT_BOOT, "mce_at_boot", "the records a CPU kept from before", True),
+    # without printk stamps (a journal's short format) time cannot say which records came at
+    # boot; a polled uncorrected, context-corrupt record (catalogue/hardware.py) can: the
+    # lines around it (the notice, its TSC and PROCESSOR lines) are its report
+    Relation(Tag.MCE_LOGGED_AT_BOOT, "mce_unstamped", "a kept record's report", True),
     # the stall detectors (kernel/watchdog.c soft lockup and, from its NMI perf event
     # (kernel/watchdog_perf.c, watchdog_hld.c before 6.6), hard lockup, kernel/rcu/
     # tree_stall.h, kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU
@@ -266,9 +271,7 @@ RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
 def chain_tag(t: TagStats) -> str:
     """The name relations know an event by: its tag, `mce_notice` for mcelog's notice,
     `mce_at_boot` for machine-check records all printed in the first minutes of a boot."""
-    if t.tag == Tag.MCE and all(
-        MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
-    ):
+    if t.tag == Tag.MCE and all(_mce_notice(i) for i in (t.first, t.last)):
         return "mce_notice"
     if t.tag == Tag.KERNEL_BUG and "BUG: workqueue lockup" in t.first.line.message:
         return "workqueue_lockup"
@@ -277,7 +280,16 @@ def chain_tag(t: TagStats) -> str:
         and (t.last.line.ts_usec if t.last.line.ts_usec is not None else EARLY_US) < EARLY_US
     ):
         return "mce_at_boot"
+    if t.tag == Tag.MCE and t.first.line.ts_usec is None and t.last.line.ts_usec is None:
+        return "mce_unstamped"
     return t.tag
+
+
+def _mce_notice(i: Item) -> bool:
+    """A line that says a record was logged, not what it holds: the kernel's notice, or
+    mcelog's header of each record ("Hardware event. This is not a software error.")."""
+    text = i.line.message
+    return (MCE_NOTICE in text and "CPU" not in text) or text.endswith(MCELOG_HEADER)
 
 
 def selects(selector: str, t: TagStats) -> bool:
