@@ -322,7 +322,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
         r"(?:scheduling while atomic|Bad page|KASAN|KFENCE|sleeping function|"
         r"Bad rss|workqueue lockup|using smp_processor_id|spinlock(?! lockup)|\w+ leak|"
-        r"(?:TASK |IRQ )?stack guard page was hit)"
+        r"(?:[\w#]+ )?stack guard page was hit|Dentry \S+\s+still in use|KCSAN: )"
         r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
         r"|\blist_(?:add|del) corruption[.,]"
         r"|^BUG [\w.:-]+ \((?:Not tainted|Tainted: [^)]*)\): "
@@ -335,6 +335,32 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         79,
         formats=(
             Format("kernel BUG at %s:%u!", "lib/bug.c", "4.4-6.18", args=("fs/ext4/inode.c", 2718)),
+            # handle_stack_overflow: no stack name before 6.2 ("BUG: stack guard page …",
+            # 4.9+), then "TASK", "IRQ", "#DF", "NMI" … (cea_exception_stacks names)
+            Format(
+                "BUG: stack guard page was hit at %p (stack is %p..%p)",
+                "arch/x86/kernel/traps.c",
+                "4.19-6.1",
+            ),
+            Format(
+                "BUG: %s stack guard page was hit at %p (stack is %p..%p)",
+                "arch/x86/kernel/traps.c",
+                "6.2-6.18",
+                args=("#DF",),
+            ),
+            # fs/dcache.c umount_check, then BUG(): a dentry still referenced at unmount
+            Format(
+                "BUG: Dentry %p{i=%lx,n=%pd} still in use (%d) [unmount of %s %s]",
+                "fs/dcache.c",
+                "4.4-6.18",
+                args=(..., 0x12, "foo", 1, "ext4", "sda1"),
+            ),
+            Format(
+                "BUG: KCSAN: %s in %pS / %pS",
+                "kernel/kcsan/report.c",
+                "5.8-6.18",
+                args=("data-race",),
+            ),
             Format(
                 "BUG: scheduling while atomic: %s/%d/0x%08x",
                 "kernel/sched/core.c",
@@ -447,10 +473,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"|^Oops(?: - [\w ()/-]+)? \[#\d+\]"
         r"|^(?:Oops: )?(?:divide error|overflow|bounds|coprocessor segment overrun|invalid TSS"
         r"|segment not present|stack segment|alignment check|double fault|int3"
-        r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#\d+\]",
+        r"|kernel stack overflow \([\w -]+\)|Bad pagetable|stack guard page): [0-9a-f]{4} "
+        r"\[#\d+\]",
         (
             *("Oops", "NULL", "unable", "Unable", "Internal", "divide", "overflow", "bounds"),
-            *("TSS", "coprocessor", "segment", "alignment", "double", "int3"),
+            *("TSS", "coprocessor", "segment", "alignment", "double", "int3", "pagetable"),
+            "guard",
         ),
         S.CRITICAL,
         "kernel",
@@ -464,6 +492,21 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "arch/x86/mm/fault.c",
                 "5.4-6.18",
                 args=("0000000000000008",),
+            ),
+            # x86 __die's header "%s: %04lx [#%d]%s%s%s%s%s" of pgtable_bad's die("Bad
+            # pagetable") (arch/x86/mm/fault.c) and handle_stack_overflow's die("stack guard
+            # page") (arch/x86/kernel/traps.c, 5.x-6.1; "Oops: " before it from 6.10)
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.4-6.9",
+                args=("Bad pagetable", 0x000D, 1, "", " SMP", " PTI", "", ""),
+            ),
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "5.4-6.9",
+                args=("stack guard page", 0, 1, " PREEMPT", " SMP", " NOPTI", "", ""),
             ),
             Format(
                 "BUG: unable to handle page fault for address: %px",
@@ -1210,6 +1253,31 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "xen 4.4-4.19",
                 "(XEN) ",
                 args=("", "drivers/passthrough/amd/iommu_init.c", 1386),
+            ),
+        ),
+    ),
+    # mm/oom_kill.c oom_reap_task (4.6+): the reaper gave up freeing the OOM victim's memory
+    # ("oom_reaper: unable to reap pid:%d (%s)", pr_fmt-less with its own "oom_reaper: "),
+    # then debug_show_all_locks: the victim holds mmap_lock and memory stays short. A line
+    # of the OOM kill's report (context): "reaped process" after a kill is its routine end
+    sig(
+        "oom_kill",
+        r"^oom_reaper: unable to reap pid:\d+",
+        ("reap",),
+        S.ERROR,
+        "memory",
+        "The OOM killer's victim could not be reaped: its memory stays held and the box may "
+        "stay short of memory.",
+        "Find who held memory and what the victim waits on (the lock dump after this line); "
+        "limit services (MemoryMax=) or model sizes.",
+        60,
+        context=True,
+        formats=(
+            Format(
+                "oom_reaper: unable to reap pid:%d (%s)",
+                "mm/oom_kill.c",
+                "4.6-6.18",
+                args=(4242, "python3"),
             ),
         ),
     ),

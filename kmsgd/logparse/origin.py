@@ -103,6 +103,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:divide error|overflow|bounds|coprocessor segment overrun|invalid TSS"
         r"|segment not present|stack segment|alignment check|double fault|int3"
         r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#",
+        # x86 die() of a corrupt page table (arch/x86/mm/fault.c) and of a stack overflow
+        r"(?:Oops: )?(?:Bad pagetable|stack guard page): [0-9a-f]{4} \[#",
         r"list_(?:add|del) corruption",  # lib/list_debug.c
         r"BUG [\w.:-]+ \((?:Not tainted|Tainted: )",  # mm/slub.c slab_bug
         r"\w+: Bad swap (?:file|offset) entry ",  # mm/swapfile.c
@@ -203,7 +205,12 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
-    "power": (r"Under-?voltage detected", r"raspberrypi-hwmon "),
+    "power": (
+        r"Under-?voltage detected",
+        r"raspberrypi-hwmon ",
+        # kernel/power/process.c try_to_freeze_tasks (2.6.32-6.18 wordings)
+        r"Freezing (?:of tasks|of user space|user space processes|remaining freezable) ",
+    ),
     # mpt3sas's ioc->name "mpt3sas_cm0: " (MPT3SAS_FMT, ioc_info; "mpt2sas0: " in the
     # drivers/scsi/mpt2sas driver before 4.4), megaraid_sas's 2.6-3.x
     # printk "megasas: ", libata's ata_link_printk/ata_dev_printk "ata1: "/"ata1.00: "
@@ -241,7 +248,17 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         # OpenZFS spl-err.c spl_panic and include/os/linux/spl/sys/debug.h VERIFY*()
         *(r"PANIC at [\w.-]+:\d+:\w+\(\)", r"VERIFY3?\("),
     ),
-    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
+    "lifecycle": (
+        r"reboot: ",
+        r"ACPI: PM: ",
+        r"PM: ",
+        r"Linux version \d",
+        r"Command line: ",
+        # kernel/sys.c's orderly end of 2.6.32-3.x kernels, kexec's, init/do_mounts.c's
+        r"(?:Restarting system(?: with command '[^']*')?|System halted|Power down)\.$",
+        r"(?:kexec_core: )?Starting new kernel$",
+        r"VFS: Cannot open root device ",
+    ),
 }
 _OPENING = re.compile("|".join(f"(?:{o})" for group in OPENINGS.values() for o in group))
 

@@ -30,6 +30,7 @@ from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
 from tests.catalogue.test_fix20a import FIX20A_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
+from tests.catalogue.test_sweep_core import SWEEP_CORE_EXAMPLES
 from tests.catalogue.test_sweep_fixleft import FIXLEFT_EXAMPLES
 from tests.catalogue.test_sweep_gpu import SWEEP_GPU_EXAMPLES
 from tests.catalogue.test_sweep_sys import SWEEP_SYS_EXAMPLES
@@ -455,6 +456,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(BATCH17_EXAMPLES)
     missing -= set(SWEEP_GPU_EXAMPLES)
     missing -= set(SWEEP_SYS_EXAMPLES)
+    missing -= set(SWEEP_CORE_EXAMPLES)
     missing -= set(BATCH16_EXAMPLES)
     missing -= set(BATCH18_EXAMPLES)
     missing -= set(BATCH19_EXAMPLES)

@@ -41,6 +41,93 @@ SWEEP_CORE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             MCE + "CPU 0: Machine Check: 0 Bank 6: dc2040000000011b",  # UC without PCC
         ],
     ),
+    "kernel_bug": (
+        [
+            # arch/x86/kernel/traps.c handle_stack_overflow, 4.19-6.1 and 6.2+
+            "BUG: stack guard page was hit at 00000000b2f481cf (stack is "
+            "000000009cbf9546..0000000099742d14)",
+            "BUG: #DF stack guard page was hit at 0000000040b441e1 (stack is "
+            "00000000a1788787..000000008e7f4216)",
+            "BUG: NMI stack guard page was hit at 0000000003983d50 (stack is "
+            "000000007feb1fa4..00000000574369c2)",
+            # fs/dcache.c umount_check
+            "BUG: Dentry 00000000a1b2c3d4{i=12,n=foo} still in use (1) [unmount of ext4 sda1]",
+            "BUG: KCSAN: data-race in tick_sched_do_timer / tick_sched_do_timer",
+        ],
+        ["BUG: MAX_LOCKDEP_KEYS too low!"],
+    ),
+    "oops": (
+        [
+            "Bad pagetable: 000d [#1] SMP PTI",
+            "stack guard page: 0000 [#1] PREEMPT SMP NOPTI",
+            "Oops: stack guard page: 0000 [#1] PREEMPT SMP KASAN NOPTI",
+        ],
+        ["x86/mm: Checked W+X mappings: passed, no W+X pages found."],
+    ),
+    "oom_kill": (
+        ["oom_reaper: unable to reap pid:4242 (python3)"],
+        [
+            "oom_reaper: reaped process 4242 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB"
+        ],
+    ),
+    "suspend_failure": (
+        [
+            # kernel/power/process.c try_to_freeze_tasks over versions
+            "Freezing of tasks failed after 20.004 seconds (1 tasks refusing to freeze, "
+            "wq_busy=0):",
+            "Freezing of tasks timed out after 20 seconds (1 tasks refusing to freeze):",
+            "Freezing user space processes failed after 20.003 seconds (1 tasks refusing to "
+            "freeze, wq_busy=0):",
+            "Freezing remaining freezable tasks failed after 20.001 seconds (2 tasks refusing to "
+            "freeze, wq_busy=1):",
+            # drivers/base/power/main.c pm_dev_err, 2.6.32-5.4 and 5.10+ (dev_err)
+            "PM: Device 0000:00:14.0 failed to suspend async: error -16",
+            "xhci_hcd 0000:00:14.0: PM: failed to suspend async: error -16",
+            "amdgpu 0000:03:00.0: PM: failed to suspend: error -22",
+            "PM: Some devices failed to suspend, or early wake event detected",
+            "PM: Some devices failed to power down, aborting hibernation",
+        ],
+        [
+            # a wakeup aborted the freeze; resume's and sleep's routine lines
+            "Freezing user space processes aborted after 0.000 seconds (70 tasks refusing to "
+            "freeze, wq_busy=0):",
+            "PM: resume of devices complete after 1234.567 msecs",
+            "ACPI: Waking up from system sleep state S3",
+            "ACPI: PM: Waking up from system sleep state S3",
+            "PM: suspend entry (deep)",
+            "PM: suspend exit",
+            "Freezing user space processes completed (elapsed 0.002 seconds)",
+        ],
+    ),
+    "boot_failure": (
+        [
+            'VFS: Cannot open root device "sda1" or unknown-block(0,0): error -6',
+            'VFS: Cannot open root device "mapper/rhel-root" or unknown-block(0,0): error -6',
+            "dracut-initqueue[312]: Warning: Could not boot.",
+            "dracut-initqueue[312]: Warning: /dev/mapper/rhel-root does not exist",
+            "systemd[1]: Failed to mount /sysroot.",
+            "systemd[1]: Failed to mount sysroot.mount - /sysroot.",
+        ],
+        [
+            "dracut-initqueue[312]: Warning: dracut-initqueue timeout - starting timeout scripts",
+            "systemd[1]: Mounted sysroot.mount - /sysroot.",
+            "VFS: Mounted root (ext4 filesystem) readonly on device 259:2.",
+            # a program's words in the kernel's place are not dracut's
+            "Warning: Could not boot.",
+        ],
+    ),
+    "clean_shutdown_marker": (
+        [
+            # kernel/sys.c 2.6.32-3.x, kexec 2.6.32-4.2 and kexec_core 4.3+
+            "Restarting system.",
+            "Restarting system with command 'bootloader'.",
+            "System halted.",
+            "Power down.",
+            "Starting new kernel",
+            "kexec_core: Starting new kernel",
+        ],
+        ["Power down the device before removing it.", "Starting new kernel thread"],
+    ),
     "workqueue_hog": (
         [
             # kernel/workqueue.c wq_cpu_intensive_report: %ps of a module's function
@@ -145,3 +232,53 @@ def test_the_workqueue_hog_hint_is_routine_and_never_leads_a_failure() -> None:
 def test_a_log_of_nothing_but_hog_hints_has_no_culprit() -> None:
     hog = SWEEP_CORE_EXAMPLES["workqueue_hog"][0]
     assert _primary(*hog) is None
+
+
+OOM = "Out of memory: Killed process 4242 (python3) total-vm:8000kB, anon-rss:4000kB"
+FREEZE = "Freezing of tasks failed after 20.004 seconds (1 tasks refusing to freeze, wq_busy=0):"
+
+
+def test_an_unreaped_oom_victim_is_the_oom_and_the_reaper_line_never_counts_twice() -> None:
+    assert _primary("oom_reaper: unable to reap pid:4242 (python3)") == "oom_kill"
+    assert _primary(OOM, "oom_reaper: unable to reap pid:4242 (python3)") == "oom_kill"
+    assert _primary(OOM, "oom_reaper: reaped process 4242 (python3), now anon-rss:0kB") == (
+        "oom_kill"
+    )
+
+
+def test_a_failed_suspend_is_led_by_the_driver_or_task_that_failed_it() -> None:
+    assert _primary(FREEZE) == "suspend_failure"
+    assert _primary("PM: Some devices failed to suspend, or early wake event detected") == (
+        "suspend_failure"
+    )
+    gpu = "amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command: "
+    gpu += "SMN_C2PMSG_66:0x00000011 SMN_C2PMSG_82:0x00000000"
+    assert _primary(gpu, "amdgpu 0000:03:00.0: PM: failed to suspend: error -62") != (
+        "suspend_failure"
+    )
+    hung = "INFO: task nfsd:1234 blocked for more than 122 seconds."
+    assert _primary(FREEZE, hung) == "hung_task"
+    # resume's routine lines after a failed suspend do not lead
+    assert _primary(FREEZE, "PM: resume of devices complete after 12.3 msecs") == (
+        "suspend_failure"
+    )
+
+
+def test_the_root_mount_panic_leads_the_boot_failure_it_names() -> None:
+    cannot = 'VFS: Cannot open root device "sda1" or unknown-block(0,0): error -6'
+    panic = "Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"
+    assert _primary(cannot, panic) == "kernel_panic"
+    assert _primary(cannot) == "boot_failure"
+    assert _primary("dracut-initqueue[312]: Warning: Could not boot.") == "boot_failure"
+
+
+def test_an_old_kernels_orderly_end_is_a_clean_end() -> None:
+    for end, outcome in (
+        ("Restarting system.", "clean_reboot"),
+        ("Starting new kernel", "clean_reboot"),
+        ("Power down.", "clean_shutdown"),
+        ("System halted.", "clean_shutdown"),
+    ):
+        recs = [_record("EXT4-fs (sda1): re-mounted. Opts: (null)", 0, 9000 * 10**6)]
+        recs.append(_record(end, 1, 9001 * 10**6))
+        assert classify(Timeline.from_records(recs)).outcome == outcome, end
