@@ -86,6 +86,7 @@ class Tag(enum.StrEnum):
     NETDEV_TX_TIMEOUT = "netdev_tx_timeout"
     NF_CONNTRACK_TABLE_FULL = "nf_conntrack_table_full"
     NFS_SERVER_NOT_RESPONDING = "nfs_server_not_responding"
+    NMI_HARDWARE_ERROR = "nmi_hardware_error"
     NOUVEAU_ERROR = "nouveau_error"
     NVGPU_ERROR = "nvgpu_error"
     NVIDIA_API_MISMATCH = "nvidia_api_mismatch"

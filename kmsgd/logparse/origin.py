@@ -184,7 +184,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
-    "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
+    "hardware.nmi": (
+        r"Uhhuh\. NMI received",
+        r"Dazed and confused, but trying to continue",
+        r"NMI: (?:PCI system error \(SERR\)|IOCK error) ",  # arch/x86/kernel/nmi.c
+    ),
     # netdev_printk's "<driver> <bus id> <ifname>: " is "device"; IPoIB's ipoib_printk
     # "<ifname>: "
     "net": (

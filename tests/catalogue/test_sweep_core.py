@@ -128,6 +128,16 @@ SWEEP_CORE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["Power down the device before removing it.", "Starting new kernel thread"],
     ),
+    "nmi_hardware_error": (
+        [
+            "NMI: PCI system error (SERR) for reason a0 on CPU 0.",
+            "NMI: IOCK error (debug interrupt?) for reason 71 on CPU 0.",
+        ],
+        [
+            "Uhhuh. NMI received for unknown reason 2d on CPU 3.",
+            "NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.",
+        ],
+    ),
     "workqueue_hog": (
         [
             # kernel/workqueue.c wq_cpu_intensive_report: %ps of a module's function
@@ -282,3 +292,11 @@ def test_an_old_kernels_orderly_end_is_a_clean_end() -> None:
         recs = [_record("EXT4-fs (sda1): re-mounted. Opts: (null)", 0, 9000 * 10**6)]
         recs.append(_record(end, 1, 9001 * 10**6))
         assert classify(Timeline.from_records(recs)).outcome == outcome, end
+
+
+def test_a_pci_serr_nmi_leads_the_panic_it_ends_in() -> None:
+    serr = "NMI: PCI system error (SERR) for reason a0 on CPU 0."
+    assert _primary(serr, "Kernel panic - not syncing: NMI: Not continuing") == (
+        "nmi_hardware_error"
+    )
+    assert _primary(serr, "Dazed and confused, but trying to continue") == "nmi_hardware_error"
