@@ -59,11 +59,13 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # arch/x86/kernel/apic/nmi.c: "NMI Watchdog detected LOCKUP on CPU %d"; powerpc's own
     # watchdog (arch/powerpc/kernel/watchdog.c, 4.13+): "CPU %d self-detected hard LOCKUP @
     # %pS", "CPU %d detected hard LOCKUP on other CPUs %*pbl"; the panic: "Kernel panic - not
-    # syncing: Hard LOCKUP" (hardlockup_panic=1)
+    # syncing: Hard LOCKUP" (hardlockup_panic=1); 2.6.32's die_nmi (arch/x86/kernel/dumpstack.c)
+    # prints its message, then " on CPU%d, ip %08lx, registers:": "BUG: NMI Watchdog
+    # detected LOCKUP on CPU3, ip …"
     sig(
         "hard_lockup",
         r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP"
-        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)"
+        r"|NMI Watchdog detected LOCKUP on CPU ?(?P<cpu2>\d+)"
         r"|CPU (?P<cpu3>\d+) (?:self-detected hard LOCKUP|detected hard LOCKUP on other CPUs)",
         ("LOCKUP",),
         S.CRITICAL,
@@ -75,6 +77,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
         formats=(
+            Format(
+                "%s on CPU%d, ip %08lx, registers:",
+                "arch/x86/kernel/dumpstack.c",
+                "2.6.32",
+                args=("BUG: NMI Watchdog detected LOCKUP", 3, 0xFFFFFFFF8100B2A4),
+            ),
             Format(
                 "Watchdog detected hard LOCKUP on cpu %d", "kernel/watchdog_hld.c", "4.19-6.1", _WD
             ),
@@ -105,10 +113,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     ),
     # kernel/watchdog.c watchdog_timer_fn: "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
     # (2.6.3x–today; "watchdog: " pr_fmt before it since 4.13, "NMI watchdog: " 4.x); the
-    # panic "Kernel panic - not syncing: softlockup: hung tasks" (softlockup_panic=1)
+    # panic "Kernel panic - not syncing: softlockup: hung tasks" (softlockup_panic=1);
+    # 2.6.18-2.6.2x kernel/softlockup.c (RHEL 5): "BUG: soft lockup detected on CPU#%d!"
     sig(
         "soft_lockup",
-        r"BUG: soft lockup - CPU#?\s?(?P<cpu>\d+) stuck for|softlockup: hung tasks",
+        r"BUG: soft lockup - CPU#?\s?(?P<cpu>\d+) stuck for|softlockup: hung tasks"
+        r"|BUG: soft lockup detected on CPU#(?P<cpu2>\d+)!",
         ("lockup", "softlockup"),
         S.CRITICAL,
         "cpu",
@@ -118,6 +128,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
         formats=(
+            Format(
+                "BUG: soft lockup detected on CPU#%d!",
+                "kernel/softlockup.c",
+                "2.6.18 (RHEL 5; not checked tree by tree)",
+                args=(3,),
+            ),
             Format(
                 "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]",
                 "kernel/watchdog.c",
@@ -143,7 +159,8 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # "rcu_sched kthread starved for %ld jiffies" (4.x+); tasks.h's
     # exit check (6.4+, backported to 6.1): "tasks_rcu_exit_srcu_stall: rcu_tasks grace period
     # number %lu (since boot) gp_state: %s is %lu jiffies old." for a task stuck between
-    # exit_tasks_rcu_start() and _finish(); 2.6 rcutree's "RCU detected CPU %d stall"; Tiny
+    # exit_tasks_rcu_start() and _finish(); 2.6 rcutree's "RCU detected CPU %d stall" (and, seen
+    # from another CPU, "INFO: RCU detected CPU stalls:" with the CPUs after it); Tiny
     # RCU's "rcu_sched detected stall"
     sig(
         "rcu_stall",
@@ -151,6 +168,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
+        r"|INFO: RCU detected CPU stalls:"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
         ("stall", "stalls", "starved", "gp_state"),
         S.ERROR,
@@ -161,6 +179,11 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
         formats=(
+            Format(
+                "INFO: RCU detected CPU stalls:",
+                "kernel/rcutree.c",
+                "2.6.32",
+            ),
             Format(
                 "INFO: %s detected stalls on CPUs/tasks:",
                 "kernel/rcu/tree_stall.h",

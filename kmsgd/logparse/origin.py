@@ -159,6 +159,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"NMI watchdog: ",
         r"rcu: ",
         r"INFO: rcu_",
+        r"INFO: RCU detected CPU ",  # kernel/rcutree.c 2.6.32
         r"smpboot: ",
         r"tasks_rcu_\w+: ",  # kernel/rcu/tasks.h prints its function's name
         r"clocksource: ",  # kernel/time/clocksource.c pr_fmt

@@ -138,6 +138,16 @@ SWEEP_CORE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.",
         ],
     ),
+    # 2.6.18-2.6.32 wordings of the stall detectors (RHEL 5/6)
+    "hard_lockup": (
+        ["BUG: NMI Watchdog detected LOCKUP on CPU3, ip ffffffff8100b2a4, registers:"],
+        ["NMI watchdog enabled, takes one hw-pmu counter."],
+    ),
+    "soft_lockup": (["BUG: soft lockup detected on CPU#3!"], ["softlockup: enabled"]),
+    "rcu_stall": (
+        ["INFO: RCU detected CPU stalls: 3 (detected by 5, t=60002 jiffies)"],
+        ["Hierarchical RCU implementation."],
+    ),
     "workqueue_hog": (
         [
             # kernel/workqueue.c wq_cpu_intensive_report: %ps of a module's function
