@@ -485,7 +485,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         Tag.SUSPEND_FAILURE,
         r"^(?:PM: )?Some devices failed to (?:suspend, or early wake event detected|power "
         r"down, aborting hibernation)",
-        ("devices",),
+        ("Some",),
         S.ERROR,
         "power",
         "A suspend or hibernation failed: a driver refused to suspend (or a wake event "
@@ -520,7 +520,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
     sig(
         Tag.BOOT_FAILURE,
         r"^VFS: Cannot open root device\b",
-        ("root",),
+        ("Cannot",),
         S.ERROR,
         "lifecycle",
         "The boot could not open its root device: the box never finished booting.",
@@ -540,7 +540,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         Tag.BOOT_FAILURE,
         r"^Warning: (?:Could not boot\.|\"?/dev/\S+ does not exist)"
         r"|^Failed to mount (?:sysroot\.mount - )?/sysroot\.$",
-        ("Warning", "sysroot"),
+        ("Could", "exist", "sysroot"),
         S.ERROR,
         "lifecycle",
         "The initramfs could not mount the root file system and dropped to its emergency "
