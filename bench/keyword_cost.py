@@ -109,6 +109,69 @@ def corpus_input() -> Cost:
     return cost
 
 
+def _word_lines(
+    records: Iterable[tuple[str, int | None, int | None]],
+) -> tuple[Counter[str], int, Counter[str], int]:
+    """(words of the lines no entry tags, how many such lines, words of the tagged lines,
+    how many of those): each word counted once a line."""
+    plain: Counter[str] = Counter()
+    tagged: Counter[str] = Counter()
+    n_plain = n_tagged = 0
+    for msg, facility, ts in records:
+        words = set(msg.translate(WORD_SPLIT).split())
+        if match_text(msg, facility, ts):
+            tagged.update(words)
+            n_tagged += 1
+        else:
+            plain.update(words)
+            n_plain += 1
+    return plain, n_plain, tagged, n_tagged
+
+
+def routine_words(top: int = 300, bench_kib: int = 256) -> dict[str, tuple[float, float]]:
+    """The words routine lines are full of: word -> (its share of routine lines, its share of
+    the lines the catalogue tags), for the `top` words by share of routine lines, and only
+    those more common in routine lines than in tagged ones (a failure's own words, `failed`,
+    `error`, `timeout`, are common in both and not listed).
+
+    Routine lines: the lines no entry tags, of the corpus's routine logs and of the analyze
+    bench's inputs (`bench_kib` of each format), each source's share taken apart (the bench
+    repeats its few lines a million times; the corpus is 134 short logs). Tagged lines: every
+    line of the corpus that some entry tags.
+    """
+    from bench.analyze_bench import build
+
+    shares: dict[str, float] = {}
+
+    def add(words: Counter[str], n: int) -> None:
+        for w, k in words.items():
+            shares[w] = max(shares.get(w, 0.0), k / max(n, 1))
+
+    corpus_plain, n = Counter[str](), 0
+    for log in routine_logs():
+        text = log.read_text(encoding="utf-8", errors="replace")
+        plain, k, _, _ = _word_lines(messages(text.splitlines()))
+        corpus_plain.update(plain)
+        n += k
+    add(corpus_plain, n)
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt in ("dmesg", "journal"):
+            path = Path(tmp) / f"{fmt}.txt"
+            build(path, bench_kib << 10, fmt=fmt)
+            plain, k, _, _ = _word_lines(messages(path.read_text(encoding="utf-8").splitlines()))
+            add(plain, k)
+    tagged, n_tagged = Counter[str](), 0
+    for log in sorted(CORPUS.glob("*/log.txt")):
+        text = log.read_text(encoding="utf-8", errors="replace")
+        _, _, words, k = _word_lines(messages(text.splitlines()))
+        tagged.update(words)
+        n_tagged += k
+    ranked = sorted(shares, key=lambda w: -shares[w])[:top]
+    return {
+        w: (shares[w], tagged[w] / n_tagged) for w in ranked if shares[w] > tagged[w] / n_tagged
+    }
+
+
 def table(costs: dict[str, Cost], top: int) -> str:
     """The `top` trigger words by lines admitted per 1,000 (the largest over the inputs)."""
 

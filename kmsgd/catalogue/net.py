@@ -487,7 +487,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "mlx5_port_module_error",
         r"Port module event\[error\]: module \d+,",
-        ("module",),
+        ("Port",),
         Severity.ERROR,
         NET,
         "A Mellanox/NVIDIA ConnectX port's cable or transceiver module reported an error "
