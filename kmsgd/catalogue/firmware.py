@@ -43,7 +43,7 @@ FIRMWARE_LOAD_SIGNATURES: tuple[Signature, ...] = (
         (
             "Can",
             "can",
-            "loading",
+            "Error",
             "aborting",
             "suitable",
             "Failed",
