@@ -95,6 +95,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
             "hang",
             "hangs",
             "hanged",
+            "hanging",
             "failed",
             "SMC",
             "powerplay",

@@ -140,7 +140,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         r"EDAC (?:MC\d+|\w+ MC\d+): \d+ (?:CE|UE)\b|EDAC .*(?:Uncorrected|Corrected) "
         r"error|EDAC (?:\w+ )?MC\d+: (?:CE|UE) (?:page|row|err|no information)"
         r"|EDAC \w+ MC\d+: HANDLING (?:MCE|IBECC) MEMORY ERROR|EDAC \w+: .*\bECC error",
-        ("CE", "UE", "Corrected", "Uncorrected", "HANDLING", "error"),
+        ("CE", "UE", "Corrected", "Uncorrected", "HANDLING", "error", "errors"),
         S.ERROR,
         "hardware",
         "The memory controller reported ECC errors.",
