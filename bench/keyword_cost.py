@@ -131,8 +131,9 @@ def _word_lines(
 def routine_words(top: int = 300, bench_kib: int = 256) -> dict[str, tuple[float, float]]:
     """The words routine lines are full of: word -> (its share of routine lines, its share of
     the lines the catalogue tags), for the `top` words by share of routine lines, and only
-    those more common in routine lines than in tagged ones (a failure's own words, `failed`,
-    `error`, `timeout`, are common in both and not listed).
+    those at least twice as common on routine lines as on tagged ones (a failure's own words,
+    `failed`, `error`, `timeout`, are common on both and not listed; the margin keeps a word
+    as common on both, `down`, from coming and going with each new entry).
 
     Routine lines: the lines no entry tags, of the corpus's routine logs and of the analyze
     bench's inputs (`bench_kib` of each format), each source's share taken apart (the bench
@@ -168,7 +169,7 @@ def routine_words(top: int = 300, bench_kib: int = 256) -> dict[str, tuple[float
         n_tagged += k
     ranked = sorted(shares, key=lambda w: -shares[w])[:top]
     return {
-        w: (shares[w], tagged[w] / n_tagged) for w in ranked if shares[w] > tagged[w] / n_tagged
+        w: (shares[w], tagged[w] / n_tagged) for w in ranked if shares[w] > 2 * tagged[w] / n_tagged
     }
 
 

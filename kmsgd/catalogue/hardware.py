@@ -292,7 +292,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "pcie_link_down",
         r"Slot\([^)]*\): Link Down|pciehp.*Link Down|DPC: containment event"
         r"|Link Down\b|link down\b.*(?:pcie|PCIe)",
-        ("Down", "DPC", "pcie", "PCIe", "pcieport"),
+        ("Down", "down", "DPC"),
         S.CRITICAL,
         "pcie",
         "A PCIe link went down: the device behind it is gone.",
