@@ -87,7 +87,22 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|message: +\w+ \(\d+\)\s+param: 0x[0-9a-fA-F]+ is timeout \(no response\)"
         r"|Failed message: 0x[0-9a-fA-F]+, input parameter: 0x[0-9a-fA-F]+, error code: 0x"
         r"|\[powerplay\] Failed to notify smc display settings!",
-        ("SMU", "failed", "SMC", "powerplay", "Failed", "message", "timeout"),
+        (
+            "response",
+            "your",
+            "export",
+            "responding",
+            "hang",
+            "hangs",
+            "hanged",
+            "hanging",
+            "failed",
+            "SMC",
+            "powerplay",
+            "Failed",
+            "message",
+            "timeout",
+        ),
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's power-management firmware (SMU) stopped answering the driver.",
@@ -429,7 +444,7 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"init|resume) failed|Failed to load psp firmware|Error initializing DMUB HW: "
         r"|DMUB interface failed to initialize|No firmware provided for DMUB"
         r"|Error creating DMUB service|Display Core (?:v\S+ )?failed to initiali[sz]e",
-        ("failed", "Fatal", "Failed", "Error", "firmware"),
+        ("failed", "Fatal", "Failed", "Error", "provided"),
         Severity.ERROR,
         AMDGPU,
         "The GPU failed to initialise: it will be missing for this boot.",

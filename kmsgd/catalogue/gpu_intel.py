@@ -109,7 +109,6 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             "Resetting",
             "reset",
             "Timedout",
-            "chip",
             "rendering",
             "response",
             "action",
@@ -601,7 +600,7 @@ I915_SIGNATURES: tuple[Signature, ...] = (
         r"\bAUX [^:\n]*?:? did not complete or timeout within \d+ ?ms"
         r"|\bAUX [A-Z0-9]+/[^:\n]*: not (?:done|started) \(status 0x[0-9a-fA-F]+\)"
         r"|\bdp_aux_ch not done status 0x",
-        ("timeout", "done", "started"),
+        ("timeout", "AUX", "dp_aux_ch"),
         Severity.WARNING,
         I915,
         "A DisplayPort AUX transfer timed out: the driver could not talk to the monitor, dock "

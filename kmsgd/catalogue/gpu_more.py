@@ -1039,7 +1039,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_ring_timeout",
         r"failed to write reg [0-9a-fA-F]+ wait reg [0-9a-fA-F]+"
         r"|failed to (?:read|write) reg:[0-9a-fA-F]+$",
-        ("reg",),
+        ("failed",),
         Severity.CRITICAL,
         AMDGPU,
         "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",
@@ -1075,7 +1075,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "gpu_fell_off_bus",
         r"Failed GPU reg read : 0x[fF]{8}\. Check whether GPU is present on the bus",
-        ("reg",),
+        ("whether",),
         Severity.CRITICAL,
         "gpu",
         "The GPU stopped responding on PCIe: the system can no longer reach it.",

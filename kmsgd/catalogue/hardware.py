@@ -144,7 +144,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         r"EDAC (?:MC\d+|\w+ MC\d+): \d+ (?:CE|UE)\b|EDAC .*(?:Uncorrected|Corrected) "
         r"error|EDAC (?:\w+ )?MC\d+: (?:CE|UE) (?:page|row|err|no information)"
         r"|EDAC \w+ MC\d+: HANDLING (?:MCE|IBECC) MEMORY ERROR|EDAC \w+: .*\bECC error",
-        ("EDAC",),
+        ("CE", "UE", "Corrected", "Uncorrected", "HANDLING", "error", "errors"),
         S.ERROR,
         "hardware",
         "The memory controller reported ECC errors.",
@@ -423,7 +423,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "thermal_critical",
         r"critical temperature reached|[Cc]ritical temperature"
         r"|over temperature range\((?:SW|HW) CTF\)|THERMTRIP|thermal shutdown",
-        ("critical", "Critical", "CTF", "THERMTRIP", "shutdown"),
+        ("critical", "Critical", "CTF", "THERMTRIP", "thermal"),
         S.CRITICAL,
         "thermal",
         "A device reached its critical temperature: the system shuts down to protect it.",
@@ -619,7 +619,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|nvme\d+: keep-alive failed|controller is down; will reset",
-        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down", "alive"),
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "controller", "alive"),
         S.ERROR,
         "storage",
         "An NVMe command timed out.",
@@ -681,8 +681,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"controller)|controller is down; will reset|QID \d+ timeout, reset controller",
         (
             "resetting",
-            "ready",
-            "down",
+            "aborting",
             "recovery",
             "Reconnecting",
             "controller",
@@ -1003,7 +1002,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "nvme_probe_failure",
         r"nvme\d*: (?:Removing after probe failure status: -?\d+|Device not ready; aborting "
         r"initiali[sz]ation|Identify Controller failed \(-?\d+\))",
-        ("Removing", "ready", "Identify"),
+        ("Removing", "aborting", "Identify"),
         S.ERROR,
         "storage",
         "An NVMe controller failed to initialise (it never reported ready, or did not answer "

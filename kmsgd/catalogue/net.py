@@ -397,7 +397,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "tcp_out_of_memory",
         r"^TCP: (?:out of memory -- consider tuning tcp_mem|too many orphaned sockets)",
-        ("TCP",),
+        ("tcp_mem", "orphaned"),
         Severity.WARNING,
         NET,
         "TCP ran out of socket memory (net.ipv4.tcp_mem) or orphan sockets: the kernel "
@@ -487,7 +487,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "mlx5_port_module_error",
         r"Port module event\[error\]: module \d+,",
-        ("module",),
+        ("Port",),
         Severity.ERROR,
         NET,
         "A Mellanox/NVIDIA ConnectX port's cable or transceiver module reported an error "
@@ -524,7 +524,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         "intel_nic_mdd_event",
         r"Malicious Driver Detection event (?:0x[0-9a-f]+|\d+|\w+) (?:on [TR]X queue|detected on)"
         r"|\b[TR]X driver issue detected, PF reset issued",
-        ("Malicious", "issue"),
+        ("Malicious", "issued"),
         Severity.ERROR,
         NET,
         "An Intel NIC (i40e/ice) caught its driver handing it a malformed descriptor "
