@@ -410,7 +410,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         Tag.CLEAN_SHUTDOWN_MARKER,
         r"^(?:Restarting system(?: with command '[^']*')?\.|System halted\.|Power down\.)$"
         r"|^(?:kexec_core: )?Starting new kernel$",
-        ("Restarting", "halted", "Power", "Starting"),
+        ("Restarting", "halted", "Power", "kernel"),
         S.INFO,
         "lifecycle",
         "The kernel began an orderly reboot, power-off or kexec into a new kernel.",
