@@ -834,12 +834,15 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # RM cannot boot." (r550-r595), the poll for its end "Timout while polling for FSP boot
     # complete I2CS_SCRATCH : %x" (r525-r545) and NV_ERROR_LOG's GPU_INIT_ERROR "Timeout while
     # polling for FSP boot complete, ..." (r550-r565), "Error status 0x%x while polling for
-    # FSP boot complete, ..." (r570-r595)
+    # FSP boot complete, ..." (r570-r595); and a GPU short of power (osinit.c RmInitAdapter,
+    # NV_ERR_INSUFFICIENT_POWER: NV_DEV_PRINTF "GPU does not have the necessary power cables
+    # connected.", r595), printed before its "RmInitAdapter failed!"
     sig(
         "nvidia_init_failure",
         r"NVRM: No NVIDIA devices probed|FSP boot cmds failed\. RM cannot boot"
-        r"|(?:Timout|Timeout|Error status 0x[0-9a-fA-F]+) while polling for FSP boot complete",
-        ("probed", "FSP"),
+        r"|(?:Timout|Timeout|Error status 0x[0-9a-fA-F]+) while polling for FSP boot complete"
+        r"|GPU does not have the necessary power cables connected",
+        ("probed", "FSP", "cables"),
         Severity.ERROR,
         NVIDIA,
         "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
@@ -848,6 +851,12 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_PCI,
         check=nvrm_line,
         formats=(
+            Format(
+                "GPU does not have the necessary power cables connected.",
+                _NVRM + "arch/nvalloc/unix/src/osinit.c",
+                "r595",
+                "NVRM: GPU 0000:01:00.0: ",
+            ),
             Format("NVRM: No NVIDIA devices probed.", _NVK + "nv.c", "r515-r595"),
             Format(
                 "FSP boot cmds failed. RM cannot boot.",

@@ -51,6 +51,17 @@ SWEEP_GPU2_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             I915 + "GT0: GuC firmware i915/tgl_guc_70.bin version 70.20.0",
         ],
     ),
+    "amdgpu_init_failure": (
+        [
+            "[drm:amdgpu_device_resume [amdgpu]] *ERROR* amdgpu_device_ip_resume failed (-110).",
+            "amdgpu 0000:03:00.0: amdgpu: amdgpu_device_ip_resume failed (-62).",
+        ],
+        ["amdgpu 0000:03:00.0: amdgpu: SMU is resumed successfully!"],
+    ),
+    "nvidia_init_failure": (
+        ["NVRM: GPU 0000:01:00.0: GPU does not have the necessary power cables connected."],
+        ["NVRM: GPU at PCI:0000:01:00: GPU-12345678-1234-1234-1234-123456789abc"],
+    ),
     "nvgpu_error": (
         [
             NVGPU + " mmu fault on engine 0, engine subid 0 (gpc), client 4 (t1 1), addr "
@@ -224,3 +235,22 @@ def test_a_mali_page_fault_leads_the_job_timeout_after_it() -> None:
         "head=0x0, tail=0x0, sched_job=00000000deadbeef\n"
     )
     assert _primary(text) == "soc_gpu_hang"
+
+
+def test_a_gpu_short_of_power_leads_the_failed_adapter_init_after_it() -> None:
+    text = (
+        "[ 5.10] NVRM: GPU 0000:01:00.0: GPU does not have the necessary power cables "
+        "connected.\n"
+        "[ 5.11] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x24:0x72:1568)\n"
+        "[ 5.12] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n"
+    )
+    assert _primary(text) == "nvidia_init_failure"
+
+
+def test_a_display_register_wait_timeout_is_no_evidence() -> None:
+    # display/dc/dc_helper.c generic_reg_wait "REG_WAIT timeout %dus * %d tries - %s line:%d"
+    # (DRM_ERROR 4.19, DRM_WARN 6.1, drm_warn 6.18): modesets print it at boot and on hotplug
+    # on working boxes (batch 10's RX 9070 XT boot-warnings case labels it routine, no
+    # culprit), so it stays untagged and leads nothing
+    line = "amdgpu 0000:03:00.0: [drm] REG_WAIT timeout 1us * 100000 tries - optc1_wait_for_state"
+    assert _tags(line + " line:833") == set()
