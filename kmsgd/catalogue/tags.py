@@ -128,6 +128,7 @@ class Tag(enum.StrEnum):
     UNKNOWN_NMI = "unknown_nmi"
     WATCHDOG_EXPIRED = "watchdog_expired"
     WORKQUEUE_HOG = "workqueue_hog"
+    XE_GPU_PAGEFAULT = "xe_gpu_pagefault"
     XEN_DOMAIN_CRASH = "xen_domain_crash"
     XEN_HYPERVISOR_PANIC = "xen_hypervisor_panic"
     XHCI_HOST_DEAD = "xhci_host_dead"

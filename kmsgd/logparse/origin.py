@@ -60,13 +60,16 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvidia: ",
     ),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
-    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
+    # nouveau before 4.3 printed through its own nv_printk_: "nouveau E[  PFIFO][<bus id>] "
+    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: ", r"nouveau [E!W ]\[ *\w+\]"),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
-    "gpu.nvgpu": (r"nvgpu: ",),
+    # L4T r21-r24's gk20a_err is dev_err: "gk20a 57000000.gpu: <function>: "
+    "gpu.nvgpu": (r"nvgpu: ", r"gk20a \S+\.gpu: "),
     # the SoC GPUs' dev_printk: their devices are platform devices ("ff9a0000.gpu")
     "gpu.soc": (
         r"v3d \S+: ",
         r"panfrost \S+: ",
+        r"panthor \S+: ",  # Mali Valhall CSF (6.10+)
         r"mali \S+: ",  # ARM's vendor kbase driver (out of tree)
         r"etnaviv(?:-gpu)? \S+: ",  # "etnaviv" where a PCI glue driver binds the core
         r"lima \S+: ",
