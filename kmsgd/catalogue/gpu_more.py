@@ -949,7 +949,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|\bDQM create queue (?:type )?\d+ failed\. ret (?!-12\b|-28\b)-?\d+"
         r"|\bPasid (?:0x)?[0-9a-f]+ destroy queue \d+ failed, ret -?\d+"
         r"|\bFailed to restore queues(?: of pasid| of process pid|$)",
-        ("qcm", "preemption", "DQM", "Pasid", "queues"),
+        ("qcm", "preemption", "DQM", "Pasid", "Failed"),
         Severity.ERROR,
         AMDGPU,
         "The compute (KFD/ROCm) side could not stop or evict its queues.",
