@@ -15,6 +15,7 @@ fails, stops the NIC and the RDMA/InfiniBand traffic over it.
 from __future__ import annotations
 
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.hardware import EARLY_US as _BOOT_US
 
 NET = "net"
 _MLX5 = "mlx5_core 0000:61:00.0: "  # dev_printk of the adapter's PCI function
@@ -612,6 +613,241 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/net/wireless/intel/iwlwifi/fw/dump.c",
                 "5.4-6.18",
                 "iwlwifi 0000:04:00.0: ",
+            ),
+        ),
+    ),
+    # A NIC's own report that its link went down. The Intel drivers and Broadcom's print
+    # "NIC Link is Down" only when a link that was up is lost (their watchdog compares with
+    # netif_carrier_ok): e1000e netdev.c e1000_watchdog_task pr_info "%s NIC Link is Down"
+    # (pr_fmt "e1000e: ", 3.x-6.18; printk "e1000e: %s …" in 2.6), e1000 e1000_main.c the
+    # same after "e1000: ", igb igb_main.c netdev_info "igb: %s NIC Link is Down" (4.4-6.18),
+    # igc, ixgbe (e_info), i40e/ice (i40e_print_link_message, ice_print_link_msg netdev_info
+    # "NIC Link is Down"), bnxt bnxt_report_link and bnx2x bnx2x_link_report netdev_err "NIC
+    # Link is Down". phylib's phy_print_status netdev_info "Link is Down" (r8169 5.x+,
+    # stmmac, mtk_eth, …), r8169's own netif_info "link down" (2.6-4.x), tg3's "Link is
+    # down" (netif_info; 2.6.3x dev_printk then "%s: ") and mlx5e_update_carrier's "Link
+    # down" are printed as well when an interface is opened before its PHY negotiated, on
+    # every boot: those count only with a printk stamp past the boot's first minutes. Every
+    # cable pull and switch reboot prints it: routine, the culprit only when nothing else
+    # failed (a flap of several downs included: the cable, the switch port or EEE, not the
+    # box); what a NIC's own failure (a transmit timeout's reset, an MDD reset, a firmware
+    # fault) does to its link is that failure's, and a bond member going down is its link's.
+    sig(
+        "nic_link_down",
+        r"\bNIC Link is Down\b|^(?:\S+ ){0,2}[\w.-]+: (?:Link is [Dd]own|[Ll]ink [Dd]own)\.?$",
+        ("Down", "down"),
+        Severity.WARNING,
+        NET,
+        "A network card lost its link (cable, switch port, transceiver or link partner): "
+        "the interface is off the network until the link comes back up.",
+        "Check the cable, the switch port and its log, and the link partner; a link that "
+        "flaps (down and up again and again) is usually the cable or energy-efficient "
+        "Ethernet (ethtool --set-eee <if> eee off), or the NIC's power saving (pcie_aspm=off).",
+        49,
+        device_kind=DeviceKind.PCI,
+        routine=True,
+        check=lambda m, i: "NIC" in m.group(0) or (i.ts_usec or 0) >= _BOOT_US,
+        timed=True,
+        formats=(
+            Format(
+                "%s NIC Link is Down",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                '2.6.3x-6.18 (pr_fmt "e1000e: ")',
+                "e1000e: ",
+                args=("eth0",),
+            ),
+            Format(
+                "%s NIC Link is Down",
+                "drivers/net/ethernet/intel/e1000/e1000_main.c",
+                '3.x-6.18 (pr_fmt "e1000: ")',
+                "e1000: ",
+                args=("eth1",),
+            ),
+            Format(
+                "igb: %s NIC Link is Down",
+                "drivers/net/ethernet/intel/igb/igb_main.c",
+                "4.4-6.18",
+                "igb 0000:02:00.0 eno1: ",
+                args=("eno1",),
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0 enp1s0f0: ",
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.4-6.18",
+                "i40e 0000:3b:00.0 ens1f0: ",
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0 ens2f0: ",
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "4.4-6.18",
+                "bnxt_en 0000:3b:00.0 eno1np0: ",
+            ),
+            Format(
+                "Link is Down",
+                "drivers/net/phy/phy.c",
+                "4.4-6.18",
+                "r8169 0000:02:00.0 enp2s0: ",
+            ),
+            Format(
+                "Link is down",
+                "drivers/net/ethernet/broadcom/tg3.c",
+                "3.x-6.18",
+                "tg3 0000:03:00.0 eth0: ",
+            ),
+            Format(
+                "link down",
+                "drivers/net/ethernet/realtek/r8169.c",
+                "3.x-4.19",
+                "r8169 0000:02:00.0 eth0: ",
+            ),
+            Format(
+                "Link down",
+                "drivers/net/ethernet/mellanox/mlx5/core/en_main.c",
+                "4.9-6.18",
+                "mlx5_core 0000:3b:00.0 ens1f0np0: ",
+            ),
+        ),
+    ),
+    # A NIC that fails its probe: the driver gives the device up and its interface never
+    # appears. e1000e netdev.c e1000_probe dev_err "The NVM Checksum Is Not Valid" (2.6.3x
+    # e_err, after "(unregistered net_device): "), "NVM Read Error while reading MAC
+    # address", "Invalid MAC Address: %pM" (3.x-6.18); igb igb_main.c igb_probe the same
+    # checksum line, "NVM Read Error", "Invalid MAC Address"; e1000 and ixgbe "The EEPROM
+    # Checksum Is Not Valid"; ixgbe_probe e_dev_err "HW Init failed: %d"; i40e_probe
+    # dev_info "The driver for the device stopped because the NVM image v%u.%u is newer
+    # than expected v%u.%u. …" / "… because the device firmware failed to init. Try
+    # updating your NVM image." and ice_aq_ver_check's dev_warn "… because the NVM image is
+    # newer than expected. …", ice_probe/ice_init_dev dev_err "ice_init_hw failed: %d"
+    # (5.4-6.18); r8169 rtl_init_one dev_err "unknown chip XID %03x" (4.19-5.10), "…,
+    # contact r8169 maintainers (see MAINTAINERS file)" (5.11-6.18). The driver core's
+    # "probe of … failed with error" for a NIC driver is probe.py's.
+    sig(
+        "nic_probe_failure",
+        r"^(?:e1000e?|igb|igc|ixgbe) \S+(?: \(unnamed net_device\) \(uninitialized\))?:"
+        r"(?: \(unregistered net_device\):)? (?:The (?:NVM|EEPROM) Checksum Is Not Valid"
+        r"|NVM Read Error|Invalid MAC Address\b|HW Init failed: -?\d+)"
+        r"|^(?:i40e|ice|ixgbe) \S+: The driver for the device stopped because the "
+        r"(?:NVM image|device firmware)"
+        r"|^ice \S+: ice_init_hw failed: -?\d+"
+        r"|^r8169 \S+: unknown chip XID [0-9a-fA-F]+",
+        ("Checksum", "NVM", "Invalid", "Init", "ice_init_hw", "XID"),
+        Severity.ERROR,
+        NET,
+        "A network card failed its probe (unreadable or corrupt NVM/EEPROM, firmware that "
+        "failed to initialise or is newer than the driver, an unknown chip): the driver gave "
+        "it up and its interface is absent for this boot.",
+        "Read the line's reason: an invalid NVM checksum is fixed with the vendor's NVM tool "
+        "(Intel's bootutil/nvmupdate); a firmware newer than the driver needs a newer "
+        "driver or kernel; an unknown chip needs a kernel that knows it (or the vendor's "
+        "driver). Check the card is seated and the BIOS has it enabled.",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "The NVM Checksum Is Not Valid",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                "3.x-6.18",
+                "e1000e 0000:00:1f.6: ",
+            ),
+            Format(
+                "The NVM Checksum Is Not Valid",
+                "drivers/net/e1000e/netdev.c",
+                "2.6.3x",
+                "e1000e 0000:00:19.0: (unregistered net_device): ",
+            ),
+            Format(
+                "NVM Read Error while reading MAC address",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                "3.x-6.18",
+                "e1000e 0000:02:00.0: ",
+            ),
+            Format(
+                "Invalid MAC Address: %pM",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                "3.x-6.18",
+                "e1000e 0000:02:00.0: ",
+                args=("00:00:00:00:00:00",),
+            ),
+            Format(
+                "The NVM Checksum Is Not Valid",
+                "drivers/net/ethernet/intel/igb/igb_main.c",
+                "4.4-6.18",
+                "igb 0000:01:00.0: ",
+            ),
+            Format(
+                "NVM Read Error",
+                "drivers/net/ethernet/intel/igb/igb_main.c",
+                "4.4-6.18",
+                "igb 0000:01:00.0: ",
+            ),
+            Format(
+                "The EEPROM Checksum Is Not Valid",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0: ",
+            ),
+            Format(
+                "HW Init failed: %d",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0: ",
+                args=(-17,),
+            ),
+            Format(
+                "The driver for the device stopped because the NVM image v%u.%u is newer than "
+                "expected v%u.%u. You must install the most recent version of the network "
+                "driver.",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.19-6.18",
+                "i40e 0000:3b:00.0: ",
+                args=(1, 12, 1, 9),
+            ),
+            Format(
+                "The driver for the device stopped because the device firmware failed to "
+                "init. Try updating your NVM image.",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.19-6.18",
+                "i40e 0000:3b:00.0: ",
+            ),
+            Format(
+                "The driver for the device stopped because the NVM image is newer than "
+                "expected. You must install the most recent version of the network driver.",
+                "drivers/net/ethernet/intel/ice/ice_controlq.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0: ",
+            ),
+            Format(
+                "ice_init_hw failed: %d",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0: ",
+                args=(-105,),
+            ),
+            Format(
+                "unknown chip XID %03x",
+                "drivers/net/ethernet/realtek/r8169.c",
+                "4.19-5.10",
+                "r8169 0000:03:00.0: ",
+                args=(0x641,),
+            ),
+            Format(
+                "unknown chip XID %03x, contact r8169 maintainers (see MAINTAINERS file)",
+                "drivers/net/ethernet/realtek/r8169_main.c",
+                "5.11-6.18",
+                "r8169 0000:03:00.0: ",
+                args=(0x6C9,),
             ),
         ),
     ),

@@ -203,6 +203,15 @@ for cause, line in (
     EXAMPLES[(cause, "netdev_tx_timeout")] = (line, TX_TIMEOUT)
     EXAMPLES[(cause, "hung_task")] = (line, HUNG)
 
+# a NIC's link and the bond member it is; a NIC driver giving up on its firmware at probe
+EXAMPLES[("nic_link_down", "bond_link_down")] = (
+    "e1000e: eth0 NIC Link is Down",
+    "bond0: (slave eth0): link status definitely down, disabling slave",
+)
+EXAMPLES[("firmware_load_failure", "nic_probe_failure")] = (
+    'bnx2: Can\'t load firmware file "bnx2/bnx2-mips-09-6.2.1b.fw"',
+    "bnx2: probe of 0000:01:00.0 failed with error -2",
+)
 
 STALLS = {
     "hard_lockup": "NMI watchdog: Watchdog detected hard LOCKUP on cpu 3",

@@ -1,0 +1,213 @@
+"""The network and virtualisation families swept from their source (the format strings are
+in each catalogue entry's `formats`): each failure line as its source prints it, with the
+prefix its macro adds, the routine lines with the same words that must stay routine or
+untagged, and each entry's place in the culprit order."""
+
+from __future__ import annotations
+
+import pytest
+
+from kmsgd.catalogue.table import match_record
+from kmsgd.judge.classify import classify
+from kmsgd.judge.timeline import Timeline
+from kmsgd.ring.records import KernelRecord
+
+LATE = 566322.867110  # a printk stamp days into a boot
+E1000E = "e1000e 0000:00:1f.6: "
+R8169 = "r8169 0000:02:00.0 enp2s0: "
+
+# tag → (positives, negatives); "@<seconds> " gives the line a printk stamp
+SWEEP_NET_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "nic_link_down": (
+        [
+            "e1000e: eth0 NIC Link is Down",
+            "e1000: eth1 NIC Link is Down",
+            "igb 0000:02:00.0 eno1: igb: eno1 NIC Link is Down",
+            "ixgbe 0000:01:00.0 enp1s0f0: NIC Link is Down",
+            "i40e 0000:3b:00.0 ens1f0: NIC Link is Down",
+            "ice 0000:17:00.0 ens2f0: NIC Link is Down",
+            "igc 0000:05:00.0 enp5s0: NIC Link is Down",
+            "bnxt_en 0000:3b:00.0 eno1np0: NIC Link is Down",
+            # phylib, tg3, r8169 and mlx5 print it at every open too: only past the boot
+            f"@{LATE} {R8169}Link is Down",
+            f"@{LATE} tg3 0000:03:00.0 eth0: Link is down",
+            f"@{LATE} tg3 0000:03:00.0: eth0: Link is down",  # 3.x: dev_printk, then "%s: "
+            f"@{LATE} tg3: eth0: Link is down.",  # 2.6.3x: printk(PFX "%s: …")
+            f"@{LATE} r8169 0000:02:00.0 eth0: link down",
+            f"@{LATE} r8169: eth0: link down",
+            f"@{LATE} mlx5_core 0000:3b:00.0 ens1f0np0: Link down",
+            f"@{LATE} st_gmac ff540000.ethernet eth0: Link is Down",
+        ],
+        [
+            "e1000e: eth0 NIC Link is Up 1000 Mbps Full Duplex, Flow Control: Rx/Tx",
+            f"@{LATE} {R8169}Link is Up - 1Gbps/Full - flow control rx/tx",
+            # an interface opened at boot before its PHY negotiated, or with no stamp
+            f"@5.684830 {R8169}Link is Down",
+            f"{R8169}Link is Down",
+            "@19.934194 tg3 0000:03:00.0: eth0: Link is down",
+            "IPv6: ADDRCONF(NETDEV_UP): enp2s0: link is not ready",
+            "bond0: (slave eth0): link status definitely down, disabling slave",
+            "pcieport 0000:00:01.1: pciehp: Slot(0): Link Down",
+            f"@{LATE} usb 1-1: USB disconnect, device number 2",
+        ],
+    ),
+    "nic_probe_failure": (
+        [
+            E1000E + "The NVM Checksum Is Not Valid",
+            "e1000e 0000:00:19.0: (unregistered net_device): The NVM Checksum Is Not Valid",
+            "e1000e 0000:02:00.0: NVM Read Error while reading MAC address",
+            "e1000e 0000:02:00.0: Invalid MAC Address: 00:00:00:00:00:00",
+            "igb 0000:01:00.0: The NVM Checksum Is Not Valid",
+            "igb 0000:01:00.0: NVM Read Error",
+            "ixgbe 0000:01:00.0: The EEPROM Checksum Is Not Valid",
+            "ixgbe 0000:01:00.0: HW Init failed: -17",
+            "i40e 0000:3b:00.0: The driver for the device stopped because the NVM image v1.12 "
+            "is newer than expected v1.9. You must install the most recent version of the "
+            "network driver.",
+            "i40e 0000:3b:00.0: The driver for the device stopped because the device firmware "
+            "failed to init. Try updating your NVM image.",
+            "ice 0000:17:00.0: The driver for the device stopped because the NVM image is "
+            "newer than expected. You must install the most recent version of the network "
+            "driver.",
+            "ice 0000:17:00.0: ice_init_hw failed: -105",
+            "r8169 0000:03:00.0: unknown chip XID 641",
+            "r8169 0000:03:00.0: unknown chip XID 6c9, contact r8169 maintainers (see "
+            "MAINTAINERS file)",
+            # drivers/base/dd.c, for the NIC drivers (4.4-6.8, then 6.12's dev_err)
+            "e1000e: probe of 0000:00:1f.6 failed with error -5",
+            "igb: probe of 0000:01:00.0 failed with error -2",
+            "r8169: probe of 0000:03:00.0 failed with error -22",
+            "bnxt_en 0000:3b:00.0: probe with driver bnxt_en failed with error -16",
+        ],
+        [
+            "e1000e: Intel(R) PRO/1000 Network Driver - 3.2.6-k",
+            E1000E + "Interrupt Throttling Rate (ints/sec) set to dynamic conservative mode",
+            "i40e 0000:3b:00.0: fw 8.5.67516 api 1.15 nvm 8.60 0x8000be1e 1.3179.0 "
+            "[8086:1572] [8086:0006]",
+            "r8169 0000:03:00.0 eth0: RTL8168h/8111h, 00:e0:4c:68:00:01, XID 541, IRQ 128",
+            # other drivers' probe failures say nothing of a NIC
+            "snd_hda_intel: probe of 0000:00:1f.3 failed with error -22",
+            "intel_rapl_msr: probe of intel_rapl_msr.0 failed with error -22",
+            "r8152: probe of 2-1:1.0 failed with error -71",  # a USB NIC on a flaky hub
+        ],
+    ),
+    "kvm_virtualization_enable_failure": (
+        [
+            "kvm: enabling virtualization on CPU7 failed",
+            "kvm: enabling virtualization on CPU3 failed during hardware_enable_all()",
+        ],
+        [
+            # a configuration printed at module load on every boot of such a box
+            "kvm: disabled by bios",
+            "kvm: no hardware support",
+            "kvm_intel: VMX not supported by CPU 0",
+            "kvm_amd: SVM not supported by CPU 1, not amd or hygon",
+            "kvm: Nested Virtualization enabled",
+        ],
+    ),
+    "mlx5_probe_failure": (
+        ["mlx5_core: probe of 0000:61:00.0 failed with error -22"],
+        ["mlx5_core 0000:61:00.0: firmware version: 16.35.2000"],
+    ),
+}
+
+# lines a virtualisation host prints that are not failures: they tag nothing
+ROUTINE_UNTAGGED = [
+    "kvm: disabled by bios",
+    "kvm [1234]: vcpu0, guest rIP: 0xffffffff8106b3a4 unhandled rdmsr: 0x34",
+    "kvm [2088]: vcpu1, guest rIP: 0xffffffff9f07aef4 disabled perfctr wrmsr: 0xc2 data 0xffff",
+    "e1000e: eth0 NIC Link is Up 1000 Mbps Full Duplex, Flow Control: Rx/Tx",
+]
+
+
+def _record(line: str, n: int = 0) -> KernelRecord:
+    ts = None
+    if line.startswith("@"):
+        stamp, line = line[1:].split(" ", 1)
+        ts = int(float(stamp) * 1e6)
+    return KernelRecord(line, 3, 0, n, ts, "-")
+
+
+def _tags(line: str) -> set[str]:
+    return {h.tag for h in match_record(_record(line))}
+
+
+@pytest.mark.parametrize("tag", sorted(SWEEP_NET_EXAMPLES))
+def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
+    positives, negatives = SWEEP_NET_EXAMPLES[tag]
+    for line in positives:
+        assert tag in _tags(line), line
+    for line in negatives:
+        assert tag not in _tags(line), line
+
+
+@pytest.mark.parametrize("line", ROUTINE_UNTAGGED)
+def test_routine_host_lines_tag_nothing(line: str) -> None:
+    assert _tags(line) == set()
+
+
+def test_a_link_down_is_routine() -> None:
+    """Every cable pull prints it: reported, never blamed over a failure of the box."""
+    (hit,) = match_record(_record("e1000e: eth0 NIC Link is Down"))
+    assert hit.signature.routine
+
+
+def _primary(*lines: str) -> str | None:
+    """The culprit of `lines`, one a second from `LATE` on (the stamp a line gives wins)."""
+    recs = []
+    for n, line in enumerate(lines):
+        if not line.startswith("@"):
+            line = f"@{LATE + n} {line}"
+        recs.append(_record(line, n))
+    p = classify(Timeline.from_records(recs)).primary
+    return p.tag if p is not None else None
+
+
+DOWN = "e1000e: eth0 NIC Link is Down"
+UP = "e1000e: eth0 NIC Link is Up 1000 Mbps Full Duplex, Flow Control: Rx/Tx"
+HUNG = "INFO: task nfsd:1234 blocked for more than 122 seconds."
+
+
+def test_a_flapping_link_alone_is_the_culprit() -> None:
+    assert _primary(DOWN, UP, DOWN, UP, DOWN, UP) == "nic_link_down"
+
+
+def test_a_link_down_never_leads_a_failure() -> None:
+    # e1000e's hang check resets the NIC, which drops its link
+    hang = E1000E.replace(": ", " eno1: ") + "Detected Hardware Unit Hang:"
+    assert _primary(hang, DOWN, UP) == "netdev_tx_timeout"
+    # the storage behind the link fails: the failure the labellers name leads
+    iscsi = " connection1:0: ping timeout of 5 secs expired, recv timeout 5, last rx 1, "
+    iscsi += "last ping 2, now 3"
+    assert _primary(DOWN, iscsi) == "iscsi_connection_error"
+    assert _primary(DOWN, HUNG) == "hung_task"
+
+
+def test_a_bond_member_goes_down_with_its_nic_link() -> None:
+    bond = "bond0: (slave eth0): link status definitely down, disabling slave"
+    assert _primary(DOWN, bond) == "nic_link_down"
+    assert _primary(bond) == "bond_link_down"
+
+
+def test_a_nic_that_fails_its_probe_is_the_culprit() -> None:
+    assert (
+        _primary(
+            "e1000e: Intel(R) PRO/1000 Network Driver - 3.2.6-k",
+            E1000E + "The NVM Checksum Is Not Valid",
+            "e1000e: probe of 0000:00:1f.6 failed with error -5",
+        )
+        == "nic_probe_failure"
+    )
+
+
+def test_the_missing_firmware_leads_the_probe_it_fails() -> None:
+    fw = 'bnx2: Can\'t load firmware file "bnx2/bnx2-mips-09-6.2.1b.fw"'
+    assert _primary(fw, "bnx2: probe of 0000:01:00.0 failed with error -2") == (
+        "firmware_load_failure"
+    )
+
+
+def test_kvm_failing_to_enable_is_the_culprit_and_its_refusals_at_load_are_not() -> None:
+    fails = [f"kvm: enabling virtualization on CPU{c} failed" for c in (7, 6, 10, 0)]
+    assert _primary(*fails) == "kvm_virtualization_enable_failure"
+    assert _primary("kvm: disabled by bios", "kvm: no hardware support") is None
