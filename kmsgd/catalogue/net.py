@@ -77,13 +77,18 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # en/reporter_tx.c "TX timeout on queue: %d, SQ: 0x%x, …" (5.4+); IPoIB's (drivers/
     # infiniband/ulp/ipoib/ipoib_main.c ipoib_timeout) ipoib_warn "transmit timeout: latency
     # %d msecs" (4.4-6.18), ipoib_printk's "%s: " the interface; VMware's vmxnet3
-    # (drivers/net/vmxnet3/vmxnet3_drv.c vmxnet3_tx_timeout) netdev_err "tx hang" (4.4-6.18)
+    # (drivers/net/vmxnet3/vmxnet3_drv.c vmxnet3_tx_timeout) netdev_err "tx hang" (4.4-6.18);
+    # tg3_tx_timeout netdev_err "transmit timed out, resetting" (3.x-6.18; 2.6.3x printk
+    # "tg3: %s: …"); ENA's check_for_missing_tx_completions netif_err "The number of lost tx
+    # completions is above the threshold (%d > %d). Reset the device" (4.9-6.18)
     sig(
         "netdev_tx_timeout",
         r"Detected (?:Tx|Hardware) Unit Hang|tx hang \d+ detected on queue \d+, resetting"
         r"|tx_timeout recovery level \d+|TX timeout detected|TX timeout on queue: \d+"
-        r"|transmit timeout: latency \d+ msecs|^vmxnet3 \S+ \S+: tx hang$",
-        ("Detected", "hang", "tx_timeout", "TX", "transmit"),
+        r"|transmit timeout: latency \d+ msecs|^vmxnet3 \S+ \S+: tx hang$"
+        r"|^tg3:? \S+(?: [\w.-]+)?: transmit timed out, resetting"
+        r"|The number of lost tx completions is above the threshold \(\d+ > \d+\)",
+        ("Detected", "hang", "tx_timeout", "TX", "transmit", "completions"),
         Severity.ERROR,
         NET,
         _TX_MEANING,
@@ -91,6 +96,27 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         48,
         device_kind=DeviceKind.PCI,
         formats=(
+            Format(
+                "transmit timed out, resetting",
+                "drivers/net/ethernet/broadcom/tg3.c",
+                "3.x-6.18",
+                "tg3 0000:02:00.0 eth0: ",
+            ),
+            Format(
+                "%s: transmit timed out, resetting",
+                "drivers/net/tg3.c",
+                '2.6.3x (PFX "tg3: ")',
+                "tg3: ",
+                args=("eth0",),
+            ),
+            Format(
+                "The number of lost tx completions is above the threshold (%d > %d). Reset the "
+                "device",
+                "drivers/net/ethernet/amazon/ena/ena_netdev.c",
+                "4.9-6.18",
+                "ena 0000:00:05.0 eth0: ",
+                args=(129, 128),
+            ),
             Format(
                 "tx hang",
                 "drivers/net/vmxnet3/vmxnet3_drv.c",
@@ -848,6 +874,232 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "5.11-6.18",
                 "r8169 0000:03:00.0: ",
                 args=(0x6C9,),
+            ),
+        ),
+    ),
+    # Realtek r8169: the driver polls a chip register for a command to complete (a reset,
+    # an ERI/PHY/OCP register access, the transmit FIFO draining) and gives up: r8169.c
+    # rtl_loop_wait netif_err "%s == %d (loop: %d, delay: %d)." with the condition's name
+    # ("rtl_chipcmd_cond", "rtl_eriar_cond", "rtl_phyar_cond", "rtl_txcfg_empty_cond", …)
+    # (3.x-5.1; r8169_main.c 5.2-6.x), netdev_err behind net_ratelimit with "delay: %lu"
+    # (6.x, fsleep); Realtek's own out-of-tree r8168/r8125/r8126 drivers print the same
+    # line. The chip stopped answering its registers: the NIC is hung until a
+    # reset or a power cycle (its transmit watchdog, printed first or after, is the same
+    # stall: one stage, time decides).
+    sig(
+        "r8169_chip_timeout",
+        r"^r81(?:69|68|25|26) \S+ (?:[\w.-]+|\(unnamed net_device\) \(uninitialized\)): "
+        r"rtl_\w+_cond == [01] "
+        r"\(loop: \d+, delay: \d+\)\.",
+        ("loop",),
+        Severity.ERROR,
+        NET,
+        "A Realtek NIC (r8169) stopped answering its registers: a command the driver sent "
+        "the chip (a reset, a PHY or register access) never completed, so the NIC is hung.",
+        "Disable the NIC's power saving (pcie_aspm=off, or ASPM off for that port; ethtool "
+        "--set-eee off), update the kernel (r8169 fixes per chip) or try Realtek's r8168 "
+        "driver; a chip that keeps timing out after a cold power cycle is failing.",
+        48,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "%s == %d (loop: %d, delay: %d).",
+                "drivers/net/ethernet/realtek/r8169_main.c",
+                "3.x-6.x (r8169.c before 5.2)",
+                "r8169 0000:03:00.0 eth0: ",
+                args=("rtl_chipcmd_cond", 1, 100, 100),
+            ),
+            Format(
+                "%s == %d (loop: %d, delay: %lu).",
+                "drivers/net/ethernet/realtek/r8169_main.c",
+                "6.x (fsleep)",
+                "r8169 0000:03:00.0 enp3s0: ",
+                args=("rtl_eriar_cond", 1, 100, 100),
+            ),
+        ),
+    ),
+    # Amazon's ENA (drivers/net/ethernet/amazon/ena/ena_netdev.c check_for_missing_keep_alive):
+    # the device sends a keep-alive event every second; none for keep_alive_timeout, and
+    # netif_err "Keep alive watchdog timeout." (4.9-6.18), then the driver resets the
+    # device. The NIC (the Nitro card's firmware) stopped; the instance is off the network
+    # until the reset completes.
+    sig(
+        "ena_keep_alive_timeout",
+        r"^ena \S+ [\w.-]+: Keep alive watchdog timeout\.",
+        ("Keep",),
+        Severity.ERROR,
+        NET,
+        "An AWS ENA network device stopped sending its keep-alive events: the device (the "
+        "Nitro card's firmware) hung, and the driver resets it; the instance is off the "
+        "network meanwhile.",
+        "Update the ENA driver (the distribution's or amzn-drivers); if it repeats, stop "
+        "and start the instance (a new host) and report the instance and time to AWS.",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Keep alive watchdog timeout.",
+                "drivers/net/ethernet/amazon/ena/ena_netdev.c",
+                "4.9-6.18",
+                "ena 0000:00:05.0 eth0: ",
+            ),
+        ),
+    ),
+    # Mellanox ConnectX-3 (mlx4) firmware that stops: mlx4/cmd.c mlx4_cmd_poll and
+    # mlx4_cmd_wait mlx4_warn "command 0x%x timed out (go bit not cleared)" (3.x-6.18; a
+    # command the firmware never completed), catas.c dump_err_buf mlx4_err "Internal error
+    # detected:" (3.x-6.18; the firmware's catastrophic-error buffer follows), and the
+    # driver resets the device; mlx4_warn/mlx4_err are dev_printk of the PCI function.
+    sig(
+        "mlx4_firmware_error",
+        r"^mlx4_core \S+: (?:command 0x[0-9a-fA-F]+ timed out \(go bit not cleared\)"
+        r"|Internal error detected:)",
+        ("mlx4_core",),
+        Severity.ERROR,
+        NET,
+        "A Mellanox ConnectX-3 adapter's firmware (mlx4) stopped: a firmware command never "
+        "completed or the firmware reported a catastrophic internal error; its ports (and "
+        "their RDMA traffic) stop until the driver resets it.",
+        "Update the adapter firmware (mstflint) and the driver; check its cooling and PCIe "
+        "slot (AER errors); one that keeps failing after a cold power cycle is failing.",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "command 0x%x timed out (go bit not cleared)",
+                "drivers/net/ethernet/mellanox/mlx4/cmd.c",
+                "3.x-6.18",
+                "mlx4_core 0000:04:00.0: ",
+                args=(0x23,),
+            ),
+            Format(
+                "Internal error detected:",
+                "drivers/net/ethernet/mellanox/mlx4/catas.c",
+                "3.x-6.18",
+                "mlx4_core 0000:04:00.0: ",
+            ),
+        ),
+    ),
+    # Qualcomm Atheros Wi-Fi firmware that crashed: ath10k pci.c/snoc.c/sdio.c
+    # ath10k_err "firmware crashed! (guid %s)" (4.14-6.18; "(uuid %s)" 4.4-4.13), ath11k
+    # and ath12k mhi.c ath1xk_mhi_op_status_cb ath11k_warn "firmware crashed:
+    # MHI_CB_SYS_ERROR" / "firmware crashed: MHI_CB_EE_RDDM" (ath11k 5.10-6.18, ath12k
+    # 6.5-6.18). The driver restarts the firmware: Wi-Fi drops while it does, the box runs on.
+    sig(
+        "ath_firmware_crash",
+        r"^ath1[012]k_\w+ \S+: firmware crashed(?:! \((?:guid|uuid) [\w/-]+\)"
+        r"|: MHI_CB_(?:EE_RDDM|SYS_ERROR))",
+        ("crashed",),
+        Severity.WARNING,
+        NET,
+        "The Qualcomm Atheros Wi-Fi adapter's firmware crashed (ath10k/ath11k/ath12k): the "
+        "driver restarts it; Wi-Fi drops while it does, the box runs on.",
+        "Update linux-firmware (the ath10k/ath11k board and firmware files) and the kernel; "
+        "a crash at every start is a firmware or board file that does not match the card.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "firmware crashed! (guid %s)",
+                "drivers/net/wireless/ath/ath10k/pci.c",
+                "4.14-6.18",
+                "ath10k_pci 0000:02:00.0: ",
+                args=("5c7b1f53-a2f9-4d2f-b5a2-62d1a5b5f5e1",),
+            ),
+            Format(
+                "firmware crashed! (uuid %s)",
+                "drivers/net/wireless/ath/ath10k/pci.c",
+                "4.4-4.13",
+                "ath10k_pci 0000:02:00.0: ",
+                args=("5c7b1f53-a2f9-4d2f-b5a2-62d1a5b5f5e1",),
+            ),
+            Format(
+                "firmware crashed: MHI_CB_EE_RDDM",
+                "drivers/net/wireless/ath/ath11k/mhi.c",
+                "5.10-6.18",
+                "ath11k_pci 0000:01:00.0: ",
+            ),
+            Format(
+                "firmware crashed: MHI_CB_SYS_ERROR",
+                "drivers/net/wireless/ath/ath12k/mhi.c",
+                "6.5-6.18",
+                "ath12k_pci 0000:03:00.0: ",
+            ),
+        ),
+    ),
+    # MediaTek Wi-Fi (mt76: mt7615, mt7915, mt7921, mt7925, mt7996): a message to the
+    # chip's MCU firmware got no answer: mt76 <chip>/mcu.c <chip>_mcu_parse_response
+    # dev_err "Message %08x (seq %d) timeout" (5.13-6.18; "Message %ld (seq %d) timeout"
+    # before), after which mt7921/mt792x reset the chip. Wi-Fi drops, the box runs on.
+    sig(
+        "mt76_mcu_timeout",
+        r"^mt7\w+ \S+: Message (?:[0-9a-fA-F]{8}|\d+) \(seq \d+\) timeout",
+        ("Message",),
+        Severity.WARNING,
+        NET,
+        "The MediaTek Wi-Fi adapter's firmware (mt76 MCU) stopped answering the driver's "
+        "messages: the driver resets the chip; Wi-Fi drops while it does, the box runs on.",
+        "Update linux-firmware (the mediatek files) and the kernel; disable the adapter's "
+        "power saving (iw dev <if> set power_save off, or pcie_aspm=off) if it repeats.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Message %08x (seq %d) timeout",
+                "drivers/net/wireless/mediatek/mt76/mt7921/mcu.c",
+                "5.13-6.18",
+                "mt7921e 0000:01:00.0: ",
+                args=(0x20007, 10),
+            ),
+            Format(
+                "Message %ld (seq %d) timeout",
+                "drivers/net/wireless/mediatek/mt76/mt7615/mcu.c",
+                "5.2-5.12",
+                "mt7615e 0000:01:00.0: ",
+                args=(23, 4),
+            ),
+        ),
+    ),
+    # net/ipv4/tcp_input.c tcp_syn_flood_action: a listener's SYN queue is full and the
+    # kernel answers with SYN cookies (or drops): net_info_ratelimited "%s: Possible SYN
+    # flooding on port %d. %s.  Check SNMP counters." after pr_fmt "TCP: " (4.4-6.x, the
+    # proto's request_sock name first: "request_sock_TCP", "request_sock_TCPv6"), "… on port
+    # %pISpc. %s." (6.x, the address and port), and 2.6.3x-3.x's "possible SYN flooding on
+    # port %d. Sending cookies." An overloaded or attacked service, not a box failure:
+    # routine, blamed only alone.
+    sig(
+        "tcp_syn_flood",
+        r"[Pp]ossible SYN flooding on port \S+\. (?:Sending cookies|Dropping request)",
+        ("SYN",),
+        Severity.WARNING,
+        NET,
+        "A listening TCP port's queue of half-open connections filled up (a SYN flood, or a "
+        "service accepting too slowly): the kernel answers with SYN cookies or drops new "
+        "connections.",
+        "Find the port's service (ss -ltn): raise its listen backlog (and net.core.somaxconn, "
+        "net.ipv4.tcp_max_syn_backlog) if it is only slow, or filter the flood upstream.",
+        50,
+        routine=True,
+        formats=(
+            Format(
+                "%s: Possible SYN flooding on port %d. %s.  Check SNMP counters.",
+                "net/ipv4/tcp_input.c",
+                '4.4-6.1 (pr_fmt "TCP: ")',
+                "TCP: ",
+                args=("request_sock_TCP", 80, "Sending cookies"),
+            ),
+            Format(
+                "%s: Possible SYN flooding on port %pISpc. %s.",
+                "net/ipv4/tcp_input.c",
+                '6.x (pr_fmt "TCP: ")',
+                "TCP: ",
+                args=("request_sock_TCPv6", "[::]:443", "Dropping request"),
+            ),
+            Format(
+                "possible SYN flooding on port %d. Sending cookies.",
+                "net/ipv4/tcp_input.c",
+                "2.6.3x-3.x",
+                args=(4671,),
             ),
         ),
     ),

@@ -105,6 +105,87 @@ SWEEP_NET_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "kvm: Nested Virtualization enabled",
         ],
     ),
+    "r8169_chip_timeout": (
+        [
+            "r8169 0000:03:00.0 eth0: rtl_chipcmd_cond == 1 (loop: 100, delay: 100).",
+            "r8169 0000:03:00.0 enp3s0: rtl_eriar_cond == 1 (loop: 100, delay: 100).",
+            "r8169 0000:03:00.0 enp3s0: rtl_txcfg_empty_cond == 0 (loop: 42, delay: 100).",
+            "r8125 0000:22:04.0 eth4: rtl_rxtx_empty_cond == 0 (loop: 42, delay: 100).",
+        ],
+        [
+            "r8169 0000:03:00.0 eth0: RTL8168h/8111h, 00:e0:4c:68:00:01, XID 541, IRQ 128",
+            "r8169 0000:03:00.0: can't disable ASPM; OS doesn't have ASPM control",
+        ],
+    ),
+    "ena_keep_alive_timeout": (
+        ["ena 0000:00:05.0 eth0: Keep alive watchdog timeout."],
+        [
+            "ena 0000:00:05.0: Elastic Network Adapter (ENA) found at mem febf4000, mac addr "
+            "02:c5:8a:1b:2c:3d",
+            "ena 0000:00:05.0 eth0: Device reset completed successfully, Driver info: "
+            "Elastic Network Adapter (ENA) v2.8.0g",
+        ],
+    ),
+    "mlx4_firmware_error": (
+        [
+            "mlx4_core 0000:04:00.0: command 0x23 timed out (go bit not cleared)",
+            "mlx4_core 0000:04:00.0: Internal error detected:",
+        ],
+        [
+            "mlx4_core 0000:04:00.0: DMFS high rate steer mode is: disabled performance "
+            "optimized steering",
+            "mlx4_core: Mellanox ConnectX core driver v4.0-0",
+        ],
+    ),
+    "ath_firmware_crash": (
+        [
+            "ath10k_pci 0000:02:00.0: firmware crashed! (guid "
+            "5c7b1f53-a2f9-4d2f-b5a2-62d1a5b5f5e1)",
+            "ath10k_pci 0000:02:00.0: firmware crashed! (uuid n/a)",
+            "ath11k_pci 0000:01:00.0: firmware crashed: MHI_CB_EE_RDDM",
+            "ath12k_pci 0000:03:00.0: firmware crashed: MHI_CB_SYS_ERROR",
+        ],
+        [
+            "ath10k_pci 0000:02:00.0: qca6174 hw3.2 target 0x05030000 chip_id 0x00340aff "
+            "sub 1a56:1535",
+            "ath11k_pci 0000:01:00.0: boot notify status reason MHI_CB_EE_RDDM",
+        ],
+    ),
+    "mt76_mcu_timeout": (
+        [
+            "mt7921e 0000:01:00.0: Message 00020007 (seq 10) timeout",
+            "mt7615e 0000:01:00.0: Message 23 (seq 4) timeout",
+        ],
+        [
+            "mt7921e 0000:01:00.0: HW/SW Version: 0x8a108a10, Build Time: 20230526130917a",
+            "mt7921e 0000:01:00.0: Retry message 00020007 (seq 11)",
+        ],
+    ),
+    "tcp_syn_flood": (
+        [
+            "TCP: request_sock_TCP: Possible SYN flooding on port 80. Sending cookies.  Check "
+            "SNMP counters.",
+            "TCP: request_sock_TCPv6: Possible SYN flooding on port 34391. Dropping request.  "
+            "Check SNMP counters.",
+            "TCP: request_sock_TCP: Possible SYN flooding on port 127.0.0.1:23456. Sending "
+            "cookies.",
+            "possible SYN flooding on port 4671. Sending cookies.",
+        ],
+        ["TCP: out of memory -- consider tuning tcp_mem"],
+    ),
+    # widened: tg3's and ENA's own transmit hang reports
+    "netdev_tx_timeout": (
+        [
+            "tg3 0000:02:00.0 eth0: transmit timed out, resetting",
+            "tg3: eth0: transmit timed out, resetting",
+            "ena 0000:00:05.0 eth0: The number of lost tx completions is above the threshold "
+            "(129 > 128). Reset the device",
+            # virtio_net's virtnet_tx_timeout (5.x+): the existing "TX timeout on queue"
+            "virtio_net virtio0 eth0: TX timeout on queue: 0, sq: output.0, vq: 0x1, name: "
+            "output.0, 5432000 usecs ago",
+        ],
+        ["tg3 0000:02:00.0 eth0: Tigon3 [partno(BCM95720) rev 5720000] (PCI Express)"],
+    ),
     "mlx5_probe_failure": (
         ["mlx5_core: probe of 0000:61:00.0 failed with error -22"],
         ["mlx5_core 0000:61:00.0: firmware version: 16.35.2000"],
@@ -117,6 +198,8 @@ ROUTINE_UNTAGGED = [
     "kvm [1234]: vcpu0, guest rIP: 0xffffffff8106b3a4 unhandled rdmsr: 0x34",
     "kvm [2088]: vcpu1, guest rIP: 0xffffffff9f07aef4 disabled perfctr wrmsr: 0xc2 data 0xffff",
     "e1000e: eth0 NIC Link is Up 1000 Mbps Full Duplex, Flow Control: Rx/Tx",
+    # net/core/utils.c net_ratelimit's count of the messages it held back
+    "net_ratelimit: 23 callbacks suppressed",
 ]
 
 
@@ -146,10 +229,15 @@ def test_routine_host_lines_tag_nothing(line: str) -> None:
     assert _tags(line) == set()
 
 
-def test_a_link_down_is_routine() -> None:
-    """Every cable pull prints it: reported, never blamed over a failure of the box."""
-    (hit,) = match_record(_record("e1000e: eth0 NIC Link is Down"))
+@pytest.mark.parametrize("tag", ["nic_link_down", "tcp_syn_flood"])
+def test_a_link_down_and_a_syn_flood_are_routine(tag: str) -> None:
+    """Every cable pull prints the one, every busy or attacked service the other: reported,
+    never blamed over a failure of the box."""
+    line = SWEEP_NET_EXAMPLES[tag][0][0]
+    (hit,) = [h for h in match_record(_record(line)) if h.tag == tag]
     assert hit.signature.routine
+    assert _primary(line, HUNG) == "hung_task"
+    assert _primary(line) == tag
 
 
 def _primary(*lines: str) -> str | None:
@@ -211,3 +299,42 @@ def test_kvm_failing_to_enable_is_the_culprit_and_its_refusals_at_load_are_not()
     fails = [f"kvm: enabling virtualization on CPU{c} failed" for c in (7, 6, 10, 0)]
     assert _primary(*fails) == "kvm_virtualization_enable_failure"
     assert _primary("kvm: disabled by bios", "kvm: no hardware support") is None
+
+
+def test_a_realtek_chip_that_stops_answering_after_its_watchdog_is_one_stall() -> None:
+    """r8169's transmit timeout resets the chip, whose register polls then time out: the
+    watchdog, printed first, leads; alone, the poll's timeout does."""
+    watchdog = (
+        "r8125 0000:22:04.0 eth4: NETDEV WATCHDOG: CPU: 3: transmit queue 0 timed out 5010 ms"
+    )
+    poll = "r8125 0000:22:04.0 eth4: rtl_rxtx_empty_cond == 0 (loop: 42, delay: 100)."
+    assert _primary(watchdog, poll) == "netdev_tx_timeout"
+    assert _primary(poll) == "r8169_chip_timeout"
+
+
+@pytest.mark.parametrize(
+    "cause",
+    [
+        "ena 0000:00:05.0 eth0: Keep alive watchdog timeout.",
+        "mlx4_core 0000:04:00.0: command 0x23 timed out (go bit not cleared)",
+    ],
+)
+def test_a_stopped_nic_firmware_leads_its_transmit_timeout(cause: str) -> None:
+    tx = "NETDEV WATCHDOG: eth0 (ena): transmit queue 0 timed out"
+    assert _primary(cause, tx) not in (None, "netdev_tx_timeout")
+
+
+def test_a_wifi_firmware_crash_never_leads_a_gpu_failure() -> None:
+    """Like iwlwifi's: the GPU's stage is upstream of a Wi-Fi adapter's, whichever is first."""
+    gpu = (
+        "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled seq=1, "
+        "emitted seq=3"
+    )
+    for crash in (
+        "ath11k_pci 0000:01:00.0: firmware crashed: MHI_CB_EE_RDDM",
+        "mt7921e 0000:01:00.0: Message 00020007 (seq 10) timeout",
+    ):
+        assert _primary(crash, gpu) == "amdgpu_ring_timeout"
+    assert _primary("ath11k_pci 0000:01:00.0: firmware crashed: MHI_CB_EE_RDDM") == (
+        "ath_firmware_crash"
+    )
