@@ -40,10 +40,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # WARNING header, and for the first timeout of the boot only); 6.x added the time ("...
     # timed out %u ms") and then made it netdev_crit(dev, "NETDEV WATCHDOG: CPU: %d: transmit
     # queue %u timed out %u ms\n"), printed every time behind netdev_printk's "<driver> <bus
-    # id> <ifname>: "
+    # id> <ifname>: "; before the multiqueue watchdog (2.6.18-2.6.26 printk KERN_INFO
+    # "NETDEV WATCHDOG: %s: transmit timed out", 2.6.27-2.6.30 WARN_ONCE "NETDEV WATCHDOG: %s
+    # (%s): transmit timed out") it named no queue
     sig(
         "netdev_tx_timeout",
-        r"NETDEV WATCHDOG: (?:\S+ \(.*\)|CPU: \d+): transmit queue \d+ timed out",
+        r"NETDEV WATCHDOG: (?:\S+ \(.*\)|CPU: \d+): transmit queue \d+ timed out"
+        r"|NETDEV WATCHDOG: \S+(?: \(.*\))?: transmit timed out",
         ("WATCHDOG",),
         Severity.ERROR,
         NET,
@@ -57,6 +60,18 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "net/sched/sch_generic.c",
                 "4.4-6.1",
                 args=("enp5s0", "r8169", 0),
+            ),
+            Format(
+                "NETDEV WATCHDOG: %s: transmit timed out",
+                "net/sched/sch_generic.c",
+                "2.6.18-2.6.26",
+                args=("eth0",),
+            ),
+            Format(
+                "NETDEV WATCHDOG: %s (%s): transmit timed out",
+                "net/sched/sch_generic.c",
+                "2.6.27-2.6.30",
+                args=("eth0", "e1000"),
             ),
             Format(
                 "NETDEV WATCHDOG: CPU: %d: transmit queue %u timed out %u ms",
@@ -277,11 +292,16 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # drivers/net/ethernet/broadcom/bnxt/bnxt.c: the firmware health poll's netdev_warn
     # "Detected firmware fatal condition, initiating reset" (bnxt_fw_exception),
     # bnxt_fw_init_one_p1's netdev_err "Firmware not responding, status: 0x%x", and the
-    # recovery's "Firmware reset aborted" (with ", rc = %d" and other reasons) (6.1-6.18)
+    # recovery's "Firmware reset aborted" (with ", rc = %d" and other reasons) (6.1-6.18);
+    # a firmware (HWRM) command that got no answer: bnxt.c bnxt_hwrm_do_send_msg netdev_err
+    # "Error (timeout: %d) msg {0x%x 0x%x} len:%d" (4.4-5.12), bnxt_hwrm.c __hwrm_send
+    # hwrm_err "Error (timeout: %u) msg {0x%x 0x%x} len:%d" (5.13-6.18, " v:%d" when the
+    # response's valid bit never came)
     sig(
         "bnxt_fw_fault",
         r"Detected firmware fatal condition, initiating reset|Firmware not responding, status: "
-        r"0x[0-9a-fA-F]+|Firmware reset aborted",
+        r"0x[0-9a-fA-F]+|Firmware reset aborted"
+        r"|Error \(timeout: \d+\) msg \{0x[0-9a-fA-F]+ 0x[0-9a-fA-F]+\} len:\d+",
         ("bnxt_en",),  # netdev_printk's driver name: "fatal", "aborted" are common words
         Severity.ERROR,
         NET,
@@ -292,6 +312,20 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         47,
         device_kind=DeviceKind.PCI,
         formats=(
+            Format(
+                "Error (timeout: %u) msg {0x%x 0x%x} len:%d",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt_hwrm.c",
+                "5.13-6.18",
+                "bnxt_en 0000:3b:00.0 eno1np0: ",
+                args=(500015, 0x23, 0x1A4, 0),
+            ),
+            Format(
+                "Error (timeout: %d) msg {0x%x 0x%x} len:%d",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "4.4-5.12",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+                args=(500015, 0xB4, 0x12, 0),
+            ),
             Format(
                 "Detected firmware fatal condition, initiating reset",
                 "drivers/net/ethernet/broadcom/bnxt/bnxt.c",

@@ -176,6 +176,9 @@ SWEEP_NET_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     # widened: tg3's and ENA's own transmit hang reports
     "netdev_tx_timeout": (
         [
+            # the watchdog before it named a queue (2.6.18-2.6.26, 2.6.27-2.6.30)
+            "NETDEV WATCHDOG: eth0: transmit timed out",
+            "NETDEV WATCHDOG: eth0 (e1000): transmit timed out",
             "tg3 0000:02:00.0 eth0: transmit timed out, resetting",
             "tg3: eth0: transmit timed out, resetting",
             "ena 0000:00:05.0 eth0: The number of lost tx completions is above the threshold "
@@ -185,6 +188,18 @@ SWEEP_NET_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "output.0, 5432000 usecs ago",
         ],
         ["tg3 0000:02:00.0 eth0: Tigon3 [partno(BCM95720) rev 5720000] (PCI Express)"],
+    ),
+    # widened: a firmware (HWRM) command that got no answer
+    "bnxt_fw_fault": (
+        [
+            "bnxt_en 0000:3b:00.0 eno1np0: Error (timeout: 500015) msg {0x23 0x1a4} len:0",
+            "bnxt_en 0000:3b:00.0 eth0: Error (timeout: 500015) msg {0xb4 0x12} len:0",
+        ],
+        [
+            "bnxt_en 0000:3b:00.0 eth0: Broadcom BCM57414 NetXtreme-E 10Gb/25Gb RDMA Ethernet "
+            "Controller found at mem 383fffe10000, node addr 00:0a:f7:aa:bb:cc",
+            "bnxt_en 0000:3b:00.0: QPLIB: cmdq[0x5]=0x4 status 0x1",
+        ],
     ),
     "mlx5_probe_failure": (
         ["mlx5_core: probe of 0000:61:00.0 failed with error -22"],
