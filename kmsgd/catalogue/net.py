@@ -628,11 +628,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # after %dms." (a host command the firmware never completed), pcie/rx.c
     # iwl_pcie_irq_handle_error "Microcode SW error detected. Restarting 0x%X." (two spaces
     # before "Restarting" in 4.x), and the error-table dump that follows either, fw/dump.c
-    # (mvm/utils.c before 5.4) "Start IWL Error Log Dump:". The driver restarts the firmware:
+    # (mvm/utils.c before 5.4) "Start IWL Error Log Dump:"; the same lines under the names
+    # of iwlwifi before 3.1 ("iwlagn", drivers/net/wireless/iwlwifi/iwl-agn.c) and of the
+    # iwlegacy drivers (iwl3945, iwl4965). The driver restarts the firmware:
     # the Wi-Fi link drops for a while; the box runs on.
     sig(
         "iwlwifi_firmware_error",
-        r"^iwlwifi \S+: (?:Error sending \w+: time out after \d+ms\."
+        r"^(?:iwlwifi|iwlagn|iwl3945|iwl4965) \S+: (?:Error sending \w+: time out after \d+ms\."
         r"|Microcode SW error detected\. +Restarting 0x[0-9a-fA-F]+\."
         r"|Start IWL Error Log Dump:)",
         ("Error", "Microcode", "Start"),
@@ -669,6 +671,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 args=(0x2000000,),
             ),
             Format(
+                "Microcode SW error detected.  Restarting 0x%X.",
+                "drivers/net/wireless/iwlwifi/iwl-agn.c",
+                "2.6.3x-3.0",
+                "iwlagn 0000:03:00.0: ",
+                args=(0x2000000,),
+            ),
+            Format(
                 "Start IWL Error Log Dump:",
                 "drivers/net/wireless/intel/iwlwifi/fw/dump.c",
                 "5.4-6.18",
@@ -683,7 +692,9 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # same after "e1000: ", igb igb_main.c netdev_info "igb: %s NIC Link is Down" (4.4-6.18),
     # igc, ixgbe (e_info), i40e/ice (i40e_print_link_message, ice_print_link_msg netdev_info
     # "NIC Link is Down"), bnxt bnxt_report_link and bnx2x bnx2x_link_report netdev_err "NIC
-    # Link is Down". phylib's phy_print_status netdev_info "Link is Down" (r8169 5.x+,
+    # Link is Down", bnx2 bnx2_report_link netdev_err "NIC %s Link is Down" with the
+    # transceiver ("Copper", "SerDes", "Remote Copper"; 3.x-6.18, 2.6.3x printk "bnx2: %s NIC
+    # %s Link is Down"). phylib's phy_print_status netdev_info "Link is Down" (r8169 5.x+,
     # stmmac, mtk_eth, …), r8169's own netif_info "link down" (2.6-4.x), tg3's "Link is
     # down" (netif_info; 2.6.3x dev_printk then "%s: ") and mlx5e_update_carrier's "Link
     # down" are printed as well when an interface is opened before its PHY negotiated, on
@@ -694,7 +705,8 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # fault) does to its link is that failure's, and a bond member going down is its link's.
     sig(
         "nic_link_down",
-        r"\bNIC Link is Down\b|^(?:\S+ ){0,2}[\w.-]+: (?:Link is [Dd]own|[Ll]ink [Dd]own)\.?$",
+        r"\bNIC (?:(?:Remote )?(?:Copper|SerDes) )?Link is Down\b"
+        r"|^(?:\S+ ){0,2}[\w.-]+: (?:Link is [Dd]own|[Ll]ink [Dd]own)\.?$",
         ("Down", "down"),
         Severity.WARNING,
         NET,
@@ -753,6 +765,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
                 "4.4-6.18",
                 "bnxt_en 0000:3b:00.0 eno1np0: ",
+            ),
+            Format(
+                "NIC %s Link is Down",
+                "drivers/net/ethernet/broadcom/bnx2.c",
+                "3.x-6.18",
+                "bnx2 0000:01:00.0 eno1: ",
+                args=("Copper",),
             ),
             Format(
                 "Link is Down",

@@ -28,6 +28,9 @@ SWEEP_NET_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "ice 0000:17:00.0 ens2f0: NIC Link is Down",
             "igc 0000:05:00.0 enp5s0: NIC Link is Down",
             "bnxt_en 0000:3b:00.0 eno1np0: NIC Link is Down",
+            "bnx2 0000:01:00.0 eno1: NIC Copper Link is Down",
+            "bnx2 0000:01:00.0 eno2: NIC Remote Copper Link is Down",
+            "bnx2: eth0 NIC SerDes Link is Down",
             # phylib, tg3, r8169 and mlx5 print it at every open too: only past the boot
             f"@{LATE} {R8169}Link is Down",
             f"@{LATE} tg3 0000:03:00.0 eth0: Link is down",
@@ -40,6 +43,7 @@ SWEEP_NET_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "e1000e: eth0 NIC Link is Up 1000 Mbps Full Duplex, Flow Control: Rx/Tx",
+            "bnx2 0000:01:00.0 eno1: NIC Copper Link is Up, 1000 Mbps full duplex",
             f"@{LATE} {R8169}Link is Up - 1Gbps/Full - flow control rx/tx",
             # an interface opened at boot before its PHY negotiated, or with no stamp
             f"@5.684830 {R8169}Link is Down",
@@ -188,6 +192,15 @@ SWEEP_NET_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "output.0, 5432000 usecs ago",
         ],
         ["tg3 0000:02:00.0 eth0: Tigon3 [partno(BCM95720) rev 5720000] (PCI Express)"],
+    ),
+    # widened: iwlwifi's lines under its pre-3.1 name and the iwlegacy drivers'
+    "iwlwifi_firmware_error": (
+        [
+            "iwlagn 0000:03:00.0: Microcode SW error detected.  Restarting 0x2000000.",
+            "iwl4965 0000:03:00.0: Microcode SW error detected.  Restarting 0x2000000.",
+            "iwl3945 0000:02:00.0: Error sending REPLY_TX_PWR_TABLE_CMD: time out after 500ms.",
+        ],
+        ["iwlagn 0000:03:00.0: loaded firmware version 9.221.4.1 build 25532"],
     ),
     # widened: a firmware (HWRM) command that got no answer
     "bnxt_fw_fault": (
