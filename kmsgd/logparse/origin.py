@@ -198,7 +198,12 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"neighbour: ",  # net/core/neighbour.c pr_fmt
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
         r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
+        r"e1000e?: ",  # drivers/net/ethernet/intel/e1000e, e1000 pr_fmt (link lines)
+        r"tg3: ",  # drivers/net/tg3.c PFX (2.6.3x)
+        r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
     ),
+    # virt/kvm/kvm_main.c writes its "kvm: " by hand
+    "virt": (r"kvm: ",),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
