@@ -622,12 +622,16 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
     # cmd=%p." ("DEVICE", "TARGET") and qla2xxx_eh_bus_reset/host_reset "BUS RESET ISSUED
     # nexus=%ld:%d:%llu.", "ADAPTER RESET ISSUED nexus=%ld:%d:%llu." (4.4-6.18); uas.c
     # uas_eh_abort_handler, the USB-attached SCSI disk's command abort (uas_log_cmd_state
-    # "%s %d uas-tag %d inflight:" with the handler's name, 4.4-6.18)
+    # "%s %d uas-tag %d inflight:" with the handler's name, 4.4-6.18); aacraid linit.c
+    # aac_eh_abort printk(KERN_ERR "%s: Host adapter abort request.") (" (%d,%d,%d,%d)" in
+    # 2.6.x) and aac_eh_reset "%s: Host adapter reset request. SCSI hang ?" (2.6.x-6.18; 4.14+
+    # aac_eh_dev_reset "… Host device reset request. SCSI hang ?"), AAC_DRIVERNAME "aacraid"
     sig(
         "scsi_host_reset",
         r"\bqla2xxx \[[0-9a-f:.]+\]-[0-9a-f]+:\d+: (?:Abort command issued|(?:DEVICE|TARGET|BUS"
-        r"|ADAPTER) RESET ISSUED) nexus=|\] (?:tag#\d+ )?uas_eh_abort_handler -?\d+ uas-tag \d+",
-        ("Abort", "ISSUED", "uas_eh_abort_handler"),
+        r"|ADAPTER) RESET ISSUED) nexus=|\] (?:tag#\d+ )?uas_eh_abort_handler -?\d+ uas-tag \d+"
+        r"|^aacraid: Host (?:adapter abort request|(?:adapter|device) reset request\. SCSI hang)",
+        ("Abort", "ISSUED", "uas_eh_abort_handler", "aacraid"),
         Severity.ERROR,
         STORAGE,
         "The SCSI error handler aborted or reset commands that timed out on a storage "
@@ -659,11 +663,49 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
                 args=(1, 0, 3),
             ),
             Format(
+                "%s: Host adapter reset request. SCSI hang ?",
+                "drivers/scsi/aacraid/linit.c",
+                "4.4-6.18",
+                args=("aacraid",),
+            ),
+            Format(
+                "%s: Host adapter abort request.",
+                "drivers/scsi/aacraid/linit.c",
+                "4.4-6.18",
+                args=("aacraid",),
+            ),
+            Format(
                 "%s %d uas-tag %d inflight:",
                 "drivers/usb/storage/uas.c",
                 "4.4-6.18",
                 "sd 6:0:0:0: [sdb] tag#0 ",
                 args=("uas_eh_abort_handler", 0, 1),
+            ),
+        ),
+    ),
+    # drivers/message/fusion/mptbase.c mpt_fault_reset_work and mpt_do_ioc_recovery: printk
+    # (MYIOC_s_WARN_FMT "IOC is in FAULT state (%04xh)!!!") then "Issuing HardReset from
+    # %s!!" (2.6.x-6.18; "mptbase: ioc0: " before it): the older LSI Fusion-MPT SAS/SCSI
+    # controllers' (SAS1068, 53C1030; mptsas/mptspi, VMware's emulated LSI Logic) firmware
+    # faulted, as mpt2sas/mpt3sas's fault_state
+    sig(
+        "mpt3sas_ioc_fault",
+        r"\bioc\d+: IOC is in FAULT state \([0-9a-fA-F]+h\)!!!",
+        ("FAULT",),
+        Severity.ERROR,
+        STORAGE,
+        "An LSI/Broadcom SAS controller's firmware (its IOC) faulted: the driver resets it, "
+        "and the commands in flight on every disk behind it fail or are retried.",
+        "Note the fault code, check the HBA's firmware and temperature and the disks behind "
+        "it; a fault that repeats means the HBA (or its firmware) is failing.",
+        49,
+        formats=(
+            Format(
+                "IOC is in FAULT state (%04xh)!!!",
+                "drivers/message/fusion/mptbase.c",
+                "4.4-6.18",
+                "mptbase: ioc0: ",
+                args=(0x2651,),
             ),
         ),
     ),

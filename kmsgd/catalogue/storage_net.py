@@ -268,4 +268,30 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # open-iscsi usr/initiator.c session_conn_error / iscsi_session_conn_error: iscsid's
+    # log_warning("Kernel reported iSCSI connection %d:%d error (%d - %s) state (%d)") (2.0.87x;
+    # "… error (%d) state (%d)" before), its syslog line for the kernel's conn error: a paste
+    # of /var/log/messages may hold it and not the kernel's "detected conn error"
+    sig(
+        "iscsi_connection_error",
+        r"^Kernel reported iSCSI connection \d+:\d+ error \(\d+",
+        ("Kernel",),
+        Severity.ERROR,
+        STORAGE_NET,
+        "An iSCSI connection to a storage target failed (no answer to the initiator's ping, or "
+        "the session was not restored in time): the disks of that target stop answering.",
+        "Check the storage network (NIC link, switch, MTU, the target's state); the session's "
+        "replacement_timeout (iscsid.conf) decides when its disks go offline.",
+        46,
+        idents=("iscsid",),
+        formats=(
+            Format(
+                "Kernel reported iSCSI connection %d:%d error (%d - %s) state (%d)",
+                "open-iscsi:usr/initiator.c",
+                "open-iscsi 2.0.874-2.1",
+                program="iscsid",
+                args=(1, 0, 1020, "ISCSI_ERR_TCP_CONN_CLOSE: TCP connection closed", 3),
+            ),
+        ),
+    ),
 )

@@ -228,7 +228,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"raid\d+: ",
         r"md: ",
         r"mmc(?:blk)?\d+: ",
-        r"aacraid\d+: ",
+        r"aacraid\d*: ",
+        r"mpt(?:base|sas|spi|scsih): ioc\d+: ",  # drivers/message/fusion MYIOC_s_FMT
     ),
     # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
     # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "

@@ -150,10 +150,20 @@ SWEEP_STORAGE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "qla2xxx [0000:05:00.0]-8018:1: ADAPTER RESET ISSUED nexus=1:0:3.",
             "qla2xxx [0000:05:00.0]-8009:1: DEVICE RESET ISSUED nexus=1:0:3 cmd=ffff9a2b4c6d8e00.",
             "sd 6:0:0:0: [sdb] tag#0 uas_eh_abort_handler 0 uas-tag 1 inflight: CMD IN",
+            "aacraid: Host adapter abort request (0,0,0,0)",
+            "aacraid: Host adapter reset request. SCSI hang ?",
+            "aacraid: Host device reset request. SCSI hang ?",
         ],
         [
             "mptscsih: ioc0: task abort: SUCCESS (rv=2002) (sc=ffff880123456789)",
             "scsi host6: uas_eh_device_reset_handler success",
+        ],
+    ),
+    "mpt3sas_ioc_fault": (
+        ["mptbase: ioc0: IOC is in FAULT state (2651h)!!!"],
+        [
+            "mptbase: ioc0: LogInfo(0x31112000): Originator={PL}, Code={Reset}, SubCode(0x0000)",
+            "mptbase: ioc0: Initiating recovery",
         ],
     ),
     "fc_link_down": (
@@ -243,3 +253,20 @@ def test_a_snapshot_full_leads_the_file_system_errors_read_from_it() -> None:
         "tar: reading directory lblock 0\n"
     )
     assert _primary(paste) == "dm_snapshot_invalidated"
+
+
+def test_iscsids_report_of_a_kernel_conn_error_in_syslog_is_the_culprit() -> None:
+    paste = (
+        "Mar  3 08:01:12 db7 iscsid: Kernel reported iSCSI connection 1:0 error (1020 - "
+        "ISCSI_ERR_TCP_CONN_CLOSE: TCP connection closed) state (3)\n"
+        "Mar  3 08:01:15 db7 iscsid: connection1:0 is operational after recovery (1 attempts)\n"
+    )
+    assert _primary(paste) == "iscsi_connection_error"
+
+
+def test_a_program_writing_iscsids_words_is_not_iscsid() -> None:
+    paste = (
+        "Mar  3 08:01:12 db7 logger: Kernel reported iSCSI connection 1:0 error (1020 - "
+        "ISCSI_ERR_TCP_CONN_CLOSE: TCP connection closed) state (3)\n"
+    )
+    assert _primary(paste) == ""
