@@ -275,7 +275,7 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "iscsi_connection_error",
         r"^Kernel reported iSCSI connection \d+:\d+ error \(\d+",
-        ("Kernel",),
+        ("iSCSI",),
         Severity.ERROR,
         STORAGE_NET,
         "An iSCSI connection to a storage target failed (no answer to the initiator's ping, or "
