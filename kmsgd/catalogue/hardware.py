@@ -1227,4 +1227,35 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # drivers/block/nvme-core.c (3.x) and drivers/nvme/host/pci.c (4.4) nvme_kthread:
+    # dev_warn(&pdev->dev, "Failed status: %x, reset controller") when CSTS.CFS was set, and
+    # nvme_dev_reset's "Device not ready; aborting reset" on the PCI device ("nvme
+    # 0000:01:00.0: "), before the controller's own "nvme nvme0: " of 4.5+
+    sig(
+        "nvme_reset",
+        r"\bnvme [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: (?:Failed status: (?:0x)?[0-9a-f]+, "
+        r"reset controller|Device not ready; aborting reset)",
+        ("controller", "ready"),
+        S.ERROR,
+        "storage",
+        "An NVMe controller was reset or removed.",
+        "As for NVMe timeouts; removal means the drive is gone for this boot.",
+        52,
+        device_kind=_DISK,
+        formats=(
+            Format(
+                "Failed status: %x, reset controller",
+                "drivers/nvme/host/pci.c",
+                "4.4 (drivers/block/nvme-core.c 3.x)",
+                "nvme 0000:01:00.0: ",
+                args=(0xFFFFFFFF,),
+            ),
+            Format(
+                "Device not ready; aborting reset",
+                "drivers/nvme/host/pci.c",
+                "4.4",
+                "nvme 0000:01:00.0: ",
+            ),
+        ),
+    ),
 )

@@ -709,4 +709,34 @@ STORAGE_HBA_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # megaraid_sas_base.c process_fw_state_change_wq (the non-fusion MegaRAID's online
+    # controller reset): printk("megaraid_sas: FW detected to be in fault state, restarting
+    # it...") (2.6.3x-3.x; dev_notice "FW detected to be in fault state, restarting it..."
+    # 4.x-6.18): the firmware faulted and the driver restarts it
+    sig(
+        "megaraid_fw_fault",
+        r"\b(?:megaraid_sas|megasas)(?: \S+)?: FW detected to be in fault ?state, restarting it",
+        ("restarting",),
+        Severity.ERROR,
+        STORAGE,
+        "A MegaRAID controller's firmware faulted: the driver resets the adapter, and the "
+        "volumes behind it stop answering meanwhile.",
+        "Read the controller's event log (storcli /c0 show events, MegaCli -AdpEventLog), "
+        "update its firmware and check its cache battery and temperature.",
+        49,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "FW detected to be in fault state, restarting it...",
+                _MEGARAID_BASE,
+                "4.4-6.18",
+                _MEGARAID,
+            ),
+            Format(
+                "megaraid_sas: FW detected to be in fault state, restarting it...",
+                _MEGARAID_BASE,
+                "2.6.3x-3.x",
+            ),
+        ),
+    ),
 )

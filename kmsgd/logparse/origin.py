@@ -216,6 +216,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
         r"mpt[23]sas(?:_cm)?\d+: ",
         r"megasas: ",
+        r"megaraid_sas: ",  # megaraid_sas_base.c's bare printk (2.6.3x-3.x)
         r"ata\d+(?:\.\d+)?: ",
         r"md/raid\d*:",  # drivers/md/raid*.c
         r"device-mapper: ",  # include/linux/device-mapper.h DM_FMT

@@ -159,6 +159,23 @@ SWEEP_STORAGE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "scsi host6: uas_eh_device_reset_handler success",
         ],
     ),
+    "megaraid_fw_fault": (
+        [
+            "megaraid_sas: FW detected to be in fault state, restarting it...",
+            "megaraid_sas 0000:02:00.0: FW detected to be in fault state, restarting it...",
+        ],
+        ["megaraid_sas 0000:02:00.0: FW now in Ready state"],
+    ),
+    "nvme_reset": (
+        [
+            "nvme 0000:01:00.0: Failed status: ffffffff, reset controller",
+            "nvme 0000:01:00.0: Device not ready; aborting reset",
+        ],
+        [
+            "nvme 0000:01:00.0: Cancelling I/O 123 QID 4",
+            "nvme nvme0: Shutdown timeout set to 8 seconds",
+        ],
+    ),
     "mpt3sas_ioc_fault": (
         ["mptbase: ioc0: IOC is in FAULT state (2651h)!!!"],
         [
