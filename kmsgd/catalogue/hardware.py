@@ -140,7 +140,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         r"EDAC (?:MC\d+|\w+ MC\d+): \d+ (?:CE|UE)\b|EDAC .*(?:Uncorrected|Corrected) "
         r"error|EDAC (?:\w+ )?MC\d+: (?:CE|UE) (?:page|row|err|no information)"
         r"|EDAC \w+ MC\d+: HANDLING (?:MCE|IBECC) MEMORY ERROR|EDAC \w+: .*\bECC error",
-        ("EDAC",),
+        ("CE", "UE", "Corrected", "Uncorrected", "HANDLING", "error", "errors"),
         S.ERROR,
         "hardware",
         "The memory controller reported ECC errors.",
@@ -419,7 +419,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "thermal_critical",
         r"critical temperature reached|[Cc]ritical temperature"
         r"|over temperature range\((?:SW|HW) CTF\)|THERMTRIP|thermal shutdown",
-        ("critical", "Critical", "CTF", "THERMTRIP", "shutdown"),
+        ("critical", "Critical", "CTF", "THERMTRIP", "thermal"),
         S.CRITICAL,
         "thermal",
         "A device reached its critical temperature: the system shuts down to protect it.",
@@ -515,7 +515,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|nvme\d+: keep-alive failed|controller is down; will reset",
-        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down", "alive"),
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "controller", "alive"),
         S.ERROR,
         "storage",
         "An NVMe command timed out.",
@@ -577,8 +577,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"controller)|controller is down; will reset|QID \d+ timeout, reset controller",
         (
             "resetting",
-            "ready",
-            "down",
+            "aborting",
             "recovery",
             "Reconnecting",
             "controller",
@@ -917,7 +916,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "nvme_probe_failure",
         r"nvme\d*: (?:Removing after probe failure status: -?\d+|Device not ready; aborting "
         r"initiali[sz]ation|Identify Controller failed \(-?\d+\))",
-        ("Removing", "ready", "Identify"),
+        ("Removing", "aborting", "Identify"),
         S.ERROR,
         "storage",
         "An NVMe controller failed to initialise (it never reported ready, or did not answer "
@@ -1235,7 +1234,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "nvme_reset",
         r"\bnvme [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: (?:Failed status: (?:0x)?[0-9a-f]+, "
         r"reset controller|Device not ready; aborting reset)",
-        ("controller", "ready"),
+        ("controller", "aborting"),
         S.ERROR,
         "storage",
         "An NVMe controller was reset or removed.",

@@ -1057,7 +1057,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "oomd_kill",
         r"^sending SIG(?:TERM|KILL) to process \d+ (?:uid \d+ )?\"",
-        ("sending",),
+        ("SIGTERM", "SIGKILL"),
         S.ERROR,
         "memory",
         "earlyoom killed a process: available memory and swap fell below its limits.",

@@ -204,6 +204,17 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for cause in (Tag.MLX5_HEALTH_ERROR, Tag.MLX5_CMD_TIMEOUT, Tag.BNXT_FW_FAULT)
         for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.HUNG_TASK)
     ),
+    # a bond's member is down when its NIC's link is (bond_main.c's miimon reads the
+    # carrier the NIC driver dropped), and a NIC needing firmware it could not load fails
+    # its probe (bnx2x, tg3, qed: the give-up is printed before the probe's failure)
+    Relation(Tag.NIC_LINK_DOWN, Tag.BOND_LINK_DOWN, "a bond member is its NIC's link"),
+    Relation(Tag.FIRMWARE_LOAD_FAILURE, Tag.NIC_PROBE_FAILURE, "a NIC without its firmware"),
+    # a NIC whose device or firmware stopped (ENA's keep-alive, mlx4's commands) stops
+    # sending: its transmit watchdog fires after
+    *(
+        Relation(cause, Tag.NETDEV_TX_TIMEOUT, "a NIC's firmware stopped")
+        for cause in (Tag.ENA_KEEP_ALIVE_TIMEOUT, Tag.MLX4_FIRMWARE_ERROR)
+    ),
     # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
     # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the
     # same exhaustion, and its first sign is the first failed allocation

@@ -60,13 +60,16 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvidia: ",
     ),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
-    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
+    # nouveau before 4.3 printed through its own nv_printk_: "nouveau E[  PFIFO][<bus id>] "
+    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: ", r"nouveau [E!W ]\[ *\w+\]"),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
-    "gpu.nvgpu": (r"nvgpu: ",),
+    # L4T r21-r24's gk20a_err is dev_err: "gk20a 57000000.gpu: <function>: "
+    "gpu.nvgpu": (r"nvgpu: ", r"gk20a \S+\.gpu: "),
     # the SoC GPUs' dev_printk: their devices are platform devices ("ff9a0000.gpu")
     "gpu.soc": (
         r"v3d \S+: ",
         r"panfrost \S+: ",
+        r"panthor \S+: ",  # Mali Valhall CSF (6.10+)
         r"mali \S+: ",  # ARM's vendor kbase driver (out of tree)
         r"etnaviv(?:-gpu)? \S+: ",  # "etnaviv" where a PCI glue driver binds the core
         r"lima \S+: ",
@@ -195,7 +198,12 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"neighbour: ",  # net/core/neighbour.c pr_fmt
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
         r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
+        r"e1000e?: ",  # drivers/net/ethernet/intel/e1000e, e1000 pr_fmt (link lines)
+        r"tg3: ",  # drivers/net/tg3.c PFX (2.6.3x)
+        r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
     ),
+    # virt/kvm/kvm_main.c writes its "kvm: " by hand
+    "virt": (r"kvm: ",),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
