@@ -15,6 +15,7 @@ import enum
 class Tag(enum.StrEnum):
     """A signature's tag (`tag` in the JSON report), sorted."""
 
+    AACRAID_ADAPTER_PANIC = "aacraid_adapter_panic"
     AER_CORRECTED = "aer_corrected"
     AER_FATAL = "aer_fatal"
     AER_NONFATAL = "aer_nonfatal"
@@ -43,6 +44,7 @@ class Tag(enum.StrEnum):
     CLEAN_SHUTDOWN_MARKER = "clean_shutdown_marker"
     CLOCKSOURCE_UNSTABLE = "clocksource_unstable"
     DISK_IO_ERROR = "disk_io_error"
+    DM_SNAPSHOT_INVALIDATED = "dm_snapshot_invalidated"
     DM_THIN_POOL_FAILURE = "dm_thin_pool_failure"
     DMA_FENCE_TIMEOUT = "dma_fence_timeout"
     DRM_DP_AUX_TIMEOUT = "drm_dp_aux_timeout"
@@ -57,6 +59,7 @@ class Tag(enum.StrEnum):
     GHES_HARDWARE_ERROR = "ghes_hardware_error"
     GPU_FELL_OFF_BUS = "gpu_fell_off_bus"
     HARD_LOCKUP = "hard_lockup"
+    HPSA_CONTROLLER_LOCKUP = "hpsa_controller_lockup"
     HPWDT_NMI = "hpwdt_nmi"
     HUNG_TASK = "hung_task"
     I915_FIFO_UNDERRUN = "i915_fifo_underrun"
@@ -126,6 +129,7 @@ class Tag(enum.StrEnum):
     RCU_STALL = "rcu_stall"
     RESET_REASON = "reset_reason"
     SCSI_HOST_RESET = "scsi_host_reset"
+    SMARTPQI_CONTROLLER_OFFLINE = "smartpqi_controller_offline"
     SOC_GPU_HANG = "soc_gpu_hang"
     SOFT_LOCKUP = "soft_lockup"
     SPINLOCK_LOCKUP = "spinlock_lockup"

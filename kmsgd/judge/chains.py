@@ -58,7 +58,13 @@ STORAGE_TRANSPORTS = (
     Tag.CEPH_CONNECTION_ERROR,
     Tag.CIFS_SERVER_NOT_RESPONDING,
 )
-CONTROLLER_FAULTS = (Tag.MEGARAID_FW_FAULT, Tag.MPT3SAS_IOC_FAULT)
+CONTROLLER_FAULTS = (
+    Tag.MEGARAID_FW_FAULT,
+    Tag.MPT3SAS_IOC_FAULT,
+    Tag.HPSA_CONTROLLER_LOCKUP,
+    Tag.SMARTPQI_CONTROLLER_OFFLINE,
+    Tag.AACRAID_ADAPTER_PANIC,
+)
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
     # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
@@ -176,6 +182,20 @@ MAY_CAUSE: tuple[Relation, ...] = (
     *(
         Relation(cause, effect, "a stuck controller fails the disks behind it")
         for cause in (*CONTROLLER_FAULTS, Tag.SCSI_HOST_RESET)
+        for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR)
+    ),
+    # a disk's failed I/O is what the layers above it fail on: md (raid1.c/raid5.c md_error)
+    # fails the member whose I/O failed, dm-snap.c invalidates a snapshot whose copy-on-write
+    # I/O failed, and a file system aborts its journal or shuts down on the block layer's
+    # errors (jbd2 "Detected IO errors", XFS "I/O Error Detected")
+    *(
+        Relation(Tag.DISK_IO_ERROR, effect, "the layers above a disk fail on its I/O")
+        for effect in (Tag.MD_DISK_FAILURE, Tag.DM_SNAPSHOT_INVALIDATED, Tag.FS_ERROR)
+    ),
+    # a snapshot that was dropped fails every read of it (the block layer's errors on the
+    # dm device) and of the file system mounted from it
+    *(
+        Relation(Tag.DM_SNAPSHOT_INVALIDATED, effect, "a dropped snapshot fails its reads")
         for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR)
     ),
     # mlx5 health.c: a firmware whose health fails stops completing commands (cmd.c), and

@@ -236,11 +236,21 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
         r"mpt[23]sas(?:_cm)?\d+: ",
         r"megasas: ",
+        r"megaraid_sas: ",  # megaraid_sas_base.c's bare printk (2.6.3x-3.x)
         r"ata\d+(?:\.\d+)?: ",
         r"md/raid\d*:",  # drivers/md/raid*.c
         r"device-mapper: ",  # include/linux/device-mapper.h DM_FMT
         r"zio pool=",  # OpenZFS vdev_disk.c vdev_disk_error
         r"WARNING: Pool '",  # OpenZFS zio.c zio_suspend through cmn_err(CE_WARN)
+        # 2.6.x-4.x block layer and fs/buffer.c, 2.6's md (raid1.c "raid1: "), md.c pr_fmt
+        # "md: ", the MMC block driver and hosts ("mmcblk0: ", "mmc0: "), aacraid's "%s%d: "
+        r"(?:end_request|print_req_error): ",
+        r"lost page write due to I/O error on ",
+        r"raid\d+: ",
+        r"md: ",
+        r"mmc(?:blk)?\d+: ",
+        r"aacraid\d*: ",
+        r"mpt(?:base|sas|spi|scsih): ioc\d+: ",  # drivers/message/fusion MYIOC_s_FMT
     ),
     # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
     # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "
@@ -251,6 +261,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:nfs|lockd|portmap|rpcbind|mountd): server ",
         r"libceph: ",  # net/ceph and fs/ceph pr_fmt: KBUILD_MODNAME ": "
         r"ceph: ",
+        r" ?rport-\d+:\d+-\d+: ",  # scsi_transport_fc.c dev_printk of a remote port
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
     ),
     "fs": (
@@ -260,6 +271,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         *(r'I/O error in filesystem \("', r"xfs_force_shutdown\("),
         # OpenZFS spl-err.c spl_panic and include/os/linux/spl/sys/debug.h VERIFY*()
         *(r"PANIC at [\w.-]+:\d+:\w+\(\)", r"VERIFY3?\("),
+        # jbd/jbd2's bare printk, 2.6-era XFS's xfs_cmn_err prefix, btrfs's pr_fmt before
+        # its "BTRFS <level> (device …)" (3.x-4.x), gfs2/ocfs2/squashfs/fat
+        *(r"Aborting journal on device ", r"JBD: ", r'Filesystem "', r"(?:BTRFS|btrfs): "),
+        *(r"(?:GFS2|gfs2): fsid=", r"OCFS2: ", r"SQUASHFS error: ", r"FAT-fs "),
     ),
     "lifecycle": (
         r"reboot: ",

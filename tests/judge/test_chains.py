@@ -182,6 +182,10 @@ CONTROLLERS = {
     "megaraid_fw_fault": "megaraid_sas 0000:18:00.0: FW in FAULT state Fault code:0x10000 "
     "subcode:0x0 func:megasas_wait_for_outstanding_fusion",
     "mpt3sas_ioc_fault": "mpt3sas_cm0: fault_state(0x2651)!",
+    "hpsa_controller_lockup": "hpsa 0000:05:00.0: Controller lockup detected: 0x00130000 after 30",
+    "smartpqi_controller_offline": "smartpqi 0000:5e:00.0: controller is offline: status code "
+    "0x6100c",
+    "aacraid_adapter_panic": "aacraid 0000:04:00.0: adapter kernel panic'd ef.",
 }
 EH_RESET = "megaraid_sas 0000:18:00.0: [30]waiting for 65 commands to complete for scsi0"
 EXAMPLES.update({(c, "scsi_host_reset"): (line, EH_RESET) for c, line in CONTROLLERS.items()})
@@ -191,6 +195,27 @@ EXAMPLES.update(
         for c, line in (*CONTROLLERS.items(), ("scsi_host_reset", EH_RESET))
         for e in ("disk_io_error", "fs_error")
     }
+)
+# the layers above a disk: md's member, a snapshot, a file system, each after the disk's error
+SNAPSHOT = "device-mapper: snapshots: Invalidating snapshot: Error reading/writing."
+EXAMPLES.update(
+    {
+        ("disk_io_error", e): (TRANSPORT_EFFECTS["disk_io_error"], line)
+        for e, line in (
+            ("md_disk_failure", "md/raid1:md0: Disk failure on sdb1, disabling device."),
+            ("dm_snapshot_invalidated", SNAPSHOT),
+            ("fs_error", "Aborting journal on device sde1-8."),
+        )
+    }
+)
+EXAMPLES[("dm_snapshot_invalidated", "disk_io_error")] = (
+    SNAPSHOT,
+    "Buffer I/O error on dev dm-4, logical block 0, async page read",
+)
+EXAMPLES[("dm_snapshot_invalidated", "fs_error")] = (
+    SNAPSHOT,
+    "EXT4-fs error (device dm-4): ext4_find_entry:1455: inode #2: comm ls: reading directory "
+    "lblock 0",
 )
 MLX5 = "mlx5_core 0000:61:00.0: "
 MLX5_HEALTH = MLX5 + "poll_health:819:(pid 0): device's health compromised - reached miss count"
