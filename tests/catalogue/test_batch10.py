@@ -12,13 +12,10 @@ import io
 
 import pytest
 
-from kmsgd.catalogue.table import match_record
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.errors import BadInput
-from kmsgd.judge.classify import classify
-from kmsgd.judge.timeline import Timeline
 from kmsgd.record import triggers
-from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording, primary_of
 
 # tag → (positives, negatives)
 BATCH10_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -94,17 +91,9 @@ BATCH10_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
-
-
 @pytest.mark.parametrize("tag", sorted(BATCH10_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = BATCH10_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(BATCH10_EXAMPLES, tag)
 
 
 @pytest.mark.parametrize("tag", ["amdgpu_smu_timeout", "amdgpu_gpu_reset"])
@@ -119,15 +108,9 @@ def test_the_recorder_starts_an_incident_on_the_same_lines(tag: str) -> None:
         assert hit is None or hit.tag != tag, line
 
 
-def _primary(*messages: str) -> str | None:
-    recs = [KernelRecord(m, 3, 0, n, n * 1_000_000, "-") for n, m in enumerate(messages, 1)]
-    verdict = classify(Timeline.from_records(recs))
-    return verdict.primary.tag if verdict.primary else None
-
-
 def test_the_smu_that_stops_answering_leads_the_ring_test_and_reset_after_it() -> None:
     assert (
-        _primary(
+        primary_of(
             "amdgpu: [powerplay] Failed message: 0x5, input parameter: 0x2000, error code: "
             "0xffffffff",
             "[drm:gfx_v9_0_ring_test_ring [amdgpu]] *ERROR* amdgpu: ring 9 test failed "
@@ -141,7 +124,7 @@ def test_the_smu_that_stops_answering_leads_the_ring_test_and_reset_after_it() -
 
 def test_the_smu_timeout_on_resume_leads_the_resume_failure() -> None:
     assert (
-        _primary(
+        primary_of(
             "amdgpu 0000:0e:00.0: amdgpu: message: EnableAllSmuFeatures (6) \tparam: 0x00000000"
             " is timeout (no response)",
             "amdgpu 0000:0e:00.0: amdgpu: Failed to setup smc hw!",
@@ -157,7 +140,7 @@ def test_xid_119_leads_the_gsp_timeout_it_reports() -> None:
         "NVRM: Xid (PCI:0000:61:00): 119, pid=977823, name=nvidia-smi, Timeout waiting for RPC "
         "from GSP! Expected function 76 (GSP_RM_CONTROL) (0x2080014b 0x5)."
     )
-    assert _primary(line, line) == "nvidia_xid_119"
+    assert primary_of(line, line) == "nvidia_xid_119"
 
 
 def _paste_tags(text: str) -> list[str]:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kmsgd.catalogue.table import match_record
-from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import tags_of
 
 # tag → (positives, negatives)
 BATCH16_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -48,16 +47,12 @@ BATCH16_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
-
-
 @pytest.mark.parametrize(
     ("tag", "line"),
     [(t, p) for t, (pos, _) in BATCH16_EXAMPLES.items() for p in pos],
 )
 def test_batch16_wording_tags(tag: str, line: str) -> None:
-    assert tag in _tags(line)
+    assert tag in tags_of(line)
 
 
 @pytest.mark.parametrize(
@@ -65,4 +60,4 @@ def test_batch16_wording_tags(tag: str, line: str) -> None:
     [(t, n) for t, (_, neg) in BATCH16_EXAMPLES.items() for n in neg],
 )
 def test_batch16_neighbour_not_tagged(tag: str, line: str) -> None:
-    assert tag not in _tags(line)
+    assert tag not in tags_of(line)

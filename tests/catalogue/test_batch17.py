@@ -8,6 +8,7 @@ import pytest
 
 from kmsgd.catalogue.table import match_record
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording, tags_of
 
 # tag → (positives, negatives)
 BATCH17_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -67,17 +68,9 @@ BATCH17_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
-
-
 @pytest.mark.parametrize("tag", sorted(BATCH17_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = BATCH17_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(BATCH17_EXAMPLES, tag)
 
 
 def _user_tags(line: str) -> set[str]:
@@ -95,5 +88,5 @@ def test_mcelogs_daemon_record_is_a_machine_check_and_only_from_mcelog() -> None
 
 def test_a_spinlock_lockup_is_not_read_as_a_generic_bug() -> None:
     # kernel_bug keeps spinlock_debug.c's other reports (bad magic, recursion), not the lockup
-    assert "kernel_bug" not in _tags("BUG: spinlock lockup suspected on CPU#0, scsi_eh_1/143")
-    assert "kernel_bug" in _tags("BUG: spinlock bad magic on CPU#1, swapper/1/0")
+    assert "kernel_bug" not in tags_of("BUG: spinlock lockup suspected on CPU#0, scsi_eh_1/143")
+    assert "kernel_bug" in tags_of("BUG: spinlock bad magic on CPU#1, swapper/1/0")

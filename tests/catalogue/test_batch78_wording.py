@@ -12,6 +12,7 @@ from kmsgd.judge.chains import caused_by
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 
 # tag → (positives, negatives)
 BATCH78_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -124,11 +125,7 @@ def _tags(line: str) -> set[str]:
 
 @pytest.mark.parametrize("tag", sorted(BATCH78_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = BATCH78_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(BATCH78_EXAMPLES, tag, _tags)
 
 
 def _primary(*messages: str) -> str | None:

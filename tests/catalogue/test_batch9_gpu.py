@@ -11,11 +11,9 @@ import pytest
 
 from kmsgd.catalogue.base import DeviceKind
 from kmsgd.catalogue.probe import GPU_DRIVERS
-from kmsgd.catalogue.table import extract_device, match_record
-from kmsgd.judge.classify import classify
-from kmsgd.judge.timeline import Timeline
+from kmsgd.catalogue.table import extract_device
 from kmsgd.record import triggers
-from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording, primary_of, tags_of
 
 # tag → (positives, negatives)
 BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -162,17 +160,9 @@ BATCH9_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
-
-
 @pytest.mark.parametrize("tag", sorted(BATCH9_GPU_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = BATCH9_GPU_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(BATCH9_GPU_EXAMPLES, tag)
 
 
 @pytest.mark.parametrize("tag", ["i915_gpu_hang", "drm_flip_timeout", "soc_gpu_hang"])
@@ -190,8 +180,10 @@ def test_the_recorder_starts_an_incident_on_the_same_lines(tag: str) -> None:
 @pytest.mark.parametrize(("driver", "tag"), sorted(GPU_DRIVERS.items()))
 def test_a_gpu_drivers_probe_failure_is_its_init_failure(driver: str, tag: str) -> None:
     # drivers/base/dd.c: dev_err (6.12+) and the older pr_warn
-    assert tag in _tags(f"{driver} 0000:03:00.0: probe with driver {driver} failed with error -22")
-    assert tag in _tags(f"{driver}: probe of 0000:03:00.0 failed with error -5")
+    assert tag in tags_of(
+        f"{driver} 0000:03:00.0: probe with driver {driver} failed with error -22"
+    )
+    assert tag in tags_of(f"{driver}: probe of 0000:03:00.0 failed with error -5")
 
 
 @pytest.mark.parametrize(
@@ -207,13 +199,7 @@ def test_a_gpu_drivers_probe_failure_is_its_init_failure(driver: str, tag: str) 
     ],
 )
 def test_another_drivers_probe_failure_is_no_gpu_failure(line: str) -> None:
-    assert not {t for t in _tags(line) if t.endswith("init_failure")}, line
-
-
-def _primary(*messages: str) -> str | None:
-    recs = [KernelRecord(m, 3, 0, n, n * 1_000_000, "-") for n, m in enumerate(messages, 1)]
-    verdict = classify(Timeline.from_records(recs))
-    return verdict.primary.tag if verdict.primary else None
+    assert not {t for t in tags_of(line) if t.endswith("init_failure")}, line
 
 
 DMCUB = (
@@ -238,30 +224,30 @@ HARD_LOCKUP = "NMI watchdog: Watchdog detected hard LOCKUP on cpu 8"
 
 
 def test_the_display_firmware_leads_the_flip_it_stalls() -> None:
-    assert _primary(DMCUB, FLIP) == "amdgpu_dmcub_error"
+    assert primary_of(DMCUB, FLIP) == "amdgpu_dmcub_error"
 
 
 def test_a_flip_timeout_follows_the_gpu_hang_it_waited_on_in_either_order() -> None:
     # the commit's 10 s wait and the ring's 10 s timeout race: either may be printed first
-    assert _primary(FLIP, RING) == "amdgpu_ring_timeout"
-    assert _primary(RING, FLIP) == "amdgpu_ring_timeout"
+    assert primary_of(FLIP, RING) == "amdgpu_ring_timeout"
+    assert primary_of(RING, FLIP) == "amdgpu_ring_timeout"
 
 
 def test_a_flip_timeout_alone_is_the_culprit() -> None:
-    assert _primary(FLIP) == "drm_flip_timeout"
-    assert _primary("i915 0000:00:02.0: [drm] *ERROR* [CRTC:82:pipe A] flip_done timed out") == (
+    assert primary_of(FLIP) == "drm_flip_timeout"
+    assert primary_of("i915 0000:00:02.0: [drm] *ERROR* [CRTC:82:pipe A] flip_done timed out") == (
         "drm_flip_timeout"
     )
 
 
 def test_an_iommu_fault_of_the_gpu_being_reset_is_the_resets_consequence() -> None:
-    assert _primary(RING, RESET, FAULT) == "amdgpu_ring_timeout"
+    assert primary_of(RING, RESET, FAULT) == "amdgpu_ring_timeout"
     # the older AMD-Vi wording names the device without its PCI domain
     old = (
         "AMD-Vi: Event logged [IO_PAGE_FAULT device=2f:00.0 domain=0x001a address=0x1000 "
         "flags=0x0010]"
     )
-    assert _primary(RESET, old) == "amdgpu_gpu_reset"
+    assert primary_of(RESET, old) == "amdgpu_gpu_reset"
 
 
 @pytest.mark.parametrize(
@@ -291,27 +277,27 @@ def test_a_vt_d_fault_of_the_intel_gpu_after_its_hang_is_the_hangs_consequence()
         "DMAR: [DMA Read NO_PASID] Request device [00:02.0] fault addr 0xfffff000 [fault "
         "reason 0x06] PTE Read access is not set"
     )
-    assert _primary(hang, dmar) == "i915_gpu_hang"
-    assert _primary(dmar, hang) == "iommu_fault"
+    assert primary_of(hang, dmar) == "i915_gpu_hang"
+    assert primary_of(dmar, hang) == "iommu_fault"
 
 
 def test_an_iommu_fault_still_leads_without_a_gpu_failure_before_it() -> None:
-    assert _primary(FAULT) == "iommu_fault"
+    assert primary_of(FAULT) == "iommu_fault"
     # printed before the GPU failed: the fault may be the cause (a GPU reading unmapped memory)
-    assert _primary(FAULT, RING, RESET) == "iommu_fault"
+    assert primary_of(FAULT, RING, RESET) == "iommu_fault"
     # another device's fault is no consequence of this GPU's reset
-    assert _primary(RING, RESET, OTHER_FAULT) == "iommu_fault"
+    assert primary_of(RING, RESET, OTHER_FAULT) == "iommu_fault"
 
 
 def test_a_guc_that_cannot_be_reset_leads_the_hard_lockups_after_it() -> None:
-    assert _primary("[i915] *ERROR* Failed to reset GuC, ret = -110", HARD_LOCKUP) == (
+    assert primary_of("[i915] *ERROR* Failed to reset GuC, ret = -110", HARD_LOCKUP) == (
         "i915_gpu_hang"
     )
 
 
 def test_intels_gpu_that_does_not_come_up_is_an_init_failure() -> None:
     assert (
-        _primary(
+        primary_of(
             "xe 0000:00:02.0: [drm] *ERROR* GT0: Unsupported GuC v70.20.0! v70.29.2 or newer is "
             "required",
             "xe 0000:00:02.0: [drm] *ERROR* GT0: GuC init failed with -EINVAL",

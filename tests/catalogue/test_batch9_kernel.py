@@ -10,13 +10,13 @@ import io
 
 import pytest
 
-from kmsgd.catalogue.table import match_record
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.logparse.formats import parse_dmesg
 from kmsgd.report.model import Report
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording, tags_of
 
 # tag → (positives, negatives)
 EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -141,17 +141,9 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
-
-
 @pytest.mark.parametrize("tag", sorted(EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(EXAMPLES, tag)
 
 
 def _timeline(*messages: str) -> Timeline:
@@ -286,7 +278,7 @@ OLD_WORDING = [
 
 @pytest.mark.parametrize(("line", "tag"), OLD_WORDING)
 def test_the_2_4_wordings_of_panic_allocation_failure_and_oom(line: str, tag: str) -> None:
-    assert tag in _tags(line)
+    assert tag in tags_of(line)
 
 
 def test_allocation_failures_lead_the_oom_kill_they_end_in() -> None:

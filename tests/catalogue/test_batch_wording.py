@@ -11,10 +11,10 @@ import re
 import pytest
 
 from kmsgd.catalogue.table import match_record
-from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.record import triggers
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording, primary_of
 
 U = "user:"  # a userspace journal line (facility 3): "ident[pid]: text"
 
@@ -295,11 +295,7 @@ def _tags(line: str) -> set[str]:
 
 @pytest.mark.parametrize("tag", sorted(BATCH_EXAMPLES))
 def test_the_source_wording_matches_and_routine_lines_do_not(tag: str) -> None:
-    positives, negatives = BATCH_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(BATCH_EXAMPLES, tag, _tags)
 
 
 def _recorder_says(line: str) -> set[str]:
@@ -330,12 +326,6 @@ def test_the_recorder_starts_an_incident_where_the_catalogue_does(tag: str) -> N
         assert got <= want and bool(got) == bool(want), (line, want, got)
 
 
-def _primary(*messages: str) -> str | None:
-    recs = [KernelRecord(m, 3, 0, n, n * 1_000_000, "-") for n, m in enumerate(messages, 1)]
-    verdict = classify(Timeline.from_records(recs))
-    return verdict.primary.tag if verdict.primary else None
-
-
 GHES = "{359}[Hardware Error]: "
 
 
@@ -354,7 +344,7 @@ def test_a_firmware_pcie_error_is_named_by_its_event_severity(severity: str, pri
         GHES + "  section_type: PCIe error",
         GHES + "  device_id: 0000:20:03.1",
     )
-    assert _primary(*lines) == primary
+    assert primary_of(*lines) == primary
 
 
 @pytest.mark.parametrize(
@@ -394,7 +384,7 @@ def test_a_firmware_pcie_error_is_named_by_its_event_severity(severity: str, pri
     ],
 )
 def test_the_new_wording_leads_where_it_is_the_cause(lines: tuple[str, ...], primary: str) -> None:
-    assert _primary(*lines) == primary
+    assert primary_of(*lines) == primary
 
 
 TASK = "task:python3.11      state:D stack:0     pid:15277 ppid:15257  flags:0x00000002"
@@ -407,7 +397,7 @@ TRACE = (
 
 
 def test_a_hung_task_report_cut_below_its_header_is_a_hung_task() -> None:
-    assert _primary(TASK, *TRACE) == "hung_task"
+    assert primary_of(TASK, *TRACE) == "hung_task"
 
 
 @pytest.mark.parametrize(
@@ -416,9 +406,9 @@ def test_a_hung_task_report_cut_below_its_header_is_a_hung_task() -> None:
 def test_a_sysrq_w_dump_is_no_hung_task(header: str) -> None:
     # SysRq w (a person's, or the recorder's own during an incident) prints every D task
     # with the same line, whether it waited a second or an hour
-    assert _primary(header, TASK, *TRACE) is None
+    assert primary_of(header, TASK, *TRACE) is None
     assert (
-        _primary(
+        primary_of(
             header,
             TASK,
             *TRACE,

@@ -8,6 +8,7 @@ import pytest
 
 from kmsgd.catalogue.table import match_record
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 
 OTHER_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "radeon_gpu_lockup": (
@@ -67,17 +68,9 @@ OTHER_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
-
-
 @pytest.mark.parametrize("tag", sorted(OTHER_EXAMPLES))
 def test_the_drivers_lines_match_and_routine_ones_do_not(tag: str) -> None:
-    positives, negatives = OTHER_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(OTHER_EXAMPLES, tag)
 
 
 def test_a_userspace_line_with_the_words_is_not_the_drivers() -> None:

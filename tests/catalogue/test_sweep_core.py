@@ -10,6 +10,7 @@ from kmsgd.catalogue.table import match_record
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 
 MCE = "mce: [Hardware Error]: "
 
@@ -176,11 +177,7 @@ def _tags(line: str) -> set[str]:
 
 @pytest.mark.parametrize("tag", sorted(SWEEP_CORE_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = SWEEP_CORE_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(SWEEP_CORE_EXAMPLES, tag, _tags)
 
 
 def _primary(*lines: str, stamped: bool = True) -> str | None:

@@ -13,6 +13,7 @@ from kmsgd.catalogue.table import match_record
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.report.model import Report
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 from tests.catalogue.printk import render
 
 NVME = "nvme nvme0: "
@@ -88,11 +89,7 @@ def _tags(line: str) -> set[str]:
 
 @pytest.mark.parametrize("tag", sorted(FIXLEFT_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = FIXLEFT_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(FIXLEFT_EXAMPLES, tag, _tags)
 
 
 @pytest.mark.parametrize("tag", sorted(INIT_EXAMPLES))

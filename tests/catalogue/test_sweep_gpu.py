@@ -12,6 +12,7 @@ import pytest
 from kmsgd.catalogue.table import match_record
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 
 # tag → (lines that carry it, lines with the same words that must not)
 SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -164,11 +165,7 @@ def _primary(text: str) -> str | None:
 
 @pytest.mark.parametrize("tag", sorted(SWEEP_GPU_EXAMPLES))
 def test_the_source_wording_matches_and_the_lines_beside_it_do_not(tag: str) -> None:
-    positives, negatives = SWEEP_GPU_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(SWEEP_GPU_EXAMPLES, tag, _tags)
 
 
 def test_a_userspace_line_with_the_rpc_words_is_not_the_drivers() -> None:

@@ -15,6 +15,7 @@ from kmsgd.catalogue.table import match_record
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.logparse.origin import kernel_opening
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 
 XE = "xe 0000:03:00.0: [drm] GT0: "
 I915 = "i915 0000:00:02.0: [drm] "
@@ -158,11 +159,7 @@ def _primary(text: str) -> str | None:
 
 @pytest.mark.parametrize("tag", sorted(SWEEP_GPU2_EXAMPLES))
 def test_the_source_wording_matches_and_the_lines_beside_it_do_not(tag: str) -> None:
-    positives, negatives = SWEEP_GPU2_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(SWEEP_GPU2_EXAMPLES, tag, _tags)
 
 
 @pytest.mark.parametrize(

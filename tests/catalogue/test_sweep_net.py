@@ -11,6 +11,7 @@ from kmsgd.catalogue.table import match_record
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 
 LATE = 566322.867110  # a printk stamp days into a boot
 E1000E = "e1000e 0000:00:1f.6: "
@@ -245,11 +246,7 @@ def _tags(line: str) -> set[str]:
 
 @pytest.mark.parametrize("tag", sorted(SWEEP_NET_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = SWEEP_NET_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(SWEEP_NET_EXAMPLES, tag, _tags)
 
 
 @pytest.mark.parametrize("line", ROUTINE_UNTAGGED)

@@ -12,9 +12,8 @@ import io
 
 import pytest
 
-from kmsgd.catalogue.table import match_record
 from kmsgd.commands.analyze import analyze_report
-from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording, tags_of
 
 # tag → (positives, negatives)
 SWEEP_STORAGE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -194,22 +193,14 @@ SWEEP_STORAGE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
-
-
 @pytest.mark.parametrize("tag", sorted(SWEEP_STORAGE_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = SWEEP_STORAGE_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(SWEEP_STORAGE_EXAMPLES, tag)
 
 
 def test_an_emulex_link_down_is_not_a_pcie_link_down() -> None:
     line = "lpfc 0000:05:00.0: 0:1305 Link Down Event x2 received Data: x2 x20 x800110 x0 x0"
-    assert _tags(line) == {"fc_link_down"}
+    assert tags_of(line) == {"fc_link_down"}
 
 
 def _primary(text: str) -> str:

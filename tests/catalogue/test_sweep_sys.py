@@ -11,6 +11,7 @@ from kmsgd.catalogue.table import match_record
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import check_wording
 
 XHCI = "xhci_hcd 0000:00:14.0: "
 MLX5 = "mlx5_core 0000:41:00.0: "
@@ -214,11 +215,7 @@ def _tags(line: str) -> set[str]:
 
 @pytest.mark.parametrize("tag", sorted(SWEEP_SYS_EXAMPLES))
 def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
-    positives, negatives = SWEEP_SYS_EXAMPLES[tag]
-    for line in positives:
-        assert tag in _tags(line), line
-    for line in negatives:
-        assert tag not in _tags(line), line
+    check_wording(SWEEP_SYS_EXAMPLES, tag, _tags)
 
 
 @pytest.mark.parametrize("line", ROUTINE_UNTAGGED)
