@@ -40,7 +40,19 @@ FIRMWARE_LOAD_SIGNATURES: tuple[Signature, ...] = (
         r"[Cc]an't load firmware file|\bError loading firmware\b|HW init failed, aborting"
         r"|no suitable firmware found|(?:[Ff]ailed|[Uu]nable) to (?:load|request) (?:the )?"
         r"(?:firmware|FW|fw)\b(?! patch)|[Ff]irmware load(?:ing)? failed",
-        ("firmware", "FW", "fw", "aborting"),
+        (
+            "Can",
+            "can",
+            "Error",
+            "aborting",
+            "suitable",
+            "Failed",
+            "failed",
+            "Unable",
+            "unable",
+            "FW",
+            "fw",
+        ),
         Severity.ERROR,
         "device",
         "A driver could not load the firmware its device needs and gave up: the device (a "

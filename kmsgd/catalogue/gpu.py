@@ -87,7 +87,22 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|message: +\w+ \(\d+\)\s+param: 0x[0-9a-fA-F]+ is timeout \(no response\)"
         r"|Failed message: 0x[0-9a-fA-F]+, input parameter: 0x[0-9a-fA-F]+, error code: 0x"
         r"|\[powerplay\] Failed to notify smc display settings!",
-        ("SMU", "failed", "SMC", "powerplay", "Failed", "message", "timeout"),
+        (
+            "response",
+            "your",
+            "export",
+            "responding",
+            "hang",
+            "hangs",
+            "hanged",
+            "hanging",
+            "failed",
+            "SMC",
+            "powerplay",
+            "Failed",
+            "message",
+            "timeout",
+        ),
         Severity.CRITICAL,
         AMDGPU,
         "The GPU's power-management firmware (SMU) stopped answering the driver.",
@@ -428,8 +443,10 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|PSP firmware loading failed|PSP load [\w ]+? failed!|PSP (?:create ring|tmr init|ring "
         r"init|resume) failed|Failed to load psp firmware|Error initializing DMUB HW: "
         r"|DMUB interface failed to initialize|No firmware provided for DMUB"
-        r"|Error creating DMUB service|Display Core (?:v\S+ )?failed to initiali[sz]e",
-        ("failed", "Fatal", "Failed", "Error", "firmware"),
+        r"|Error creating DMUB service|Display Core (?:v\S+ )?failed to initiali[sz]e"
+        # amdgpu_device.c amdgpu_device_resume: the GPU that does not come back from suspend
+        r"|amdgpu_device_ip_resume failed \(-?\d+\)",
+        ("failed", "Fatal", "Failed", "Error", "provided"),
         Severity.ERROR,
         AMDGPU,
         "The GPU failed to initialise: it will be missing for this boot.",
@@ -441,6 +458,20 @@ GPU_SIGNATURES: tuple[Signature, ...] = (
         formats=(
             Format("amdgpu_device_ip_init failed", _AMD + "amdgpu_device.c", "4.19-6.18", _DEV),
             Format("Fatal error during GPU init", _AMD + "amdgpu_kms.c", "4.4-6.18", _DEV),
+            Format(
+                "amdgpu_device_ip_resume failed (%d).",
+                _AMD + "amdgpu_device.c",
+                "4.19",
+                _drm("amdgpu_device_resume"),
+                args=(-110,),
+            ),
+            Format(
+                "amdgpu_device_ip_resume failed (%d).",
+                _AMD + "amdgpu_device.c",
+                "6.1-6.18",
+                _DEV,
+                args=(-62,),
+            ),
             Format(
                 "hw_init of IP block <%s> failed %d",
                 _AMD + "amdgpu_device.c",

@@ -109,7 +109,6 @@ I915_SIGNATURES: tuple[Signature, ...] = (
             "Resetting",
             "reset",
             "Timedout",
-            "chip",
             "rendering",
             "response",
             "action",
@@ -341,15 +340,20 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # (three-part versions by 6.12), "Failed to load %s firmware %s (%d)", uc_fw_request "No
     # GuC firmware defined for platform", xe_guc.c xe_guc_init "GuC init failed with %pe",
     # xe_uc.c xe_uc_init "Failed to initialize uC (%pe)", xe_guc.c guc_wait_ucode "load
-    # failed: status = 0x%08X, time = %lldms, freq = %dMHz (req %dMHz), done = %d". The driver
-    # core's "probe with driver … failed" for i915 and xe is kmsgd/catalogue/probe.py's.
+    # failed: status = 0x%08X, time = %lldms, freq = %dMHz (req %dMHz), done = %d". The GuC
+    # firmware file that could not be read (gt/uc/intel_uc_fw.c: i915_probe_error "%s firmware
+    # %s: fetch failed with error %d", 5.10-6.1; gt_probe_error "… fetch failed %pe", 6.4-6.18;
+    # xe_uc_fw.c xe_gt_notice "… fetch failed with error %pe", 6.8-6.18): GuC only, since a
+    # missing HuC or GSC file only disables media authentication and the GPU runs on. The
+    # driver core's "probe with driver … failed" for i915 and xe is kmsgd/catalogue/probe.py's.
     sig(
         "i915_init_failure",
         r"(?:GuC |GUC: |GT\d+: )load failed: status = 0x|GuC initialization failed"
         r"|Failed to load GuC firmware |Failed to initialize GPU, declaring it wedged"
         r"|Device initialization failed \(-?\d+\)"
         r"|Unsupported GuC v\d+\.\d+(?:\.\d+)*! v\d+\.\d+(?:\.\d+)* or newer is required"
-        r"|GuC init failed with |Failed to initialize uC \(|No GuC firmware defined for platform",
+        r"|GuC init failed with |Failed to initialize uC \(|No GuC firmware defined for platform"
+        r"|GuC firmware \S+: fetch failed",
         ("failed", "Failed", "Unsupported", "GuC"),
         Severity.ERROR,
         I915,
@@ -443,6 +447,27 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "6.10-6.12",
                 _XE_GT_ERR,
                 args=(0x8002F034, 200, 1300, 1300, -1),
+            ),
+            Format(
+                "%s firmware %s: fetch failed with error %d",
+                _I915 + "gt/uc/intel_uc_fw.c",
+                "6.1",
+                _DEV + "[drm] *ERROR* ",
+                args=("GuC", "i915/tgl_guc_70.bin", -2),
+            ),
+            Format(
+                "%s firmware %s: fetch failed %pe",
+                _I915 + "gt/uc/intel_uc_fw.c",
+                "6.18",
+                _GT_ERR,
+                args=("GuC", "i915/mtl_guc_70.bin", "-ENOENT"),
+            ),
+            Format(
+                "%s firmware %s: fetch failed with error %pe",
+                _XE + "xe_uc_fw.c",
+                "6.18",
+                _XE_DEV + "[drm] GT0: ",
+                args=("GuC", "xe/lnl_guc_70.bin", "-ENOENT"),
             ),
         ),
     ),
@@ -601,7 +626,7 @@ I915_SIGNATURES: tuple[Signature, ...] = (
         r"\bAUX [^:\n]*?:? did not complete or timeout within \d+ ?ms"
         r"|\bAUX [A-Z0-9]+/[^:\n]*: not (?:done|started) \(status 0x[0-9a-fA-F]+\)"
         r"|\bdp_aux_ch not done status 0x",
-        ("timeout", "done", "started"),
+        ("timeout", "AUX", "dp_aux_ch"),
         Severity.WARNING,
         I915,
         "A DisplayPort AUX transfer timed out: the driver could not talk to the monitor, dock "
@@ -648,6 +673,62 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-4.19",
                 "[drm:intel_dp_aux_xfer [i915]] *ERROR* ",
                 args=(0xAD40023F,),
+            ),
+        ),
+    ),
+    # xe's GPU page faults (xe 6.8+, Xe2/Lunar Lake/Battlemage with the GuC's fault replies):
+    # the fault the driver could not service is replied "unsuccessful" to the GuC, which then
+    # kills the context and the engine is reset behind it (xe_gt_pagefault.c pf_queue_work_func
+    # xe_gt_dbg "Fault response: Unsuccessful %pe", 6.18; drm_dbg "… Unsuccessful %d" before
+    # the GT printer; print_pagefault's multi-line record before it opens with a bare
+    # "\n\tASID: %d", nothing to key on), and the GuC's catastrophic memory error for the
+    # context (xe_guc_submit.c xe_guc_exec_queue_memory_cat_error_handler xe_gt_dbg "Engine
+    # memory CAT error [%u]: class=%s, logical_mask: 0x%x, guc_id=%d" or without the type,
+    # xe_gt_err_ratelimited "Memory CAT error reported by GuC!", 6.18). The wording is xe's
+    # alone. The "Engine reset" and "Timedout job" lines that follow are i915_gpu_hang, after
+    # it in time.
+    sig(
+        "xe_gpu_pagefault",
+        r"\bFault response: Unsuccessful -?\w+|\bEngine memory CAT error(?: \[\d+\])?: class="
+        r"|\bMemory CAT error reported by GuC!",
+        ("Unsuccessful", "CAT"),
+        Severity.ERROR,
+        I915,
+        "Intel's GPU (xe driver) faulted on a context's memory: a GPU page fault the driver "
+        "could not resolve (an address the process never mapped, or memory it could not "
+        "allocate), so the GuC kills that context and the engine is reset.",
+        "The faulting process is named in the Timedout job line after it: usually a bug in "
+        "the application or its compute/media runtime (Level Zero, Mesa, VA-API); update "
+        "them and the kernel, and note the errno (-ENOMEM is memory pressure).",
+        38,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Fault response: Unsuccessful %pe",
+                _XE + "xe_gt_pagefault.c",
+                "6.18",
+                _XE_DEV + "[drm] GT0: ",
+                args=("-ENOENT",),
+            ),
+            Format(
+                "Engine memory CAT error [%u]: class=%s, logical_mask: 0x%x, guc_id=%d",
+                _XE + "xe_guc_submit.c",
+                "6.18",
+                _XE_DEV + "[drm] GT0: ",
+                args=(18, "bcs", 0x1, 6),
+            ),
+            Format(
+                "Engine memory CAT error: class=%s, logical_mask: 0x%x, guc_id=%d",
+                _XE + "xe_guc_submit.c",
+                "6.18",
+                _XE_DEV + "[drm] GT0: ",
+                args=("vcs", 0x1, 3),
+            ),
+            Format(
+                "Memory CAT error reported by GuC!",
+                _XE + "xe_guc_submit.c",
+                "6.18",
+                _XE_GT_ERR,
             ),
         ),
     ),

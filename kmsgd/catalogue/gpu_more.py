@@ -219,14 +219,32 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # the integrated GPU unusable: common/pmu/lsfm/lsfm.c "LSF Load failed",
     # common/gr/gr_falcon.c "Unable to recover GR falcon", common/engine_queues/
     # engine_fb_queue.c "falcon id-%d, queue id-%d, failed", common/acr "ACR bootstrap
-    # failed", common/pmu "PMU queue init failed", "failed to load fecs ucode!!"
+    # failed", common/pmu "PMU queue init failed", "failed to load fecs ucode!!"; and the GPU
+    # MMU fault that kills a channel: hal/fifo/mmu_fault_gk20a.c gk20a_fifo_mmu_fault_info_dump
+    # "MMU fault @ address: 0x%llx %s", Volta and later's replayable-fault buffer
+    # (hal/mm/mmu_fault/mmu_fault_gv11b_fusa.c gv11b_mm_mmu_fault_handle_buf_valid_entry "page
+    # fault error: err_type = 0x%x, fault_status = 0x%x", hal/fb/fb_mmu_fault_gv11b_fusa.c
+    # gv11b_fb_mmu_fault_info_dump "[MMU FAULT] mmu engine id:  %d, ch id:  %d, fault addr:
+    # 0x%llx, …"), the recovery (common/rc/rc.c nvgpu_rc_mmu_fault_recovery "mmu fault id=%u
+    # id_type=%u act_eng_bitmask=%08x") and common/fifo/tsg.c "TSG %d generated a mmu fault"
+    # (L4T r36), and the one-line report of the older trees, which print it without
+    # nvgpu's log format too: gk20a/fifo_gk20a.c gk20a_fifo_handle_mmu_fault nvgpu_err "%s
+    # mmu fault on engine %d, engine subid %d (%s), client %d (%s), addr 0x%llx, type %d
+    # (%s), access_type 0x%08x,inst_ptr 0x%llx" (L4T r32, TX1/TX2/Nano) and gk20a_err (dev_err
+    # "<function>: ") "… addr 0x%08x:0x%08x, type %d (%s), info 0x%08x,inst_ptr 0x%llx"
+    # (L4T r21-r24, TK1/TX1), nvhost_err "mmu fault on engine %d, engine_subid %d, client %d,
+    # addr 0x%08x:0x%08x, type %d, info 0x%08x" (L4T r16-r19)
     sig(
         "nvgpu_error",
         r"nvgpu: \S+ +\S+:\d+ +\[ERR\] +(?:LSF Load failed|Unable to recover GR falcon"
         r"|falcon id-\d+, queue id-\d+, failed|ACR bootstrap failed|ACR GR LSF bootstrap failed"
         r"|falcon bootstrap failed|falcon reset failed|PMU queue init failed"
-        r"|failed to load fecs ucode|FECS context switch init error|failed to init gr falcon)",
-        ("ERR",),
+        r"|failed to load fecs ucode|FECS context switch init error|failed to init gr falcon"
+        r"|MMU fault @ address: 0x|(?:TSG|channel) \d+ generated a mmu fault"
+        r"|\[MMU FAULT\] mmu engine id: |page fault error: err_type = 0x"
+        r"|mmu fault id=\d+ id_type=\d+)"
+        r"|\b(?:fake )?mmu fault on engine \d+, engine[ _]subid \d+",
+        ("ERR", "mmu"),
         Severity.ERROR,
         NVGPU,
         "The Tegra GPU driver (nvgpu, Jetson/Orin) could not load or start one of the GPU's "
@@ -235,6 +253,58 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "firmware in /lib/firmware match; a missing or too small CMA pool fails the same way.",
         36,
         formats=(
+            Format(
+                "MMU fault @ address: 0x%llx %s",
+                _NVGPU_SRC + "hal/fifo/mmu_fault_gk20a.c",
+                "L4T r36",
+                _nvgpu("gk20a_fifo_mmu_fault_info_dump", 214),
+                args=(0x7FADF9D000, ""),
+            ),
+            Format(
+                "page fault error: err_type = 0x%x, fault_status = 0x%x",
+                _NVGPU_SRC + "hal/mm/mmu_fault/mmu_fault_gv11b_fusa.c",
+                "L4T r36",
+                _nvgpu("gv11b_mm_mmu_fault_handle_buf_valid_entry", 532),
+                args=(0x8, 0x200),
+            ),
+            Format(
+                "[MMU FAULT] mmu engine id:  %d, ch id:  %d, fault addr: 0x%llx, fault addr "
+                "aperture: %d, fault type: %s, access type: %s, ",
+                _NVGPU_SRC + "hal/fb/fb_mmu_fault_gv11b_fusa.c",
+                "L4T r36",
+                _nvgpu("gv11b_fb_mmu_fault_info_dump", 294),
+                args=(18, 479, 0, 0, "invalid pde", "virt read"),
+            ),
+            Format(
+                "mmu fault id=%u id_type=%u act_eng_bitmask=%08x",
+                _NVGPU_SRC + "common/rc/rc.c",
+                "L4T r36",
+                _nvgpu("nvgpu_rc_mmu_fault_recovery", 399),
+                args=(8, 1, 0x20),
+            ),
+            Format(
+                "TSG %d generated a mmu fault",
+                _NVGPU_SRC + "common/fifo/tsg.c",
+                "L4T r36",
+                _nvgpu("nvgpu_tsg_set_ctx_mmu_error", 1069),
+                args=(4,),
+            ),
+            Format(
+                "%s mmu fault on engine %d, engine subid %d (%s), client %d (%s), addr 0x%llx, "
+                "type %d (%s), access_type 0x%08x,inst_ptr 0x%llx",
+                "nvgpu:drivers/gpu/nvgpu/gk20a/fifo_gk20a.c",
+                "L4T r32",
+                _nvgpu("gk20a_fifo_handle_mmu_fault_locked", 1723),
+                args=("", 0, 0, "gpc", 4, "t1 1", 0x7FADF9D000, 3, "va limit viol", 1, 0x7FE431000),
+            ),
+            Format(
+                "%s mmu fault on engine %d, engine subid %d (%s), client %d (%s), addr "
+                "0x%08x:0x%08x, type %d (%s), info 0x%08x,inst_ptr 0x%llx",
+                "nvgpu:drivers/gpu/nvgpu/gk20a/fifo_gk20a.c",
+                "L4T r21-r24",
+                "gk20a 57000000.gpu: gk20a_fifo_handle_mmu_fault: ",
+                args=("", 0, 0, "gpc", 7, "gpccs", 0, 0x1000, 2, "pde", 0, 0x1234000),
+            ),
             Format(
                 "LSF Load failed",
                 _NVGPU_SRC + "common/pmu/lsfm/lsfm.c",
@@ -764,12 +834,15 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # RM cannot boot." (r550-r595), the poll for its end "Timout while polling for FSP boot
     # complete I2CS_SCRATCH : %x" (r525-r545) and NV_ERROR_LOG's GPU_INIT_ERROR "Timeout while
     # polling for FSP boot complete, ..." (r550-r565), "Error status 0x%x while polling for
-    # FSP boot complete, ..." (r570-r595)
+    # FSP boot complete, ..." (r570-r595); and a GPU short of power (osinit.c RmInitAdapter,
+    # NV_ERR_INSUFFICIENT_POWER: NV_DEV_PRINTF "GPU does not have the necessary power cables
+    # connected.", r595), printed before its "RmInitAdapter failed!"
     sig(
         "nvidia_init_failure",
         r"NVRM: No NVIDIA devices probed|FSP boot cmds failed\. RM cannot boot"
-        r"|(?:Timout|Timeout|Error status 0x[0-9a-fA-F]+) while polling for FSP boot complete",
-        ("probed", "FSP"),
+        r"|(?:Timout|Timeout|Error status 0x[0-9a-fA-F]+) while polling for FSP boot complete"
+        r"|GPU does not have the necessary power cables connected",
+        ("probed", "FSP", "cables"),
         Severity.ERROR,
         NVIDIA,
         "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
@@ -778,6 +851,12 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_PCI,
         check=nvrm_line,
         formats=(
+            Format(
+                "GPU does not have the necessary power cables connected.",
+                _NVRM + "arch/nvalloc/unix/src/osinit.c",
+                "r595",
+                "NVRM: GPU 0000:01:00.0: ",
+            ),
             Format("NVRM: No NVIDIA devices probed.", _NVK + "nv.c", "r515-r595"),
             Format(
                 "FSP boot cmds failed. RM cannot boot.",
@@ -852,14 +931,25 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # kfd_mqd_manager.c kfd_check_hiq_mqd_doorbell_id "Queue preemption failed for queue with
     # doorbell_id: %x" (6.6+, "XCC %d: " first on GC 9.4.3), and the direct dequeue of
     # amdgpu_amdkfd_gfx_v*.c kgd_hqd_destroy "cp queue preemption time out" (4.x-6.x): the
-    # command processor no longer answers, which is how a hung GPU shows on the compute side
+    # command processor no longer answers, which is how a hung GPU shows on the compute side;
+    # and what fails behind it (kfd_process_queue_manager.c pqm_create_queue pr_err "Pasid %d
+    # DQM create queue %d failed. ret %d" 4.19, "Pasid 0x%x DQM create queue type %d failed.
+    # ret %d" 6.1, "process pid %d DQM create queue type %d failed. ret %d" 6.18, not for
+    # -ENOMEM or -ENOSPC: out of queue slots or memory, the application's limit, which 6.18
+    # prints as pr_warn for SDMA; pqm_destroy_queue "Pasid %d destroy queue %d failed, ret %d"
+    # 4.19-6.18; kfd_process.c kfd_process_restore_queues "Failed to restore queues" and
+    # restore_process_worker "Failed to restore queues of pasid %d" 4.19-6.1, "… of process
+    # pid %d" 6.18)
     sig(
         "amdgpu_kfd_error",
         r"qcm fence wait loop timeout expired"
         r"|cp might be in an unrecoverable state due to an unsuccessful queues? preemption"
         r"|Queue preemption (?:failed for queue with doorbell_id|time out)"
-        r"|cp queue preemption time out",
-        ("qcm", "preemption"),
+        r"|cp queue preemption time out"
+        r"|\bDQM create queue (?:type )?\d+ failed\. ret (?!-12\b|-28\b)-?\d+"
+        r"|\bPasid (?:0x)?[0-9a-f]+ destroy queue \d+ failed, ret -?\d+"
+        r"|\bFailed to restore queues(?: of pasid| of process pid|$)",
+        ("qcm", "preemption", "DQM", "Pasid", "Failed"),
         Severity.ERROR,
         AMDGPU,
         "The compute (KFD/ROCm) side could not stop or evict its queues.",
@@ -911,6 +1001,54 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
                 _AMD + "amdgpu_amdkfd_gfx_v9.c",
                 "5.4-6.18",
                 "amdgpu: ",
+            ),
+            Format(
+                "Pasid 0x%x DQM create queue type %d failed. ret %d",
+                "drivers/gpu/drm/amd/amdkfd/kfd_process_queue_manager.c",
+                "6.1",
+                "amdgpu: ",
+                args=(0x8001, 0, -62),
+            ),
+            Format(
+                "process pid %d DQM create queue type %d failed. ret %d",
+                "drivers/gpu/drm/amd/amdkfd/kfd_process_queue_manager.c",
+                "6.18",
+                "amdgpu: ",
+                args=(4123, 0, -5),
+            ),
+            Format(
+                "Pasid %d DQM create queue %d failed. ret %d",
+                "drivers/gpu/drm/amd/amdkfd/kfd_process_queue_manager.c",
+                "4.19",
+                "amdgpu: ",
+                args=(32769, 0, -62),
+            ),
+            Format(
+                "Pasid 0x%x destroy queue %d failed, ret %d",
+                "drivers/gpu/drm/amd/amdkfd/kfd_process_queue_manager.c",
+                "6.1-6.18",
+                "amdgpu: ",
+                args=(0x8001, 3, -62),
+            ),
+            Format(
+                "Failed to restore queues",
+                "drivers/gpu/drm/amd/amdkfd/kfd_process.c",
+                "4.19-6.18",
+                "amdgpu: ",
+            ),
+            Format(
+                "Failed to restore queues of pasid 0x%x",
+                "drivers/gpu/drm/amd/amdkfd/kfd_process.c",
+                "6.1",
+                "amdgpu: ",
+                args=(0x8001,),
+            ),
+            Format(
+                "Failed to restore queues of process pid %d",
+                "drivers/gpu/drm/amd/amdkfd/kfd_process.c",
+                "6.18",
+                "amdgpu: ",
+                args=(4123,),
             ),
         ),
     ),
@@ -1039,7 +1177,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
         "amdgpu_ring_timeout",
         r"failed to write reg [0-9a-fA-F]+ wait reg [0-9a-fA-F]+"
         r"|failed to (?:read|write) reg:[0-9a-fA-F]+$",
-        ("reg",),
+        ("failed",),
         Severity.CRITICAL,
         AMDGPU,
         "A GPU command ring (gfx, compute, sdma) stopped completing jobs: the GPU hung.",
@@ -1075,7 +1213,7 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "gpu_fell_off_bus",
         r"Failed GPU reg read : 0x[fF]{8}\. Check whether GPU is present on the bus",
-        ("reg",),
+        ("whether",),
         Severity.CRITICAL,
         "gpu",
         "The GPU stopped responding on PCIe: the system can no longer reach it.",

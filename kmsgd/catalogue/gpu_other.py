@@ -124,7 +124,18 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # channel not created (nouveau_drm.c: NV_ERROR "failed to create ce channel, %d") and the
     # display core's capability notifier never written by the GPU (dispnv50/core507d.c,
     # core907d.c: NV_ERROR "core caps notifier timeout"), "DRM: " after the device, "drm: " in
-    # 6.x
+    # 6.x; the graphics engine that never went idle (nvkm/engine/gr/gf100.c gf100_gr_wait_idle
+    # nvkm_error "wait for idle timeout (en: %d, ctxsw: %d, busy: %d)", 4.4-6.1), and a falcon
+    # engine (msvld, msppp, sec)
+    # started without its firmware (nvkm/engine/falcon.c nvkm_falcon_oneinit nvkm_error
+    # "unable to load firmware data" / "… code", 4.4-6.1). A register wait that ran out
+    # (include/nvkm/subdev/timer.h nvkm_msec's dev_WARN "timeout", 4.19-6.18) is the WARNING's
+    # message line, kernel_warning's (batch 18's secboot case). Before 4.3 nouveau printed through
+    # its own nv_printk_ (core/core/printk.c, nvkm/core/printk.c): "nouveau %c[%8s][%s]%s
+    # %s", the level letter (E error, ! fatal), the subdev padded to eight, the device and
+    # the object, then the engine's message (fifo/nvc0.c, nve0.c, gf100.c, gk104.c nv_error
+    # "SCHED_ERROR [ %s ]", the faults, traps and MMIO faults as above; the client's "nouveau
+    # E[     DRM] failed to idle channel 0x%08x" from nouveau_chan.c), 3.7-4.2
     sig(
         "nouveau_error",
         r"nouveau \S+: (?:bus: MMIO (?:read|write) of [0-9a-fA-F]+ FAULT at "
@@ -133,7 +144,11 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\)"
         r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[)"
         r"|PFIFO - playlist update failed|Failed to idle channel \d+\."
-        r"|(?:DRM|drm): (?:failed to create ce channel, -?\d+|core caps notifier timeout))",
+        r"|(?:DRM|drm): (?:failed to create ce channel, -?\d+|core caps notifier timeout)"
+        r"|gr: wait for idle timeout \(en: |\w+: unable to load firmware (?:data|code)$)"
+        r"|nouveau [E!]\[ *\w+\]\[[^\]]+\](?:\[[^\]]*\])* (?:SCHED_ERROR \[|TRAP|DATA_ERROR"
+        r"|ILLEGAL_MTHD|ILLEGAL_CLASS|DMA_PUSHER|PBDMA\d|(?:read|write) fault at"
+        r"|MMIO (?:read|write) of)|nouveau [E!]\[ *DRM\] failed to idle channel",
         ("nouveau",),
         Severity.ERROR,
         NOUVEAU,
@@ -190,6 +205,33 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/gpu/drm/nouveau/nouveau_fbcon.c",
                 "4.4-6.1",
                 "nouveau 0000:01:00.0: DRM: ",
+            ),
+            Format(
+                "wait for idle timeout (en: %d, ctxsw: %d, busy: %d)",
+                "drivers/gpu/drm/nouveau/nvkm/engine/gr/gf100.c",
+                "4.4-6.1",
+                "nouveau 0000:01:00.0: gr: ",
+                args=(1, 0, 1),
+            ),
+            Format(
+                "unable to load firmware data",
+                "drivers/gpu/drm/nouveau/nvkm/engine/falcon.c",
+                "4.4-6.1",
+                "nouveau 0000:01:00.0: msvld: ",
+            ),
+            Format(
+                "SCHED_ERROR [ %s ]",
+                "drivers/gpu/drm/nouveau/core/engine/fifo/nve0.c",
+                "3.10-4.2",
+                "nouveau E[   PFIFO][0000:01:00.0] ",
+                args=("CTXSW_TIMEOUT",),
+            ),
+            Format(
+                "failed to idle channel 0x%08x [%s]",
+                "drivers/gpu/drm/nouveau/nouveau_chan.c",
+                "3.10-4.2",
+                "nouveau E[     DRM] ",
+                args=(0xCCCC0000, "DRM"),
             ),
             Format(
                 "PFIFO - playlist update failed",
@@ -605,6 +647,98 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "asahi:drivers/gpu/drm/asahi/gpu.rs",
                 "Asahi Linux kernels (the copies read)",
                 "asahi 206400000.gpu: ",
+            ),
+        ),
+    ),
+    # The Arm Mali (panfrost for Midgard/Bifrost, panthor for Valhall CSF, 6.10+) and V3D
+    # faults and firmware timeouts that come before or instead of a scheduler timeout: the
+    # terminal MMU fault of a job (panfrost_mmu.c panfrost_mmu_irq_handler_thread dev_err
+    # "Unhandled Page fault in AS%d at VA 0x%016llX", 6.1-6.18; panthor_mmu.c the same
+    # wording with drm_err, 6.18), the GPU's own fault interrupt (panfrost_gpu.c
+    # panfrost_gpu_irq_handler dev_warn "GPU Fault 0x%08x (%s) at 0x%016llx", 6.1-6.18;
+    # panthor_gpu.c drm_warn, 6.18), panthor's firmware that stops answering
+    # (panthor_fw.c "FW ping timeout, scheduling a reset", panthor_sched.c "CSG %d update
+    # request timedout", drm_err) and its job timeout (panthor_sched.c queue_timedout_job
+    # drm_warn "job timeout: pid=%d, comm=%s, seqno=%llu", 6.18), V3D's MMU violation
+    # (v3d_irq.c v3d_hub_irq dev_err "MMU error from client %d at 0x%08llx%s%s%s", 4.19;
+    # "client %s (%d)" 6.1, "client %s (0x%x)" 6.18) and 4.18-4.19's reset (v3d_gem.c
+    # v3d_reset DRM_ERROR "Resetting GPU.", "Resetting GPU for hang." later)
+    sig(
+        "soc_gpu_hang",
+        r"\b(?:panfrost|panthor) \S+: (?:\[drm\] (?:\*ERROR\* )?)?(?:Unhandled Page fault in "
+        r"AS\d+ at VA 0x|GPU Fault 0x[0-9a-f]+ \(|FW ping timeout, scheduling a reset"
+        r"|CSG \d+ update request timedout|job timeout: pid=\d+, comm=)"
+        r"|\bv3d \S+: MMU error from client |\[drm:v3d_\w+ \[v3d\]\] \*ERROR\* Resetting GPU\.",
+        ("panfrost", "panthor", "v3d"),
+        Severity.ERROR,
+        SOC,
+        "A SoC's GPU (Arm Mali under panfrost or panthor, Broadcom V3D) faulted on a job's "
+        "memory, raised a fault, or its firmware stopped answering: the job is killed and "
+        "the GPU reset.",
+        "See soc_gpu_hang.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "Unhandled Page fault in AS%d at VA 0x%016llX",
+                "drivers/gpu/drm/panfrost/panfrost_mmu.c",
+                "6.1-6.18",
+                "panfrost ff9a0000.gpu: ",
+                args=(1, 0x7F3C0000),
+            ),
+            Format(
+                "Unhandled Page fault in AS%d at VA 0x%016llX",
+                "drivers/gpu/drm/panthor/panthor_mmu.c",
+                "6.18",
+                "panthor fb000000.gpu: [drm] *ERROR* ",
+                args=(0, 0x1000),
+            ),
+            Format(
+                "GPU Fault 0x%08x (%s) at 0x%016llx",
+                "drivers/gpu/drm/panfrost/panfrost_gpu.c",
+                "6.1-6.18",
+                "panfrost ff9a0000.gpu: ",
+                args=(0x88, "UNKNOWN", 0),
+            ),
+            Format(
+                "FW ping timeout, scheduling a reset",
+                "drivers/gpu/drm/panthor/panthor_fw.c",
+                "6.18",
+                "panthor fb000000.gpu: [drm] *ERROR* ",
+            ),
+            Format(
+                "CSG %d update request timedout",
+                "drivers/gpu/drm/panthor/panthor_sched.c",
+                "6.18",
+                "panthor fb000000.gpu: [drm] *ERROR* ",
+                args=(0,),
+            ),
+            Format(
+                "job timeout: pid=%d, comm=%s, seqno=%llu",
+                "drivers/gpu/drm/panthor/panthor_sched.c",
+                "6.18",
+                "panthor fb000000.gpu: [drm] ",
+                args=(1234, "glmark2", 42),
+            ),
+            Format(
+                "MMU error from client %d at 0x%08llx%s%s%s",
+                "drivers/gpu/drm/v3d/v3d_irq.c",
+                "4.19",
+                "v3d fec00000.v3d: ",
+                args=(5, 0x1000, "", ", pte invalid", ""),
+            ),
+            Format(
+                "MMU error from client %s (0x%x) at 0x%llx%s%s%s",
+                "drivers/gpu/drm/v3d/v3d_irq.c",
+                "6.18",
+                "v3d fec00000.v3d: ",
+                args=("L2T", 0x2, 0x1000, "", ", pte invalid", ""),
+            ),
+            Format(
+                "Resetting GPU.",
+                "drivers/gpu/drm/v3d/v3d_gem.c",
+                "4.19",
+                "[drm:v3d_reset [v3d]] *ERROR* ",
             ),
         ),
     ),

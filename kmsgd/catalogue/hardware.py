@@ -23,6 +23,10 @@ _MCE_FILE = "arch/x86/kernel/cpu/mce/core.c"
 # interrupt logged through the MCE log) a CPU throttling notice. Then those lead
 # (kmsgd/judge/chains.py MAY_CAUSE).
 MCE_NOTICE = "Machine check events logged"
+MCELOG_HEADER = "Hardware event. This is not a software error."  # mcelog.c disclaimer()
+# MCi_STATUS bits VAL (63), UC (61) and PCC (57): a valid uncorrected error that corrupted
+# the processor context
+_VAL_UC_PCC = (1 << 63) | (1 << 61) | (1 << 57)
 
 
 def _early(m: re.Match[str], i: MatchInput) -> bool:
@@ -140,7 +144,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         r"EDAC (?:MC\d+|\w+ MC\d+): \d+ (?:CE|UE)\b|EDAC .*(?:Uncorrected|Corrected) "
         r"error|EDAC (?:\w+ )?MC\d+: (?:CE|UE) (?:page|row|err|no information)"
         r"|EDAC \w+ MC\d+: HANDLING (?:MCE|IBECC) MEMORY ERROR|EDAC \w+: .*\bECC error",
-        ("EDAC",),
+        ("CE", "UE", "Corrected", "Uncorrected", "HANDLING", "error", "errors"),
         S.ERROR,
         "hardware",
         "The memory controller reported ECC errors.",
@@ -291,7 +295,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "pcie_link_down",
         r"Slot\([^)]*\): Link Down|pciehp.*Link Down|DPC: containment event"
-        r"|Link Down\b|link down\b.*(?:pcie|PCIe)",
+        r"|(?<!\d\d\d\d )Link Down\b|link down\b.*(?:pcie|PCIe)",
         ("Down", "down", "DPC"),
         S.CRITICAL,
         "pcie",
@@ -419,7 +423,7 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
         "thermal_critical",
         r"critical temperature reached|[Cc]ritical temperature"
         r"|over temperature range\((?:SW|HW) CTF\)|THERMTRIP|thermal shutdown",
-        ("critical", "Critical", "CTF", "THERMTRIP", "shutdown"),
+        ("critical", "Critical", "CTF", "THERMTRIP", "thermal"),
         S.CRITICAL,
         "thermal",
         "A device reached its critical temperature: the system shuts down to protect it.",
@@ -500,6 +504,106 @@ HARDWARE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # mcelog's decode of the thermal record: kernels before 5.5 (therm_throt.c) log each
+    # thermal interrupt as a machine-check record in the pseudo bank MCE_THERMAL_BANK, and
+    # mcelog (github.com/andikleen/mcelog) prints it as "CPU %d THERMAL EVENT" (mcelog.c
+    # bankname(), after "CPU %d ") with intel.c decode_thermal's "Processor %d heated above
+    # trip temperature. Throttling enabled." / "Processor %d below trip temperature.
+    # Throttling disabled". The record is the throttling it reports, not a hardware error:
+    # thermal_throttle, which leads the "Machine check events logged" notice and mcelog's
+    # record header of the same record (judge/chains.py mce_notice)
+    sig(
+        "thermal_throttle",
+        r"^Processor \d+ heated above trip temperature\. Throttling enabled\.|"
+        r"^CPU \d+ THERMAL EVENT\b",
+        ("heated", "THERMAL"),
+        S.WARNING,
+        "thermal",
+        "A CPU got hot enough to be slowed down (mcelog's decode of the thermal record).",
+        "Routine under load in warm rooms; check fans and airflow if frequent.",
+        13,
+        routine=True,
+        idents=("kernel", "mcelog"),
+        formats=(
+            Format(
+                "Processor %d heated above trip temperature. Throttling enabled.",
+                "mcelog:intel.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
+                args=(1,),
+            ),
+            Format(
+                "CPU %d %s TSC %llx",
+                "mcelog:mcelog.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
+                args=(1, "THERMAL EVENT", 0x5AAFDF91021),
+            ),
+        ),
+    ),
+    # mcelog.c dump_mce: a real record's bank line "CPU %d BANK %d" (bankname() of a bank
+    # below the pseudo banks), after the "Hardware event" header: the record's content,
+    # which tells it from the thermal record above
+    sig(
+        "mce",
+        r"^CPU \d+ BANK \d+\b",
+        ("BANK",),
+        S.ERROR,
+        "hardware",
+        "mcelog decoded a machine-check (hardware) error the CPU reported.",
+        "Read the record's status lines (corrected or uncorrected, the bank and address name "
+        "the CPU, cache or DIMM); 'mcelog --client' lists the errors it counted.",
+        10,
+        idents=("kernel", "mcelog"),
+        formats=(
+            Format(
+                "CPU %d %s TSC %llx",
+                "mcelog:mcelog.c",
+                "mcelog master (the tree read)",
+                program="mcelog",
+                args=(3, "BANK 5", 0x5AAFDF91021),
+            ),
+        ),
+    ),
+    # A record the boot-time poll found (machine_check_poll, arch/x86/kernel/cpu/mce/core.c):
+    # print_mce's "CPU %d: Machine Check%s: %Lx Bank %d: %016Lx" with the MCG status first,
+    # " Exception" only when MCG_STATUS_MCIP says an #MC is in progress (5.4+; 3.x-4.x print
+    # "Exception" always, the MCG status still tells). An uncorrected error that corrupted
+    # the processor context (MCi_STATUS VAL bit 63, UC bit 61, PCC bit 57) raises an #MC and
+    # panics when it happens live (mce_panic, with MCIP set); found by a poll (no MCIP) it is
+    # a record the banks kept across a reset, the error that ended the boot before. Read
+    # this way without a printk stamp too (a journal's short format has none)
+    sig(
+        "mce_logged_at_boot",
+        r"\bCPU \d+: Machine Check(?: Exception)?: (?P<mcg>[0-9a-fA-F]+) Bank \d+: "
+        r"(?P<status>[0-9a-fA-F]{16})\b",
+        ("Machine",),
+        S.INFO,
+        "hardware",
+        "At boot the CPU reported machine-check errors, usually from the previous boot's end.",
+        "Decode with rasdaemon/mcelog (ras-mc-ctl --errors).",
+        100,
+        check=lambda m, i: (
+            not int(m.group("mcg"), 16) & 0x4
+            and int(m.group("status"), 16) & _VAL_UC_PCC == _VAL_UC_PCC
+        ),
+        formats=(
+            Format(
+                "CPU %d: Machine Check%s: %Lx Bank %d: %016Lx",
+                _MCE_FILE,
+                "5.4-6.18",
+                _MCE,
+                args=(10, "", 0, 5, 0xBEA0000000000108),
+            ),
+            Format(
+                "CPU %d: Machine Check Exception: %Lx Bank %d: %016Lx",
+                "arch/x86/kernel/cpu/mcheck/mce.c",
+                "3.10-4.19",
+                "[Hardware Error]: ",
+                args=(2, 0, 4, 0xB200000000070F0F),
+            ),
+        ),
+    ),
 )
 
 STORAGE_SIGNATURES: tuple[Signature, ...] = (
@@ -515,7 +619,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"|I/O \d+ (?:\([^)]*\) )?QID \d+ timeout|nvme\d+: queue \d+: timeout request"
         r"|failed nvme_keep_alive_end_io|keep alive timeout|Keep Alive Timeout"
         r"|nvme\d+: keep-alive failed|controller is down; will reset",
-        ("timeout", "nvme_keep_alive_end_io", "Timeout", "down", "alive"),
+        ("timeout", "nvme_keep_alive_end_io", "Timeout", "controller", "alive"),
         S.ERROR,
         "storage",
         "An NVMe command timed out.",
@@ -577,8 +681,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         r"controller)|controller is down; will reset|QID \d+ timeout, reset controller",
         (
             "resetting",
-            "ready",
-            "down",
+            "aborting",
             "recovery",
             "Reconnecting",
             "controller",
@@ -630,12 +733,17 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # block/blk-core.c: "I/O error, dev %s, sector %llu op 0x%x:(%s)"
+    # block/blk-core.c: "I/O error, dev %s, sector %llu op 0x%x:(%s)" ("end_request: I/O
+    # error, dev %s, sector %llu" 2.6.32-3.x); fs/buffer.c "Buffer I/O error on device %s,
+    # logical block %Lu" and end_buffer_write_sync's "lost page write due to I/O error on %s"
+    # (2.6.32-4.x); scsi_lib.c scsi_print_result "FAILED Result: hostbyte=%s driverbyte=%s"
+    # ("[sdX] FAILED Result" before the "tag#%d " of 4.x)
     sig(
         "disk_io_error",
         r"I/O error, dev (?P<disk>\S+?),|Buffer I/O error on dev|"
-        r"failed command: (?:READ|WRITE)|\] tag#\d+ FAILED Result",
-        ("error", "failed", "FAILED"),
+        r"failed command: (?:READ|WRITE)|\] (?:tag#\d+ )?FAILED Result"
+        r"|lost page write due to I/O error on \S",
+        ("error", "failed", "FAILED", "lost"),
         S.ERROR,
         "storage",
         "A block device failed a read or write.",
@@ -660,6 +768,19 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                 "fs/buffer.c",
                 "4.4-6.18",
                 args=("sda1", 0),
+            ),
+            Format(
+                "lost page write due to I/O error on %s",
+                "fs/buffer.c",
+                "2.6.32-4.4",
+                args=("sda1",),
+            ),
+            Format(
+                "FAILED Result: hostbyte=%s driverbyte=%s",
+                "drivers/scsi/scsi_logging.c",
+                "3.19-4.4",
+                "sd 0:0:0:0: [sda] ",
+                args=("DID_BAD_TARGET", "DRIVER_OK"),
             ),
         ),
     ),
@@ -899,7 +1020,7 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
         "nvme_probe_failure",
         r"nvme\d*: (?:Removing after probe failure status: -?\d+|Device not ready; aborting "
         r"initiali[sz]ation|Identify Controller failed \(-?\d+\))",
-        ("Removing", "ready", "Identify"),
+        ("Removing", "aborting", "Identify"),
         S.ERROR,
         "storage",
         "An NVMe controller failed to initialise (it never reported ready, or did not answer "
@@ -1005,6 +1126,238 @@ STORAGE_SIGNATURES: tuple[Signature, ...] = (
                 "mcelog:mcelog.c",
                 "mcelog master (the tree read)",
                 program="mcelog",
+            ),
+        ),
+    ),
+    # File-system failures in the wordings of the kernels beside the ones fs_error's first
+    # entry reads. fs/jbd2/journal.c __jbd2_journal_abort_hard / jbd2_journal_abort: "Aborting
+    # journal on device %s." (fs/jbd/journal.c the same, 2.6.x-4.x; jbd2 2.6.x-6.18): the
+    # journal stopped on an error and the file system goes read-only; jbd2/commit.c
+    # "JBD2: Detected IO errors while flushing file data on %s" (jbd "JBD: …", 2.6.x-4.x; "…
+    # errors %d while …" 5.x+), and journal.c jbd2_write_superblock "JBD2: Error %d detected
+    # when updating journal superblock for %s." (3.x-5.x) / "JBD2: I/O error when updating
+    # journal superblock for %s." (6.x); fs/ext3/super.c ext3_handle_error "error:
+    # remounting filesystem read-only" (ext3_msg KERN_CRIT, 2.6.3x-4.2); fs/ext4/super.c
+    # ext4_commit_super "previous I/O error to superblock detected" and "I/O error while
+    # writing superblock" (3.x-5.x), fs/ext4/inode.c mpage_map_and_submit_extent "Delayed
+    # block allocation failed for inode %lu at logical offset %llu with max blocks %u with
+    # error %d" ("delayed …" 3.x; KERN_CRIT, the dirty data is lost); 2.6-era XFS's
+    # xfs_cmn_err prefix "Filesystem \"%s\": " (fs/xfs/support/debug.c, before the XFS
+    # (dev) prefix of 2.6.39): xfs_error_report "XFS internal error %s at line %d of file
+    # %s.  Caller 0x%p", xfs_do_force_shutdown "Corruption of in-memory data detected.
+    # Shutting down filesystem: %s", "Log I/O Error Detected.  …", "All device paths lost.
+    # …", "I/O Error Detected.  Shutting down filesystem: %s"; btrfs before its "BTRFS
+    # <level> (device %s): " prefix (3.x-4.x): super.c __btrfs_std_error "BTRFS: error
+    # (device %s) in %s:%d: errno=%d %s" ("btrfs: error …" 3.x), disk-io.c "BTRFS: %s
+    # checksum verify failed on %llu wanted %X found %X level %d" ("btrfs: …" 3.x),
+    # volumes.c btrfs_dev_stat_print_on_error "BTRFS: bdev %s errs: wr %u, rd %u, flush %u,
+    # corrupt %u, gen %u" (3.x-4.x; 4.x+ btrfs_err_rl "BTRFS error (device …): bdev …",
+    # which fs_error's first entry reads; the "BTRFS info" of the same counters at mount is
+    # history), transaction.c __btrfs_abort_transaction's WARN "BTRFS: Transaction aborted
+    # (error %d)" (3.x-6.18), and "BTRFS: open_ctree failed" (3.x-4.x, a mount that failed);
+    # fs/gfs2/util.c gfs2_withdraw: fs_err "about to withdraw this file system" and
+    # "withdrawn" ("GFS2: fsid=%s: " to 5.x, "gfs2: fsid=%s: " after; "File system withdrawn"
+    # 5.x+), a cluster file system giving a node's mount up; fs/ocfs2/super.c __ocfs2_error
+    # "OCFS2: ERROR (device %s): %s: %pV" (4.4-6.18); fs/squashfs: ERROR() prints "SQUASHFS
+    # error: " (squashfs.h, 2.6.29-6.18), a compressed image (a live medium, a snap, an SD
+    # card's root) that cannot be read or decompressed; fs/fat/misc.c __fat_fs_error
+    # "FAT-fs (%s): error, %pV" then "Filesystem has been set read-only" (2.6.3x-6.18)
+    sig(
+        "fs_error",
+        r"^Aborting journal on device \S+\.|JBD2?: Detected IO errors (?:-?\d+ )?while "
+        r"flushing file data on|JBD2: (?:Error -?\d+ detected|I/O error) when updating journal "
+        r"superblock for |EXT3-fs \(\S+\): error: remounting filesystem read-only"
+        r"|EXT4-fs \(\S+\): (?:previous I/O error to superblock detected|I/O error while "
+        r"writing superblock|[Dd]elayed block allocation failed for inode)"
+        r"|^Filesystem \"[^\"]+\": (?:XFS internal error \S+ at line \d+|Corruption of in-memory "
+        r"data detected\.|Log I/O Error Detected\.|All device paths lost\.|I/O Error Detected\.)"
+        r"|(?:BTRFS|btrfs): (?:error \(device \S+\) in \S+:\d+: errno=|\S+ checksum verify failed "
+        r"on \d+|bdev \S+ errs: wr \d+|Transaction aborted \(error -?\d+\)|open_ctree failed)"
+        r"|\b(?:GFS2|gfs2): fsid=\S+: (?:about to withdraw this file system|withdrawn$|File system "
+        r"withdrawn)|\bOCFS2: ERROR \(device \S+\): |^SQUASHFS error: |FAT-fs \(\S+\): error, ",
+        (
+            "Aborting",
+            "flushing",
+            "superblock",
+            "remounting",
+            "XFS",
+            "Corruption",
+            "Shutting",
+            "lost",
+            "Delayed",
+            "delayed",
+            "errno",
+            "checksum",
+            "errs",
+            "Transaction",
+            "open_ctree",
+            "withdraw",
+            "withdrawn",
+            "OCFS2",
+            "SQUASHFS",
+            "FAT",
+        ),
+        S.ERROR,
+        "fs",
+        "A filesystem found corruption or an I/O failure.",
+        "Run fsck/scrub from a rescue system; check the disk below it.",
+        56,
+        device_kind=_FS,
+        formats=(
+            Format(
+                "Aborting journal on device %s.", "fs/jbd2/journal.c", "4.4-6.18", args=("sdb1-8",)
+            ),
+            Format(
+                "JBD2: Detected IO errors while flushing file data on %s",
+                "fs/jbd2/commit.c",
+                "4.4-4.19",
+                args=("sdb1-8",),
+            ),
+            Format(
+                "JBD: Detected IO errors while flushing file data on %s",
+                "fs/jbd/commit.c",
+                "2.6.32-4.2",
+                args=("md1",),
+            ),
+            Format(
+                "JBD2: Error %d detected when updating journal superblock for %s.",
+                "fs/jbd2/journal.c",
+                "4.4-5.15",
+                args=(-5, "sdb1-8"),
+            ),
+            Format(
+                "JBD2: I/O error when updating journal superblock for %s.",
+                "fs/jbd2/journal.c",
+                "6.1-6.18",
+                args=("sdb1-8",),
+            ),
+            Format(
+                "error: remounting filesystem read-only",
+                "fs/ext3/super.c",
+                "2.6.32-4.2",
+                "EXT3-fs (sdb1): ",
+            ),
+            Format(
+                "previous I/O error to superblock detected",
+                "fs/ext4/super.c",
+                "4.4-5.4",
+                "EXT4-fs (sdc1): ",
+            ),
+            Format(
+                "Delayed block allocation failed for inode %lu at logical offset %llu with max "
+                "blocks %u with error %d",
+                "fs/ext4/inode.c",
+                "4.4-6.18",
+                "EXT4-fs (dm-0): ",
+                args=(1835012, 0, 1, 5),
+            ),
+            Format(
+                "XFS internal error %s at line %d of file %s.  Caller 0x%p",
+                "fs/xfs/xfs_error.c",
+                "2.6.x (before the XFS (dev) prefix of 2.6.39)",
+                'Filesystem "sdb1": ',
+                args=("xfs_trans_cancel", 1164, "fs/xfs/xfs_trans.c", "ffffffff8823f7c1"),
+            ),
+            Format(
+                "Corruption of in-memory data detected.  Shutting down filesystem: %s",
+                "fs/xfs/xfs_fsops.c",
+                "2.6.x (before the XFS (dev) prefix of 2.6.39)",
+                'Filesystem "sdb1": ',
+                args=("sdb1",),
+            ),
+            Format(
+                "I/O Error Detected.  Shutting down filesystem: %s",
+                "fs/xfs/xfs_fsops.c",
+                "2.6.x (before the XFS (dev) prefix of 2.6.39)",
+                'Filesystem "dm-3": ',
+                args=("dm-3",),
+            ),
+            Format(
+                "BTRFS: error (device %s) in %s:%d: errno=%d %s",
+                "fs/btrfs/super.c",
+                "3.14-4.19",
+                args=("sda1", "__btrfs_free_extent", 6954, -5, "IO failure"),
+            ),
+            Format(
+                "BTRFS: %s checksum verify failed on %llu wanted %X found %X level %d",
+                "fs/btrfs/disk-io.c",
+                "3.14-4.4",
+                args=("sda1", 2095104, 0x3A2B, 0x1C4D, 0),
+            ),
+            Format(
+                "BTRFS: bdev %s errs: wr %u, rd %u, flush %u, corrupt %u, gen %u",
+                "fs/btrfs/volumes.c",
+                "3.14-4.4",
+                args=("/dev/sdb", 12, 0, 0, 0, 0),
+            ),
+            Format(
+                "BTRFS: Transaction aborted (error %d)",
+                "fs/btrfs/transaction.c",
+                "4.4-6.18",
+                args=(-28,),
+            ),
+            Format(
+                "about to withdraw this file system",
+                "fs/gfs2/util.c",
+                "4.4-6.18",
+                "gfs2: fsid=cluster:gfs0.0: ",
+            ),
+            Format(
+                "OCFS2: ERROR (device %s): %s: %pV",
+                "fs/ocfs2/super.c",
+                "4.4-6.18",
+                args=("sdb1", "ocfs2_validate_inode_block", ("Invalid dinode #%llu", (1234,))),
+            ),
+            Format(
+                "zlib decompression failed, data probably corrupt",
+                "fs/squashfs/zlib_wrapper.c",
+                "4.4-6.18",
+                "SQUASHFS error: ",
+            ),
+            Format(
+                "Unable to read page, block %llx, size %x",
+                "fs/squashfs/file.c",
+                "4.4-6.1",
+                "SQUASHFS error: ",
+                args=(0x1A2B3C, 0x1F000),
+            ),
+            Format(
+                "error, %pV",
+                "fs/fat/misc.c",
+                "4.4-6.18",
+                "FAT-fs (sdb1): ",
+                args=(("fat_get_cluster: invalid cluster chain (i_pos %lld)", (0,)),),
+            ),
+        ),
+    ),
+    # drivers/block/nvme-core.c (3.x) and drivers/nvme/host/pci.c (4.4) nvme_kthread:
+    # dev_warn(&pdev->dev, "Failed status: %x, reset controller") when CSTS.CFS was set, and
+    # nvme_dev_reset's "Device not ready; aborting reset" on the PCI device ("nvme
+    # 0000:01:00.0: "), before the controller's own "nvme nvme0: " of 4.5+
+    sig(
+        "nvme_reset",
+        r"\bnvme [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: (?:Failed status: (?:0x)?[0-9a-f]+, "
+        r"reset controller|Device not ready; aborting reset)",
+        ("controller", "aborting"),
+        S.ERROR,
+        "storage",
+        "An NVMe controller was reset or removed.",
+        "As for NVMe timeouts; removal means the drive is gone for this boot.",
+        52,
+        device_kind=_DISK,
+        formats=(
+            Format(
+                "Failed status: %x, reset controller",
+                "drivers/nvme/host/pci.c",
+                "4.4 (drivers/block/nvme-core.c 3.x)",
+                "nvme 0000:01:00.0: ",
+                args=(0xFFFFFFFF,),
+            ),
+            Format(
+                "Device not ready; aborting reset",
+                "drivers/nvme/host/pci.c",
+                "4.4",
+                "nvme 0000:01:00.0: ",
             ),
         ),
     ),

@@ -59,11 +59,13 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # arch/x86/kernel/apic/nmi.c: "NMI Watchdog detected LOCKUP on CPU %d"; powerpc's own
     # watchdog (arch/powerpc/kernel/watchdog.c, 4.13+): "CPU %d self-detected hard LOCKUP @
     # %pS", "CPU %d detected hard LOCKUP on other CPUs %*pbl"; the panic: "Kernel panic - not
-    # syncing: Hard LOCKUP" (hardlockup_panic=1)
+    # syncing: Hard LOCKUP" (hardlockup_panic=1); 2.6.32's die_nmi (arch/x86/kernel/dumpstack.c)
+    # prints its message, then " on CPU%d, ip %08lx, registers:": "BUG: NMI Watchdog
+    # detected LOCKUP on CPU3, ip …"
     sig(
         "hard_lockup",
         r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP"
-        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)"
+        r"|NMI Watchdog detected LOCKUP on CPU ?(?P<cpu2>\d+)"
         r"|CPU (?P<cpu3>\d+) (?:self-detected hard LOCKUP|detected hard LOCKUP on other CPUs)",
         ("LOCKUP",),
         S.CRITICAL,
@@ -75,6 +77,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
         formats=(
+            Format(
+                "%s on CPU%d, ip %08lx, registers:",
+                "arch/x86/kernel/dumpstack.c",
+                "2.6.32",
+                args=("BUG: NMI Watchdog detected LOCKUP", 3, 0xFFFFFFFF8100B2A4),
+            ),
             Format(
                 "Watchdog detected hard LOCKUP on cpu %d", "kernel/watchdog_hld.c", "4.19-6.1", _WD
             ),
@@ -105,10 +113,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     ),
     # kernel/watchdog.c watchdog_timer_fn: "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]"
     # (2.6.3x–today; "watchdog: " pr_fmt before it since 4.13, "NMI watchdog: " 4.x); the
-    # panic "Kernel panic - not syncing: softlockup: hung tasks" (softlockup_panic=1)
+    # panic "Kernel panic - not syncing: softlockup: hung tasks" (softlockup_panic=1);
+    # 2.6.18-2.6.2x kernel/softlockup.c (RHEL 5): "BUG: soft lockup detected on CPU#%d!"
     sig(
         "soft_lockup",
-        r"BUG: soft lockup - CPU#?\s?(?P<cpu>\d+) stuck for|softlockup: hung tasks",
+        r"BUG: soft lockup - CPU#?\s?(?P<cpu>\d+) stuck for|softlockup: hung tasks"
+        r"|BUG: soft lockup detected on CPU#(?P<cpu2>\d+)!",
         ("lockup", "softlockup"),
         S.CRITICAL,
         "cpu",
@@ -118,6 +128,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
         formats=(
+            Format(
+                "BUG: soft lockup detected on CPU#%d!",
+                "kernel/softlockup.c",
+                "2.6.18 (RHEL 5; not checked tree by tree)",
+                args=(3,),
+            ),
             Format(
                 "BUG: soft lockup - CPU#%d stuck for %us! [%s:%d]",
                 "kernel/watchdog.c",
@@ -143,7 +159,8 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     # "rcu_sched kthread starved for %ld jiffies" (4.x+); tasks.h's
     # exit check (6.4+, backported to 6.1): "tasks_rcu_exit_srcu_stall: rcu_tasks grace period
     # number %lu (since boot) gp_state: %s is %lu jiffies old." for a task stuck between
-    # exit_tasks_rcu_start() and _finish(); 2.6 rcutree's "RCU detected CPU %d stall"; Tiny
+    # exit_tasks_rcu_start() and _finish(); 2.6 rcutree's "RCU detected CPU %d stall" (and, seen
+    # from another CPU, "INFO: RCU detected CPU stalls:" with the CPUs after it); Tiny
     # RCU's "rcu_sched detected stall"
     sig(
         "rcu_stall",
@@ -151,6 +168,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
+        r"|INFO: RCU detected CPU stalls:"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
         ("stall", "stalls", "starved", "gp_state"),
         S.ERROR,
@@ -161,6 +179,11 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         device_kind=_CPU,
         trigger=Trigger("cpu_lockup"),
         formats=(
+            Format(
+                "INFO: RCU detected CPU stalls:",
+                "kernel/rcutree.c",
+                "2.6.32",
+            ),
             Format(
                 "INFO: %s detected stalls on CPUs/tasks:",
                 "kernel/rcu/tree_stall.h",
@@ -322,7 +345,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
         r"(?:scheduling while atomic|Bad page|KASAN|KFENCE|sleeping function|"
         r"Bad rss|workqueue lockup|using smp_processor_id|spinlock(?! lockup)|\w+ leak|"
-        r"(?:TASK |IRQ )?stack guard page was hit)"
+        r"(?:[\w#]+ )?stack guard page was hit|Dentry \S+\s+still in use|KCSAN: )"
         r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
         r"|\blist_(?:add|del) corruption[.,]"
         r"|^BUG [\w.:-]+ \((?:Not tainted|Tainted: [^)]*)\): "
@@ -335,6 +358,32 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         79,
         formats=(
             Format("kernel BUG at %s:%u!", "lib/bug.c", "4.4-6.18", args=("fs/ext4/inode.c", 2718)),
+            # handle_stack_overflow: no stack name before 6.2 ("BUG: stack guard page …",
+            # 4.9+), then "TASK", "IRQ", "#DF", "NMI" … (cea_exception_stacks names)
+            Format(
+                "BUG: stack guard page was hit at %p (stack is %p..%p)",
+                "arch/x86/kernel/traps.c",
+                "4.19-6.1",
+            ),
+            Format(
+                "BUG: %s stack guard page was hit at %p (stack is %p..%p)",
+                "arch/x86/kernel/traps.c",
+                "6.2-6.18",
+                args=("#DF",),
+            ),
+            # fs/dcache.c umount_check, then BUG(): a dentry still referenced at unmount
+            Format(
+                "BUG: Dentry %p{i=%lx,n=%pd} still in use (%d) [unmount of %s %s]",
+                "fs/dcache.c",
+                "4.4-6.18",
+                args=(..., 0x12, "foo", 1, "ext4", "sda1"),
+            ),
+            Format(
+                "BUG: KCSAN: %s in %pS / %pS",
+                "kernel/kcsan/report.c",
+                "5.8-6.18",
+                args=("data-race",),
+            ),
             Format(
                 "BUG: scheduling while atomic: %s/%d/0x%08x",
                 "kernel/sched/core.c",
@@ -447,10 +496,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         r"|^Oops(?: - [\w ()/-]+)? \[#\d+\]"
         r"|^(?:Oops: )?(?:divide error|overflow|bounds|coprocessor segment overrun|invalid TSS"
         r"|segment not present|stack segment|alignment check|double fault|int3"
-        r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#\d+\]",
+        r"|kernel stack overflow \([\w -]+\)|Bad pagetable|stack guard page): [0-9a-f]{4} "
+        r"\[#\d+\]",
         (
             *("Oops", "NULL", "unable", "Unable", "Internal", "divide", "overflow", "bounds"),
-            *("TSS", "coprocessor", "segment", "alignment", "double", "int3"),
+            *("TSS", "coprocessor", "segment", "alignment", "double", "int3", "pagetable"),
+            "guard",
         ),
         S.CRITICAL,
         "kernel",
@@ -464,6 +515,21 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "arch/x86/mm/fault.c",
                 "5.4-6.18",
                 args=("0000000000000008",),
+            ),
+            # x86 __die's header "%s: %04lx [#%d]%s%s%s%s%s" of pgtable_bad's die("Bad
+            # pagetable") (arch/x86/mm/fault.c) and handle_stack_overflow's die("stack guard
+            # page") (arch/x86/kernel/traps.c, 5.x-6.1; "Oops: " before it from 6.10)
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "4.4-6.9",
+                args=("Bad pagetable", 0x000D, 1, "", " SMP", " PTI", "", ""),
+            ),
+            Format(
+                "%s: %04lx [#%d]%s%s%s%s%s",
+                "arch/x86/kernel/dumpstack.c",
+                "5.4-6.9",
+                args=("stack guard page", 0, 1, " PREEMPT", " SMP", " NOPTI", "", ""),
             ),
             Format(
                 "BUG: unable to handle page fault for address: %px",
@@ -684,16 +750,20 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # kernel/workqueue.c: any other work item that hogs a CPU
+    # kernel/workqueue.c wq_cpu_intensive_report (6.5+): any other work item that hogs a
+    # CPU. `%ps` of a module's function carries the module ("ib_cache_event_task [ib_core]").
+    # A performance hint (the work item would do better on an unbound queue), never a
+    # failure: information (rank 100, as the lifecycle lines), listed but never blamed, so
+    # a log that holds nothing else has no culprit
     sig(
         "workqueue_hog",
-        r"workqueue: \S+(?! \[amdgpu\]) hogged CPU for",
+        r"workqueue: \S+(?: \[(?!amdgpu\])[\w-]+\])? hogged CPU for",
         ("hogged",),
-        S.WARNING,
+        S.INFO,
         "kernel",
         "A work item ran long on a CPU (a performance hint).",
         "Usually noise; compare with healthy boots.",
-        86,
+        100,
         routine=True,
         check=lambda m, i: "[amdgpu]" not in i.text,
         formats=(
@@ -702,6 +772,12 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/workqueue.c",
                 "6.8-6.18",
                 args=("drm_fb_helper_damage_work", 10000, 4),
+            ),
+            Format(
+                "workqueue: %ps hogged CPU for >%luus %u times, consider switching to WQ_UNBOUND",
+                "kernel/workqueue.c",
+                "6.5-6.7",
+                args=("ib_cache_event_task [ib_core]", 10000, 4),
             ),
         ),
     ),
@@ -1057,7 +1133,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "oomd_kill",
         r"^sending SIG(?:TERM|KILL) to process \d+ (?:uid \d+ )?\"",
-        ("sending",),
+        ("SIGTERM", "SIGKILL"),
         S.ERROR,
         "memory",
         "earlyoom killed a process: available memory and swap fell below its limits.",
@@ -1200,6 +1276,31 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "xen 4.4-4.19",
                 "(XEN) ",
                 args=("", "drivers/passthrough/amd/iommu_init.c", 1386),
+            ),
+        ),
+    ),
+    # mm/oom_kill.c oom_reap_task (4.6+): the reaper gave up freeing the OOM victim's memory
+    # ("oom_reaper: unable to reap pid:%d (%s)", pr_fmt-less with its own "oom_reaper: "),
+    # then debug_show_all_locks: the victim holds mmap_lock and memory stays short. A line
+    # of the OOM kill's report (context): "reaped process" after a kill is its routine end
+    sig(
+        "oom_kill",
+        r"^oom_reaper: unable to reap pid:\d+",
+        ("reap",),
+        S.ERROR,
+        "memory",
+        "The OOM killer's victim could not be reaped: its memory stays held and the box may "
+        "stay short of memory.",
+        "Find who held memory and what the victim waits on (the lock dump after this line); "
+        "limit services (MemoryMax=) or model sizes.",
+        60,
+        context=True,
+        formats=(
+            Format(
+                "oom_reaper: unable to reap pid:%d (%s)",
+                "mm/oom_kill.c",
+                "4.6-6.18",
+                args=(4242, "python3"),
             ),
         ),
     ),

@@ -5,6 +5,7 @@ boot, how the previous one did (reset reason, unclean journal, filesystem recove
 from __future__ import annotations
 
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.tags import Tag
 
 S = Severity
 _CPU, _PCI, _DISK, _FS = DeviceKind.CPU, DeviceKind.PCI, DeviceKind.DISK, DeviceKind.FS
@@ -66,7 +67,10 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         r"(?:Reboot(?: via kexec)?|Power-Off|Power Off|Halt|Kexec)\.\.\.$)",
         (
             "Shutting",
-            "Starting",
+            "Reboot",
+            "Power",
+            "Halt",
+            "Kexec",
             "Reached",
             "stopped",
             "Syncing",
@@ -75,7 +79,9 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
             "Powering",
             "Rebooting",
             "Halting",
-            "System",
+            "rebooting",
+            "powering",
+            "halting",
         ),
         S.INFO,
         "lifecycle",
@@ -370,7 +376,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "clean_shutdown_marker",
         r"^(?:reboot(?:ed)?|halt(?:ed)?|power-down) by \S+:",
-        ("by",),
+        ("reboot", "rebooted", "halt", "halted", "power"),
         S.INFO,
         "lifecycle",
         "shutdown(8) began the reboot or halt an operator asked for.",
@@ -391,6 +397,183 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
                 "FreeBSD (the stored copy read)",
                 program="shutdown",
                 args=("halt", "root", "maintenance"),
+            ),
+        ),
+    ),
+    # The orderly end of 2.6.32-3.x kernels, before kernel/reboot.c and its "reboot: "
+    # pr_fmt: kernel/sys.c kernel_restart "Restarting system." (" with command '%s'." when
+    # given one), kernel_halt "System halted.", kernel_power_off "Power down."; and kexec
+    # into the next kernel, kernel_kexec's "Starting new kernel" (kernel/kexec.c 2.6.32-4.2,
+    # kernel/kexec_core.c with pr_fmt "kexec_core: " 4.3+): a reboot that skips firmware.
+    # A crash kexec (kdump) prints none of these
+    sig(
+        Tag.CLEAN_SHUTDOWN_MARKER,
+        r"^(?:Restarting system(?: with command '[^']*')?\.|System halted\.|Power down\.)$"
+        r"|^(?:kexec_core: )?Starting new kernel$",
+        ("Restarting", "halted", "Power", "kernel"),
+        S.INFO,
+        "lifecycle",
+        "The kernel began an orderly reboot, power-off or kexec into a new kernel.",
+        "None: the boot ended on purpose.",
+        100,
+        formats=(
+            Format("Restarting system.", "kernel/sys.c", "2.6.32-3.10"),
+            Format("System halted.", "kernel/sys.c", "2.6.32-3.10"),
+            Format("Power down.", "kernel/sys.c", "2.6.32-3.10"),
+            Format("Starting new kernel", "kernel/kexec.c", "2.6.32-4.2"),
+            Format("Starting new kernel", "kernel/kexec_core.c", "4.4-6.18", "kexec_core: "),
+        ),
+    ),
+    # A suspend or hibernation the kernel could not complete (kernel/power, drivers/base/
+    # power/main.c). The freezer: try_to_freeze_tasks "Freezing of tasks failed after
+    # %d.%03d seconds (%d tasks refusing to freeze, wq_busy=%d):" (3.x-6.0; 2.6.32 "Freezing
+    # of %s timed out after %d seconds (%d tasks refusing to freeze):" with "user space " or
+    # "tasks "; 6.1+ "Freezing %s %s after …" with "user space processes" or "remaining
+    # freezable tasks"), a task stuck in D state (a dead NFS server, FUSE, a driver) that the
+    # dump after it names; "aborted" is a wakeup event, no failure. A driver's suspend
+    # callback failing: dpm's "PM: Device %s failed to %s%s: error %d" (2.6.32-5.x; 5.10+
+    # dev_err "PM: failed to %s%s: error %d" after the device), then suspend.c's "PM: Some
+    # devices failed to suspend, or early wake event detected" and hibernate.c's "PM: Some
+    # devices failed to power down, aborting hibernation" (their summaries, context). The box
+    # stays up (the suspend is undone) or hangs there: what failed first leads, a GPU's own
+    # suspend error before the PM core's line (rank after the drivers)
+    sig(
+        Tag.SUSPEND_FAILURE,
+        r"^(?:PM: )?Freezing (?:of (?:tasks|user space )|user space processes|remaining "
+        r"freezable tasks)\s*(?:failed|timed out) after\b"
+        r"|\bPM: (?:Device \S+ )?failed to (?:suspend|freeze|poweroff|quiesce)"
+        r"(?: async| late| noirq| early)*: error -?\d+",
+        ("Freezing", "PM"),
+        S.ERROR,
+        "power",
+        "A suspend or hibernation failed: a task would not freeze or a driver refused to suspend.",
+        "Read the task dump after 'refusing to freeze' (a task in D state names what it "
+        "waits on) or the device that failed; update or unload that driver, or mount the "
+        "stuck network file system differently.",
+        84,
+        formats=(
+            Format(
+                "Freezing of tasks failed after %d.%03d seconds (%d tasks refusing to freeze, "
+                "wq_busy=%d):",
+                "kernel/power/process.c",
+                "3.10-6.0",
+                args=(20, 5, 3, 0),
+            ),
+            Format(
+                "Freezing of %s timed out after %d seconds (%d tasks refusing to freeze):",
+                "kernel/power/process.c",
+                "2.6.32",
+                args=("tasks ", 20, 1),
+            ),
+            Format(
+                "Freezing %s %s after %d.%03d seconds (%d tasks refusing to freeze, wq_busy=%d):",
+                "kernel/power/process.c",
+                "6.1-6.18",
+                args=("user space processes", "failed", 20, 3, 1, 0),
+            ),
+            Format(
+                "PM: Device %s failed to %s%s: error %d",
+                "drivers/base/power/main.c",
+                "2.6.32-5.4",
+                args=("0000:00:14.0", "suspend", " async", -16),
+            ),
+            Format(
+                "PM: failed to %s%s: error %d",
+                "drivers/base/power/main.c",
+                "5.10-6.18",
+                "xhci_hcd 0000:00:14.0: ",
+                args=("suspend", " async", -16),
+            ),
+        ),
+    ),
+    sig(
+        Tag.SUSPEND_FAILURE,
+        r"^(?:PM: )?Some devices failed to (?:suspend, or early wake event detected|power "
+        r"down, aborting hibernation)",
+        ("Some",),
+        S.ERROR,
+        "power",
+        "A suspend or hibernation failed: a driver refused to suspend (or a wake event "
+        "came first).",
+        "Find the device named just before this line (a 'failed to suspend' line) and update "
+        "or unload its driver.",
+        84,
+        context=True,
+        formats=(
+            Format(
+                "Some devices failed to suspend, or early wake event detected",
+                "kernel/power/suspend.c",
+                "4.4-6.18",
+                "PM: ",
+            ),
+            Format(
+                "Some devices failed to power down, aborting hibernation",
+                "kernel/power/hibernate.c",
+                "4.4-6.18",
+                "PM: ",
+            ),
+        ),
+    ),
+    # A boot that never reached its root file system. init/do_mounts.c mount_block_root:
+    # "VFS: Cannot open root device \"%s\" or %s: error %d" (2.6.32-6.18), then the panic
+    # "VFS: Unable to mount root fs on %s" (kernel_panic, which leads: the panic names the
+    # reason). Without a panic, an initramfs gives up and drops to its emergency shell:
+    # dracut's "Warning: Could not boot." and "Warning: %s does not exist" (its warn(), under
+    # the initqueue's ident), systemd's status line for the failed root mount ("Failed to
+    # mount /sysroot.", 250+ "Failed to mount sysroot.mount - /sysroot.", src/core/mount.c
+    # with the unit's description). Ranked after the kernel's own reports
+    sig(
+        Tag.BOOT_FAILURE,
+        r"^VFS: Cannot open root device\b",
+        ("Cannot",),
+        S.ERROR,
+        "lifecycle",
+        "The boot could not open its root device: the box never finished booting.",
+        "Check root= on the kernel command line, that the initramfs holds the storage "
+        "driver (NVMe, RAID, virtio) and that the disk or its UUID is there.",
+        96,
+        formats=(
+            Format(
+                'VFS: Cannot open root device "%s" or %s: error %d',
+                "init/do_mounts.c",
+                "2.6.32-6.18",
+                args=("sda1", "unknown-block(0,0)", -6),
+            ),
+        ),
+    ),
+    sig(
+        Tag.BOOT_FAILURE,
+        r"^Warning: (?:Could not boot\.|\"?/dev/\S+ does not exist)"
+        r"|^Failed to mount (?:sysroot\.mount - )?/sysroot\.$",
+        ("Could", "exist", "sysroot"),
+        S.ERROR,
+        "lifecycle",
+        "The initramfs could not mount the root file system and dropped to its emergency "
+        "shell: the box never finished booting.",
+        "Read /run/initramfs/rdsosreport.txt; check root= and rd.lvm/rd.luks options, that "
+        "the initramfs holds the storage driver and that the root device exists.",
+        96,
+        idents=("dracut", "dracut-initqueue", "dracut-pre-mount", "systemd"),
+        formats=(
+            Format(
+                "Warning: Could not boot.",
+                "dracut:modules.d/98dracut-systemd/dracut-initqueue.sh",
+                "dracut (current source)",
+                program="dracut-initqueue",
+            ),
+            Format(
+                "Warning: %s does not exist",
+                "dracut:modules.d/99base/dracut-lib.sh",
+                "dracut (current source)",
+                program="dracut-initqueue",
+                args=("/dev/mapper/rhel-root",),
+            ),
+            Format(
+                "Failed to mount %s.",
+                "systemd:src/core/mount.c",
+                _SD,
+                program="systemd",
+                args=("sysroot.mount - /sysroot",),
             ),
         ),
     ),

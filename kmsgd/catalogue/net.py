@@ -15,6 +15,7 @@ fails, stops the NIC and the RDMA/InfiniBand traffic over it.
 from __future__ import annotations
 
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.hardware import EARLY_US as _BOOT_US
 
 NET = "net"
 _MLX5 = "mlx5_core 0000:61:00.0: "  # dev_printk of the adapter's PCI function
@@ -39,10 +40,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # WARNING header, and for the first timeout of the boot only); 6.x added the time ("...
     # timed out %u ms") and then made it netdev_crit(dev, "NETDEV WATCHDOG: CPU: %d: transmit
     # queue %u timed out %u ms\n"), printed every time behind netdev_printk's "<driver> <bus
-    # id> <ifname>: "
+    # id> <ifname>: "; before the multiqueue watchdog (2.6.18-2.6.26 printk KERN_INFO
+    # "NETDEV WATCHDOG: %s: transmit timed out", 2.6.27-2.6.30 WARN_ONCE "NETDEV WATCHDOG: %s
+    # (%s): transmit timed out") it named no queue
     sig(
         "netdev_tx_timeout",
-        r"NETDEV WATCHDOG: (?:\S+ \(.*\)|CPU: \d+): transmit queue \d+ timed out",
+        r"NETDEV WATCHDOG: (?:\S+ \(.*\)|CPU: \d+): transmit queue \d+ timed out"
+        r"|NETDEV WATCHDOG: \S+(?: \(.*\))?: transmit timed out",
         ("WATCHDOG",),
         Severity.ERROR,
         NET,
@@ -56,6 +60,18 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "net/sched/sch_generic.c",
                 "4.4-6.1",
                 args=("enp5s0", "r8169", 0),
+            ),
+            Format(
+                "NETDEV WATCHDOG: %s: transmit timed out",
+                "net/sched/sch_generic.c",
+                "2.6.18-2.6.26",
+                args=("eth0",),
+            ),
+            Format(
+                "NETDEV WATCHDOG: %s (%s): transmit timed out",
+                "net/sched/sch_generic.c",
+                "2.6.27-2.6.30",
+                args=("eth0", "e1000"),
             ),
             Format(
                 "NETDEV WATCHDOG: CPU: %d: transmit queue %u timed out %u ms",
@@ -76,13 +92,18 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # en/reporter_tx.c "TX timeout on queue: %d, SQ: 0x%x, …" (5.4+); IPoIB's (drivers/
     # infiniband/ulp/ipoib/ipoib_main.c ipoib_timeout) ipoib_warn "transmit timeout: latency
     # %d msecs" (4.4-6.18), ipoib_printk's "%s: " the interface; VMware's vmxnet3
-    # (drivers/net/vmxnet3/vmxnet3_drv.c vmxnet3_tx_timeout) netdev_err "tx hang" (4.4-6.18)
+    # (drivers/net/vmxnet3/vmxnet3_drv.c vmxnet3_tx_timeout) netdev_err "tx hang" (4.4-6.18);
+    # tg3_tx_timeout netdev_err "transmit timed out, resetting" (3.x-6.18; 2.6.3x printk
+    # "tg3: %s: …"); ENA's check_for_missing_tx_completions netif_err "The number of lost tx
+    # completions is above the threshold (%d > %d). Reset the device" (4.9-6.18)
     sig(
         "netdev_tx_timeout",
         r"Detected (?:Tx|Hardware) Unit Hang|tx hang \d+ detected on queue \d+, resetting"
         r"|tx_timeout recovery level \d+|TX timeout detected|TX timeout on queue: \d+"
-        r"|transmit timeout: latency \d+ msecs|^vmxnet3 \S+ \S+: tx hang$",
-        ("Detected", "hang", "tx_timeout", "TX", "transmit"),
+        r"|transmit timeout: latency \d+ msecs|^vmxnet3 \S+ \S+: tx hang$"
+        r"|^tg3:? \S+(?: [\w.-]+)?: transmit timed out, resetting"
+        r"|The number of lost tx completions is above the threshold \(\d+ > \d+\)",
+        ("Detected", "hang", "tx_timeout", "TX", "transmit", "completions"),
         Severity.ERROR,
         NET,
         _TX_MEANING,
@@ -90,6 +111,27 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         48,
         device_kind=DeviceKind.PCI,
         formats=(
+            Format(
+                "transmit timed out, resetting",
+                "drivers/net/ethernet/broadcom/tg3.c",
+                "3.x-6.18",
+                "tg3 0000:02:00.0 eth0: ",
+            ),
+            Format(
+                "%s: transmit timed out, resetting",
+                "drivers/net/tg3.c",
+                '2.6.3x (PFX "tg3: ")',
+                "tg3: ",
+                args=("eth0",),
+            ),
+            Format(
+                "The number of lost tx completions is above the threshold (%d > %d). Reset the "
+                "device",
+                "drivers/net/ethernet/amazon/ena/ena_netdev.c",
+                "4.9-6.18",
+                "ena 0000:00:05.0 eth0: ",
+                args=(129, 128),
+            ),
             Format(
                 "tx hang",
                 "drivers/net/vmxnet3/vmxnet3_drv.c",
@@ -250,11 +292,16 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # drivers/net/ethernet/broadcom/bnxt/bnxt.c: the firmware health poll's netdev_warn
     # "Detected firmware fatal condition, initiating reset" (bnxt_fw_exception),
     # bnxt_fw_init_one_p1's netdev_err "Firmware not responding, status: 0x%x", and the
-    # recovery's "Firmware reset aborted" (with ", rc = %d" and other reasons) (6.1-6.18)
+    # recovery's "Firmware reset aborted" (with ", rc = %d" and other reasons) (6.1-6.18);
+    # a firmware (HWRM) command that got no answer: bnxt.c bnxt_hwrm_do_send_msg netdev_err
+    # "Error (timeout: %d) msg {0x%x 0x%x} len:%d" (4.4-5.12), bnxt_hwrm.c __hwrm_send
+    # hwrm_err "Error (timeout: %u) msg {0x%x 0x%x} len:%d" (5.13-6.18, " v:%d" when the
+    # response's valid bit never came)
     sig(
         "bnxt_fw_fault",
         r"Detected firmware fatal condition, initiating reset|Firmware not responding, status: "
-        r"0x[0-9a-fA-F]+|Firmware reset aborted",
+        r"0x[0-9a-fA-F]+|Firmware reset aborted"
+        r"|Error \(timeout: \d+\) msg \{0x[0-9a-fA-F]+ 0x[0-9a-fA-F]+\} len:\d+",
         ("bnxt_en",),  # netdev_printk's driver name: "fatal", "aborted" are common words
         Severity.ERROR,
         NET,
@@ -265,6 +312,20 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         47,
         device_kind=DeviceKind.PCI,
         formats=(
+            Format(
+                "Error (timeout: %u) msg {0x%x 0x%x} len:%d",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt_hwrm.c",
+                "5.13-6.18",
+                "bnxt_en 0000:3b:00.0 eno1np0: ",
+                args=(500015, 0x23, 0x1A4, 0),
+            ),
+            Format(
+                "Error (timeout: %d) msg {0x%x 0x%x} len:%d",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "4.4-5.12",
+                "bnxt_en 0000:3b:00.0 eth0: ",
+                args=(500015, 0xB4, 0x12, 0),
+            ),
             Format(
                 "Detected firmware fatal condition, initiating reset",
                 "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
@@ -397,7 +458,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "tcp_out_of_memory",
         r"^TCP: (?:out of memory -- consider tuning tcp_mem|too many orphaned sockets)",
-        ("TCP",),
+        ("tcp_mem", "orphaned"),
         Severity.WARNING,
         NET,
         "TCP ran out of socket memory (net.ipv4.tcp_mem) or orphan sockets: the kernel "
@@ -487,7 +548,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "mlx5_port_module_error",
         r"Port module event\[error\]: module \d+,",
-        ("module",),
+        ("Port",),
         Severity.ERROR,
         NET,
         "A Mellanox/NVIDIA ConnectX port's cable or transceiver module reported an error "
@@ -524,7 +585,7 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         "intel_nic_mdd_event",
         r"Malicious Driver Detection event (?:0x[0-9a-f]+|\d+|\w+) (?:on [TR]X queue|detected on)"
         r"|\b[TR]X driver issue detected, PF reset issued",
-        ("Malicious", "issue"),
+        ("Malicious", "issued"),
         Severity.ERROR,
         NET,
         "An Intel NIC (i40e/ice) caught its driver handing it a malformed descriptor "
@@ -567,11 +628,13 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # after %dms." (a host command the firmware never completed), pcie/rx.c
     # iwl_pcie_irq_handle_error "Microcode SW error detected. Restarting 0x%X." (two spaces
     # before "Restarting" in 4.x), and the error-table dump that follows either, fw/dump.c
-    # (mvm/utils.c before 5.4) "Start IWL Error Log Dump:". The driver restarts the firmware:
+    # (mvm/utils.c before 5.4) "Start IWL Error Log Dump:"; the same lines under the names
+    # of iwlwifi before 3.1 ("iwlagn", drivers/net/wireless/iwlwifi/iwl-agn.c) and of the
+    # iwlegacy drivers (iwl3945, iwl4965). The driver restarts the firmware:
     # the Wi-Fi link drops for a while; the box runs on.
     sig(
         "iwlwifi_firmware_error",
-        r"^iwlwifi \S+: (?:Error sending \w+: time out after \d+ms\."
+        r"^(?:iwlwifi|iwlagn|iwl3945|iwl4965) \S+: (?:Error sending \w+: time out after \d+ms\."
         r"|Microcode SW error detected\. +Restarting 0x[0-9a-fA-F]+\."
         r"|Start IWL Error Log Dump:)",
         ("Error", "Microcode", "Start"),
@@ -608,10 +671,488 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 args=(0x2000000,),
             ),
             Format(
+                "Microcode SW error detected.  Restarting 0x%X.",
+                "drivers/net/wireless/iwlwifi/iwl-agn.c",
+                "2.6.3x-3.0",
+                "iwlagn 0000:03:00.0: ",
+                args=(0x2000000,),
+            ),
+            Format(
                 "Start IWL Error Log Dump:",
                 "drivers/net/wireless/intel/iwlwifi/fw/dump.c",
                 "5.4-6.18",
                 "iwlwifi 0000:04:00.0: ",
+            ),
+        ),
+    ),
+    # A NIC's own report that its link went down. The Intel drivers and Broadcom's print
+    # "NIC Link is Down" only when a link that was up is lost (their watchdog compares with
+    # netif_carrier_ok): e1000e netdev.c e1000_watchdog_task pr_info "%s NIC Link is Down"
+    # (pr_fmt "e1000e: ", 3.x-6.18; printk "e1000e: %s …" in 2.6), e1000 e1000_main.c the
+    # same after "e1000: ", igb igb_main.c netdev_info "igb: %s NIC Link is Down" (4.4-6.18),
+    # igc, ixgbe (e_info), i40e/ice (i40e_print_link_message, ice_print_link_msg netdev_info
+    # "NIC Link is Down"), bnxt bnxt_report_link and bnx2x bnx2x_link_report netdev_err "NIC
+    # Link is Down", bnx2 bnx2_report_link netdev_err "NIC %s Link is Down" with the
+    # transceiver ("Copper", "SerDes", "Remote Copper"; 3.x-6.18, 2.6.3x printk "bnx2: %s NIC
+    # %s Link is Down"). phylib's phy_print_status netdev_info "Link is Down" (r8169 5.x+,
+    # stmmac, mtk_eth, …), r8169's own netif_info "link down" (2.6-4.x), tg3's "Link is
+    # down" (netif_info; 2.6.3x dev_printk then "%s: ") and mlx5e_update_carrier's "Link
+    # down" are printed as well when an interface is opened before its PHY negotiated, on
+    # every boot: those count only with a printk stamp past the boot's first minutes. Every
+    # cable pull and switch reboot prints it: routine, the culprit only when nothing else
+    # failed (a flap of several downs included: the cable, the switch port or EEE, not the
+    # box); what a NIC's own failure (a transmit timeout's reset, an MDD reset, a firmware
+    # fault) does to its link is that failure's, and a bond member going down is its link's.
+    sig(
+        "nic_link_down",
+        r"\bNIC (?:(?:Remote )?(?:Copper|SerDes) )?Link is Down\b"
+        r"|^(?:\S+ ){0,2}[\w.-]+: (?:Link is [Dd]own|[Ll]ink [Dd]own)\.?$",
+        ("Down", "down"),
+        Severity.WARNING,
+        NET,
+        "A network card lost its link (cable, switch port, transceiver or link partner): "
+        "the interface is off the network until the link comes back up.",
+        "Check the cable, the switch port and its log, and the link partner; a link that "
+        "flaps (down and up again and again) is usually the cable or energy-efficient "
+        "Ethernet (ethtool --set-eee <if> eee off), or the NIC's power saving (pcie_aspm=off).",
+        49,
+        device_kind=DeviceKind.PCI,
+        routine=True,
+        check=lambda m, i: "NIC" in m.group(0) or (i.ts_usec or 0) >= _BOOT_US,
+        timed=True,
+        formats=(
+            Format(
+                "%s NIC Link is Down",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                '2.6.3x-6.18 (pr_fmt "e1000e: ")',
+                "e1000e: ",
+                args=("eth0",),
+            ),
+            Format(
+                "%s NIC Link is Down",
+                "drivers/net/ethernet/intel/e1000/e1000_main.c",
+                '3.x-6.18 (pr_fmt "e1000: ")',
+                "e1000: ",
+                args=("eth1",),
+            ),
+            Format(
+                "igb: %s NIC Link is Down",
+                "drivers/net/ethernet/intel/igb/igb_main.c",
+                "4.4-6.18",
+                "igb 0000:02:00.0 eno1: ",
+                args=("eno1",),
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0 enp1s0f0: ",
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.4-6.18",
+                "i40e 0000:3b:00.0 ens1f0: ",
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0 ens2f0: ",
+            ),
+            Format(
+                "NIC Link is Down",
+                "drivers/net/ethernet/broadcom/bnxt/bnxt.c",
+                "4.4-6.18",
+                "bnxt_en 0000:3b:00.0 eno1np0: ",
+            ),
+            Format(
+                "NIC %s Link is Down",
+                "drivers/net/ethernet/broadcom/bnx2.c",
+                "3.x-6.18",
+                "bnx2 0000:01:00.0 eno1: ",
+                args=("Copper",),
+            ),
+            Format(
+                "Link is Down",
+                "drivers/net/phy/phy.c",
+                "4.4-6.18",
+                "r8169 0000:02:00.0 enp2s0: ",
+            ),
+            Format(
+                "Link is down",
+                "drivers/net/ethernet/broadcom/tg3.c",
+                "3.x-6.18",
+                "tg3 0000:03:00.0 eth0: ",
+            ),
+            Format(
+                "link down",
+                "drivers/net/ethernet/realtek/r8169.c",
+                "3.x-4.19",
+                "r8169 0000:02:00.0 eth0: ",
+            ),
+            Format(
+                "Link down",
+                "drivers/net/ethernet/mellanox/mlx5/core/en_main.c",
+                "4.9-6.18",
+                "mlx5_core 0000:3b:00.0 ens1f0np0: ",
+            ),
+        ),
+    ),
+    # A NIC that fails its probe: the driver gives the device up and its interface never
+    # appears. e1000e netdev.c e1000_probe dev_err "The NVM Checksum Is Not Valid" (2.6.3x
+    # e_err, after "(unregistered net_device): "), "NVM Read Error while reading MAC
+    # address", "Invalid MAC Address: %pM" (3.x-6.18); igb igb_main.c igb_probe the same
+    # checksum line, "NVM Read Error", "Invalid MAC Address"; e1000 and ixgbe "The EEPROM
+    # Checksum Is Not Valid"; ixgbe_probe e_dev_err "HW Init failed: %d"; i40e_probe
+    # dev_info "The driver for the device stopped because the NVM image v%u.%u is newer
+    # than expected v%u.%u. …" / "… because the device firmware failed to init. Try
+    # updating your NVM image." and ice_aq_ver_check's dev_warn "… because the NVM image is
+    # newer than expected. …", ice_probe/ice_init_dev dev_err "ice_init_hw failed: %d"
+    # (5.4-6.18); r8169 rtl_init_one dev_err "unknown chip XID %03x" (4.19-5.10), "…,
+    # contact r8169 maintainers (see MAINTAINERS file)" (5.11-6.18). The driver core's
+    # "probe of … failed with error" for a NIC driver is probe.py's.
+    sig(
+        "nic_probe_failure",
+        r"^(?:e1000e?|igb|igc|ixgbe) \S+(?: \(unnamed net_device\) \(uninitialized\))?:"
+        r"(?: \(unregistered net_device\):)? (?:The (?:NVM|EEPROM) Checksum Is Not Valid"
+        r"|NVM Read Error|Invalid MAC Address\b|HW Init failed: -?\d+)"
+        r"|^(?:i40e|ice|ixgbe) \S+: The driver for the device stopped because the "
+        r"(?:NVM image|device firmware)"
+        r"|^ice \S+: ice_init_hw failed: -?\d+"
+        r"|^r8169 \S+: unknown chip XID [0-9a-fA-F]+",
+        ("Checksum", "NVM", "Invalid", "Init", "ice_init_hw", "XID"),
+        Severity.ERROR,
+        NET,
+        "A network card failed its probe (unreadable or corrupt NVM/EEPROM, firmware that "
+        "failed to initialise or is newer than the driver, an unknown chip): the driver gave "
+        "it up and its interface is absent for this boot.",
+        "Read the line's reason: an invalid NVM checksum is fixed with the vendor's NVM tool "
+        "(Intel's bootutil/nvmupdate); a firmware newer than the driver needs a newer "
+        "driver or kernel; an unknown chip needs a kernel that knows it (or the vendor's "
+        "driver). Check the card is seated and the BIOS has it enabled.",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "The NVM Checksum Is Not Valid",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                "3.x-6.18",
+                "e1000e 0000:00:1f.6: ",
+            ),
+            Format(
+                "The NVM Checksum Is Not Valid",
+                "drivers/net/e1000e/netdev.c",
+                "2.6.3x",
+                "e1000e 0000:00:19.0: (unregistered net_device): ",
+            ),
+            Format(
+                "NVM Read Error while reading MAC address",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                "3.x-6.18",
+                "e1000e 0000:02:00.0: ",
+            ),
+            Format(
+                "Invalid MAC Address: %pM",
+                "drivers/net/ethernet/intel/e1000e/netdev.c",
+                "3.x-6.18",
+                "e1000e 0000:02:00.0: ",
+                args=("00:00:00:00:00:00",),
+            ),
+            Format(
+                "The NVM Checksum Is Not Valid",
+                "drivers/net/ethernet/intel/igb/igb_main.c",
+                "4.4-6.18",
+                "igb 0000:01:00.0: ",
+            ),
+            Format(
+                "NVM Read Error",
+                "drivers/net/ethernet/intel/igb/igb_main.c",
+                "4.4-6.18",
+                "igb 0000:01:00.0: ",
+            ),
+            Format(
+                "The EEPROM Checksum Is Not Valid",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0: ",
+            ),
+            Format(
+                "HW Init failed: %d",
+                "drivers/net/ethernet/intel/ixgbe/ixgbe_main.c",
+                "4.4-6.18",
+                "ixgbe 0000:01:00.0: ",
+                args=(-17,),
+            ),
+            Format(
+                "The driver for the device stopped because the NVM image v%u.%u is newer than "
+                "expected v%u.%u. You must install the most recent version of the network "
+                "driver.",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.19-6.18",
+                "i40e 0000:3b:00.0: ",
+                args=(1, 12, 1, 9),
+            ),
+            Format(
+                "The driver for the device stopped because the device firmware failed to "
+                "init. Try updating your NVM image.",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.19-6.18",
+                "i40e 0000:3b:00.0: ",
+            ),
+            Format(
+                "The driver for the device stopped because the NVM image is newer than "
+                "expected. You must install the most recent version of the network driver.",
+                "drivers/net/ethernet/intel/ice/ice_controlq.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0: ",
+            ),
+            Format(
+                "ice_init_hw failed: %d",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.4-6.18",
+                "ice 0000:17:00.0: ",
+                args=(-105,),
+            ),
+            Format(
+                "unknown chip XID %03x",
+                "drivers/net/ethernet/realtek/r8169.c",
+                "4.19-5.10",
+                "r8169 0000:03:00.0: ",
+                args=(0x641,),
+            ),
+            Format(
+                "unknown chip XID %03x, contact r8169 maintainers (see MAINTAINERS file)",
+                "drivers/net/ethernet/realtek/r8169_main.c",
+                "5.11-6.18",
+                "r8169 0000:03:00.0: ",
+                args=(0x6C9,),
+            ),
+        ),
+    ),
+    # Realtek r8169: the driver polls a chip register for a command to complete (a reset,
+    # an ERI/PHY/OCP register access, the transmit FIFO draining) and gives up: r8169.c
+    # rtl_loop_wait netif_err "%s == %d (loop: %d, delay: %d)." with the condition's name
+    # ("rtl_chipcmd_cond", "rtl_eriar_cond", "rtl_phyar_cond", "rtl_txcfg_empty_cond", …)
+    # (3.x-5.1; r8169_main.c 5.2-6.x), netdev_err behind net_ratelimit with "delay: %lu"
+    # (6.x, fsleep); Realtek's own out-of-tree r8168/r8125/r8126 drivers print the same
+    # line. The chip stopped answering its registers: the NIC is hung until a
+    # reset or a power cycle (its transmit watchdog, printed first or after, is the same
+    # stall: one stage, time decides).
+    sig(
+        "r8169_chip_timeout",
+        r"^r81(?:69|68|25|26) \S+ (?:[\w.-]+|\(unnamed net_device\) \(uninitialized\)): "
+        r"rtl_\w+_cond == [01] "
+        r"\(loop: \d+, delay: \d+\)\.",
+        ("loop",),
+        Severity.ERROR,
+        NET,
+        "A Realtek NIC (r8169) stopped answering its registers: a command the driver sent "
+        "the chip (a reset, a PHY or register access) never completed, so the NIC is hung.",
+        "Disable the NIC's power saving (pcie_aspm=off, or ASPM off for that port; ethtool "
+        "--set-eee off), update the kernel (r8169 fixes per chip) or try Realtek's r8168 "
+        "driver; a chip that keeps timing out after a cold power cycle is failing.",
+        48,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "%s == %d (loop: %d, delay: %d).",
+                "drivers/net/ethernet/realtek/r8169_main.c",
+                "3.x-6.x (r8169.c before 5.2)",
+                "r8169 0000:03:00.0 eth0: ",
+                args=("rtl_chipcmd_cond", 1, 100, 100),
+            ),
+            Format(
+                "%s == %d (loop: %d, delay: %lu).",
+                "drivers/net/ethernet/realtek/r8169_main.c",
+                "6.x (fsleep)",
+                "r8169 0000:03:00.0 enp3s0: ",
+                args=("rtl_eriar_cond", 1, 100, 100),
+            ),
+        ),
+    ),
+    # Amazon's ENA (drivers/net/ethernet/amazon/ena/ena_netdev.c check_for_missing_keep_alive):
+    # the device sends a keep-alive event every second; none for keep_alive_timeout, and
+    # netif_err "Keep alive watchdog timeout." (4.9-6.18), then the driver resets the
+    # device. The NIC (the Nitro card's firmware) stopped; the instance is off the network
+    # until the reset completes.
+    sig(
+        "ena_keep_alive_timeout",
+        r"^ena \S+ [\w.-]+: Keep alive watchdog timeout\.",
+        ("Keep",),
+        Severity.ERROR,
+        NET,
+        "An AWS ENA network device stopped sending its keep-alive events: the device (the "
+        "Nitro card's firmware) hung, and the driver resets it; the instance is off the "
+        "network meanwhile.",
+        "Update the ENA driver (the distribution's or amzn-drivers); if it repeats, stop "
+        "and start the instance (a new host) and report the instance and time to AWS.",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Keep alive watchdog timeout.",
+                "drivers/net/ethernet/amazon/ena/ena_netdev.c",
+                "4.9-6.18",
+                "ena 0000:00:05.0 eth0: ",
+            ),
+        ),
+    ),
+    # Mellanox ConnectX-3 (mlx4) firmware that stops: mlx4/cmd.c mlx4_cmd_poll and
+    # mlx4_cmd_wait mlx4_warn "command 0x%x timed out (go bit not cleared)" (3.x-6.18; a
+    # command the firmware never completed), catas.c dump_err_buf mlx4_err "Internal error
+    # detected:" (3.x-6.18; the firmware's catastrophic-error buffer follows), and the
+    # driver resets the device; mlx4_warn/mlx4_err are dev_printk of the PCI function.
+    sig(
+        "mlx4_firmware_error",
+        r"^mlx4_core \S+: (?:command 0x[0-9a-fA-F]+ timed out \(go bit not cleared\)"
+        r"|Internal error detected:)",
+        ("mlx4_core",),
+        Severity.ERROR,
+        NET,
+        "A Mellanox ConnectX-3 adapter's firmware (mlx4) stopped: a firmware command never "
+        "completed or the firmware reported a catastrophic internal error; its ports (and "
+        "their RDMA traffic) stop until the driver resets it.",
+        "Update the adapter firmware (mstflint) and the driver; check its cooling and PCIe "
+        "slot (AER errors); one that keeps failing after a cold power cycle is failing.",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "command 0x%x timed out (go bit not cleared)",
+                "drivers/net/ethernet/mellanox/mlx4/cmd.c",
+                "3.x-6.18",
+                "mlx4_core 0000:04:00.0: ",
+                args=(0x23,),
+            ),
+            Format(
+                "Internal error detected:",
+                "drivers/net/ethernet/mellanox/mlx4/catas.c",
+                "3.x-6.18",
+                "mlx4_core 0000:04:00.0: ",
+            ),
+        ),
+    ),
+    # Qualcomm Atheros Wi-Fi firmware that crashed: ath10k pci.c/snoc.c/sdio.c
+    # ath10k_err "firmware crashed! (guid %s)" (4.14-6.18; "(uuid %s)" 4.4-4.13), ath11k
+    # and ath12k mhi.c ath1xk_mhi_op_status_cb ath11k_warn "firmware crashed:
+    # MHI_CB_SYS_ERROR" / "firmware crashed: MHI_CB_EE_RDDM" (ath11k 5.10-6.18, ath12k
+    # 6.5-6.18). The driver restarts the firmware: Wi-Fi drops while it does, the box runs on.
+    sig(
+        "ath_firmware_crash",
+        r"^ath1[012]k_\w+ \S+: firmware crashed(?:! \((?:guid|uuid) [\w/-]+\)"
+        r"|: MHI_CB_(?:EE_RDDM|SYS_ERROR))",
+        ("crashed",),
+        Severity.WARNING,
+        NET,
+        "The Qualcomm Atheros Wi-Fi adapter's firmware crashed (ath10k/ath11k/ath12k): the "
+        "driver restarts it; Wi-Fi drops while it does, the box runs on.",
+        "Update linux-firmware (the ath10k/ath11k board and firmware files) and the kernel; "
+        "a crash at every start is a firmware or board file that does not match the card.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "firmware crashed! (guid %s)",
+                "drivers/net/wireless/ath/ath10k/pci.c",
+                "4.14-6.18",
+                "ath10k_pci 0000:02:00.0: ",
+                args=("5c7b1f53-a2f9-4d2f-b5a2-62d1a5b5f5e1",),
+            ),
+            Format(
+                "firmware crashed! (uuid %s)",
+                "drivers/net/wireless/ath/ath10k/pci.c",
+                "4.4-4.13",
+                "ath10k_pci 0000:02:00.0: ",
+                args=("5c7b1f53-a2f9-4d2f-b5a2-62d1a5b5f5e1",),
+            ),
+            Format(
+                "firmware crashed: MHI_CB_EE_RDDM",
+                "drivers/net/wireless/ath/ath11k/mhi.c",
+                "5.10-6.18",
+                "ath11k_pci 0000:01:00.0: ",
+            ),
+            Format(
+                "firmware crashed: MHI_CB_SYS_ERROR",
+                "drivers/net/wireless/ath/ath12k/mhi.c",
+                "6.5-6.18",
+                "ath12k_pci 0000:03:00.0: ",
+            ),
+        ),
+    ),
+    # MediaTek Wi-Fi (mt76: mt7615, mt7915, mt7921, mt7925, mt7996): a message to the
+    # chip's MCU firmware got no answer: mt76 <chip>/mcu.c <chip>_mcu_parse_response
+    # dev_err "Message %08x (seq %d) timeout" (5.13-6.18; "Message %ld (seq %d) timeout"
+    # before), after which mt7921/mt792x reset the chip. Wi-Fi drops, the box runs on.
+    sig(
+        "mt76_mcu_timeout",
+        r"^mt7\w+ \S+: Message (?:[0-9a-fA-F]{8}|\d+) \(seq \d+\) timeout",
+        ("Message",),
+        Severity.WARNING,
+        NET,
+        "The MediaTek Wi-Fi adapter's firmware (mt76 MCU) stopped answering the driver's "
+        "messages: the driver resets the chip; Wi-Fi drops while it does, the box runs on.",
+        "Update linux-firmware (the mediatek files) and the kernel; disable the adapter's "
+        "power saving (iw dev <if> set power_save off, or pcie_aspm=off) if it repeats.",
+        47,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "Message %08x (seq %d) timeout",
+                "drivers/net/wireless/mediatek/mt76/mt7921/mcu.c",
+                "5.13-6.18",
+                "mt7921e 0000:01:00.0: ",
+                args=(0x20007, 10),
+            ),
+            Format(
+                "Message %ld (seq %d) timeout",
+                "drivers/net/wireless/mediatek/mt76/mt7615/mcu.c",
+                "5.2-5.12",
+                "mt7615e 0000:01:00.0: ",
+                args=(23, 4),
+            ),
+        ),
+    ),
+    # net/ipv4/tcp_input.c tcp_syn_flood_action: a listener's SYN queue is full and the
+    # kernel answers with SYN cookies (or drops): net_info_ratelimited "%s: Possible SYN
+    # flooding on port %d. %s.  Check SNMP counters." after pr_fmt "TCP: " (4.4-6.x, the
+    # proto's request_sock name first: "request_sock_TCP", "request_sock_TCPv6"), "… on port
+    # %pISpc. %s." (6.x, the address and port), and 2.6.3x-3.x's "possible SYN flooding on
+    # port %d. Sending cookies." An overloaded or attacked service, not a box failure:
+    # routine, blamed only alone.
+    sig(
+        "tcp_syn_flood",
+        r"[Pp]ossible SYN flooding on port \S+\. (?:Sending cookies|Dropping request)",
+        ("SYN",),
+        Severity.WARNING,
+        NET,
+        "A listening TCP port's queue of half-open connections filled up (a SYN flood, or a "
+        "service accepting too slowly): the kernel answers with SYN cookies or drops new "
+        "connections.",
+        "Find the port's service (ss -ltn): raise its listen backlog (and net.core.somaxconn, "
+        "net.ipv4.tcp_max_syn_backlog) if it is only slow, or filter the flood upstream.",
+        50,
+        routine=True,
+        formats=(
+            Format(
+                "%s: Possible SYN flooding on port %d. %s.  Check SNMP counters.",
+                "net/ipv4/tcp_input.c",
+                '4.4-6.1 (pr_fmt "TCP: ")',
+                "TCP: ",
+                args=("request_sock_TCP", 80, "Sending cookies"),
+            ),
+            Format(
+                "%s: Possible SYN flooding on port %pISpc. %s.",
+                "net/ipv4/tcp_input.c",
+                '6.x (pr_fmt "TCP: ")',
+                "TCP: ",
+                args=("request_sock_TCPv6", "[::]:443", "Dropping request"),
+            ),
+            Format(
+                "possible SYN flooding on port %d. Sending cookies.",
+                "net/ipv4/tcp_input.c",
+                "2.6.3x-3.x",
+                args=(4671,),
             ),
         ),
     ),

@@ -11,6 +11,7 @@ continuing").
 from __future__ import annotations
 
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.tags import Tag
 
 _MEANING = (
     "The CPU got a non-maskable interrupt that no driver claimed: platform hardware "
@@ -147,6 +148,39 @@ NMI_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/watchdog/softdog.c",
                 "4.4-6.18",
                 "Kernel panic - not syncing: ",
+            ),
+        ),
+    ),
+    # An NMI the system-control port (0x61) explains: arch/x86/kernel/nmi.c pci_serr_error
+    # "NMI: PCI system error (SERR) for reason %02x on CPU %d." (a PCI device or the chipset
+    # asserted SERR#; some boards report memory errors this way) and io_check_error "NMI:
+    # IOCK error (debug interrupt?) for reason %02x on CPU %d." (an I/O channel check: a BMC's
+    # diagnostic NMI, an NMI button, a card's fatal error), 3.2-6.18 (arch/x86/kernel/traps.c
+    # before); then "Dazed and confused, but trying to continue" or, with
+    # panic_on_unrecovered_nmi / panic_on_io_nmi, the panic "NMI: Not continuing"
+    sig(
+        Tag.NMI_HARDWARE_ERROR,
+        r"^NMI: (?:PCI system error \(SERR\)|IOCK error \(debug interrupt\?\)) for reason "
+        r"[0-9a-fA-F]+ on CPU \d+",
+        ("SERR", "IOCK"),
+        Severity.ERROR,
+        "hardware.nmi",
+        "Platform hardware raised an NMI for a PCI system error (SERR#) or an I/O channel "
+        "check: a device, the chipset or the BMC signalled a fatal error.",
+        _NEXT,
+        15,
+        formats=(
+            Format(
+                "NMI: PCI system error (SERR) for reason %02x on CPU %d.",
+                "arch/x86/kernel/nmi.c",
+                "3.10-6.18",
+                args=(0xA0, 0),
+            ),
+            Format(
+                "NMI: IOCK error (debug interrupt?) for reason %02x on CPU %d.",
+                "arch/x86/kernel/nmi.c",
+                "3.10-6.18",
+                args=(0x71, 0),
             ),
         ),
     ),

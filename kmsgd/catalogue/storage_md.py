@@ -235,4 +235,84 @@ STORAGE_MD_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # md's older wordings and its superblock writes. 2.6.x raid1.c/raid10.c/raid5.c error():
+    # printk(KERN_ALERT "raid1: Disk failure on %s, disabling device. \n\tOperation
+    # continuing on %d devices") ("raid10: …", "raid5: …"; the md/raid1:%s: prefix came in
+    # 2.6.3x) and "raid1: %s: unrecoverable I/O read error for block %llu" (the "Operation
+    # continuing" line alone is the array's state, as in 4.x-6.x: no match); md.c super_written
+    # "md: super_written gets error=%d" (2.6.x-4.x; "md: %s gets error=%d" with __func__
+    # 5.x-6.18): a member's superblock write failed and md_error fails the member; raid5.c
+    # "md/raid:%s: not enough operational devices (%d/%d failed)" (3.x-6.18; 2.6 "raid5: not
+    # enough operational devices for %s (%d/%d failed)"): too many members are gone for the
+    # array to start
+    sig(
+        "md_disk_failure",
+        r"\braid\d+: (?:Disk failure on \S+, disabling device|\S+: unrecoverable I/O read error "
+        r"for block)|\bmd: super_written gets error=-?\d+"
+        r"|\braid\d*:(?:\S+:)? not enough operational devices\b",
+        ("Disk", "unrecoverable", "super_written", "operational"),
+        Severity.ERROR,
+        STORAGE,
+        "A software RAID (md) member failed and was disabled: the array runs degraded.",
+        "Replace the failed member and re-add it (mdadm --manage --add); check the disk's "
+        "SMART and cable first.",
+        55,
+        device_kind=DeviceKind.DISK,
+        formats=(
+            Format(
+                "raid1: Disk failure on %s, disabling device. ",
+                "drivers/md/raid1.c",
+                "2.6.18-2.6.32",
+                args=("sdb1",),
+            ),
+            Format(
+                "raid1: %s: unrecoverable I/O read error for block %llu",
+                "drivers/md/raid1.c",
+                "2.6.18-2.6.32",
+                args=("sdb1", 123456),
+            ),
+            Format("md: super_written gets error=%d", "drivers/md/md.c", "4.4-4.19", args=(-5,)),
+            Format(
+                "md: %s gets error=%d", "drivers/md/md.c", "5.4-6.18", args=("super_written", -5)
+            ),
+            Format(
+                "md/raid:%s: not enough operational devices (%d/%d failed)",
+                "drivers/md/raid5.c",
+                "4.4-6.18",
+                args=("md0", 2, 4),
+            ),
+        ),
+    ),
+    # drivers/md/dm-snap.c __invalidate_snapshot: DMERR("Invalidating snapshot: Unable to
+    # allocate exception.") when the copy-on-write store ran full, "Invalidating snapshot:
+    # Error reading/writing." when its I/O failed (2.6.x-6.18, "device-mapper: snapshots: "):
+    # the snapshot (an LVM snapshot, a backup's consistent view) is dropped and every read of
+    # it fails from then on
+    sig(
+        "dm_snapshot_invalidated",
+        r"device-mapper: snapshots: Invalidating snapshot: ",
+        ("Invalidating",),
+        Severity.ERROR,
+        STORAGE,
+        "A device-mapper (LVM) snapshot was invalidated: its copy-on-write space ran full, or "
+        "its I/O failed, and the snapshot's data is gone.",
+        "Remove the snapshot (lvremove) and take a larger one (lvcreate -L, or "
+        "snapshot_autoextend_threshold in lvm.conf); what read from it (a backup) must run "
+        "again.",
+        55,
+        formats=(
+            Format(
+                "Invalidating snapshot: Unable to allocate exception.",
+                "drivers/md/dm-snap.c",
+                "4.4-6.18",
+                "device-mapper: snapshots: ",
+            ),
+            Format(
+                "Invalidating snapshot: Error reading/writing.",
+                "drivers/md/dm-snap.c",
+                "4.4-6.18",
+                "device-mapper: snapshots: ",
+            ),
+        ),
+    ),
 )

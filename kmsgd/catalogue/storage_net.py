@@ -230,4 +230,68 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # drivers/scsi/lpfc/lpfc_hbadisc.c lpfc_mbx_cmpl_read_topology (lpfc_mbx_cmpl_read_la
+    # before 3.x): lpfc_printf_log(KERN_ERR, LOG_LINK_EVENT, "1305 Link Down Event x%x
+    # received Data: x%x x%x x%x x%x x%x") (4.4-6.18; "%d:1305 …" with the board number in
+    # 2.6), printed after dev_printk's "lpfc <bus id>: " and "<board>:" — an Emulex FC HBA
+    # lost its link; drivers/scsi/scsi_transport_fc.c fc_timeout_deleted_rport: dev_printk
+    # (KERN_ERR) "blocked FC remote port time out: removing target and saving binding",
+    # "… removing rport%s" (2.6.x-6.18): a remote port stayed gone past dev_loss_tmo and its
+    # LUNs are removed
+    sig(
+        "fc_link_down",
+        r"\blpfc \S+: (?:\d+:)*(?:\(\d+\):)?1305 Link Down Event x[0-9a-f]+ received"
+        r"|blocked FC remote port time out: removing",
+        ("Down", "blocked"),
+        Severity.ERROR,
+        STORAGE_NET,
+        "A Fibre Channel HBA lost its link (the loop or the fabric went down): the paths "
+        "through that port fail until it comes back.",
+        "Check the fibre, the SFP and the switch port of that HBA; with multipath, check "
+        "that the other paths took over (multipath -ll).",
+        46,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "1305 Link Down Event x%x received Data: x%x x%x x%x x%x x%x",
+                "drivers/scsi/lpfc/lpfc_hbadisc.c",
+                "4.4-6.18",
+                "lpfc 0000:05:00.0: 0:",
+                args=(0x2, 0x2, 0x20, 0x800110, 0, 0),
+            ),
+            Format(
+                "blocked FC remote port time out: removing rport%s",
+                "drivers/scsi/scsi_transport_fc.c",
+                "4.4-6.18",
+                " rport-1:0-0: ",
+                args=(" and starget",),
+            ),
+        ),
+    ),
+    # open-iscsi usr/initiator.c session_conn_error / iscsi_session_conn_error: iscsid's
+    # log_warning("Kernel reported iSCSI connection %d:%d error (%d - %s) state (%d)") (2.0.87x;
+    # "… error (%d) state (%d)" before), its syslog line for the kernel's conn error: a paste
+    # of /var/log/messages may hold it and not the kernel's "detected conn error"
+    sig(
+        "iscsi_connection_error",
+        r"^Kernel reported iSCSI connection \d+:\d+ error \(\d+",
+        ("iSCSI",),
+        Severity.ERROR,
+        STORAGE_NET,
+        "An iSCSI connection to a storage target failed (no answer to the initiator's ping, or "
+        "the session was not restored in time): the disks of that target stop answering.",
+        "Check the storage network (NIC link, switch, MTU, the target's state); the session's "
+        "replacement_timeout (iscsid.conf) decides when its disks go offline.",
+        46,
+        idents=("iscsid",),
+        formats=(
+            Format(
+                "Kernel reported iSCSI connection %d:%d error (%d - %s) state (%d)",
+                "open-iscsi:usr/initiator.c",
+                "open-iscsi 2.0.874-2.1",
+                program="iscsid",
+                args=(1, 0, 1020, "ISCSI_ERR_TCP_CONN_CLOSE: TCP connection closed", 3),
+            ),
+        ),
+    ),
 )

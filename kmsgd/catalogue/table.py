@@ -34,6 +34,7 @@ from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
 from kmsgd.catalogue.tags import Tag
+from kmsgd.catalogue.virt import VIRT_SIGNATURES
 from kmsgd.ring.records import KernelRecord
 
 CATALOGUE: tuple[Signature, ...] = (
@@ -55,6 +56,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + STORAGE_NET_SIGNATURES
     + PROBE_SIGNATURES  # the driver core's probe failure, for the GPU drivers' tags
     + FIRMWARE_LOAD_SIGNATURES
+    + VIRT_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}

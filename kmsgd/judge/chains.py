@@ -20,7 +20,8 @@ Three refinements, each a fact about how the kernel logs:
 Family selectors (`family:gpu`) stand for the non-routine signatures of a subsystem and its
 children (gpu.amdgpu, gpu.nvidia); a routine warning causes nothing unless a relation names
 its tag. `mce_notice` is mcelog's bare "Machine check events logged" (no decoded record),
-`mce_at_boot` a machine check whose records all come in a boot's first minutes.
+`mce_at_boot` a machine check whose records all come in a boot's first minutes,
+`mce_unstamped` one whose lines carry no printk stamp.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kmsgd.catalogue.gpu import DEVICE_LOSS_TAGS
-from kmsgd.catalogue.hardware import EARLY_US, MCE_NOTICE
+from kmsgd.catalogue.hardware import EARLY_US, MCE_NOTICE, MCELOG_HEADER
 from kmsgd.catalogue.tags import Tag
 from kmsgd.judge.timeline import Item, TagStats
 
@@ -57,7 +58,13 @@ STORAGE_TRANSPORTS = (
     Tag.CEPH_CONNECTION_ERROR,
     Tag.CIFS_SERVER_NOT_RESPONDING,
 )
-CONTROLLER_FAULTS = (Tag.MEGARAID_FW_FAULT, Tag.MPT3SAS_IOC_FAULT)
+CONTROLLER_FAULTS = (
+    Tag.MEGARAID_FW_FAULT,
+    Tag.MPT3SAS_IOC_FAULT,
+    Tag.HPSA_CONTROLLER_LOCKUP,
+    Tag.SMARTPQI_CONTROLLER_OFFLINE,
+    Tag.AACRAID_ADAPTER_PANIC,
+)
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
     # amdgpu_device_gpu_recover; NVIDIA's kernel_rc.c): what follows the first failure (MES
@@ -119,6 +126,10 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # records the CPU kept across the reset, then "Machine check events logged": errors of
     # the boot before, not of this one
     Relation(Tag.MCE_LOGGED_AT_BOOT, "mce_at_boot", "the records a CPU kept from before", True),
+    # without printk stamps (a journal's short format) time cannot say which records came at
+    # boot; a polled uncorrected, context-corrupt record (catalogue/hardware.py) can: the
+    # lines around it (the notice, its TSC and PROCESSOR lines) are its report
+    Relation(Tag.MCE_LOGGED_AT_BOOT, "mce_unstamped", "a kept record's report", True),
     # the stall detectors (kernel/watchdog.c soft lockup and, from its NMI perf event
     # (kernel/watchdog_perf.c, watchdog_hld.c before 6.6), hard lockup, kernel/rcu/
     # tree_stall.h, kernel/workqueue.c wq_watchdog, kernel/hung_task.c) watch one stuck CPU
@@ -173,6 +184,20 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for cause in (*CONTROLLER_FAULTS, Tag.SCSI_HOST_RESET)
         for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR)
     ),
+    # a disk's failed I/O is what the layers above it fail on: md (raid1.c/raid5.c md_error)
+    # fails the member whose I/O failed, dm-snap.c invalidates a snapshot whose copy-on-write
+    # I/O failed, and a file system aborts its journal or shuts down on the block layer's
+    # errors (jbd2 "Detected IO errors", XFS "I/O Error Detected")
+    *(
+        Relation(Tag.DISK_IO_ERROR, effect, "the layers above a disk fail on its I/O")
+        for effect in (Tag.MD_DISK_FAILURE, Tag.DM_SNAPSHOT_INVALIDATED, Tag.FS_ERROR)
+    ),
+    # a snapshot that was dropped fails every read of it (the block layer's errors on the
+    # dm device) and of the file system mounted from it
+    *(
+        Relation(Tag.DM_SNAPSHOT_INVALIDATED, effect, "a dropped snapshot fails its reads")
+        for effect in (Tag.DISK_IO_ERROR, Tag.FS_ERROR)
+    ),
     # mlx5 health.c: a firmware whose health fails stops completing commands (cmd.c), and
     # the health poll may notice after the commands' timeouts; a NIC whose firmware stopped
     # (mlx5, bnxt) stops sending, and tasks wait in the driver for its commands
@@ -183,6 +208,17 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(cause, effect, "a NIC's firmware stopped")
         for cause in (Tag.MLX5_HEALTH_ERROR, Tag.MLX5_CMD_TIMEOUT, Tag.BNXT_FW_FAULT)
         for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.HUNG_TASK)
+    ),
+    # a bond's member is down when its NIC's link is (bond_main.c's miimon reads the
+    # carrier the NIC driver dropped), and a NIC needing firmware it could not load fails
+    # its probe (bnx2x, tg3, qed: the give-up is printed before the probe's failure)
+    Relation(Tag.NIC_LINK_DOWN, Tag.BOND_LINK_DOWN, "a bond member is its NIC's link"),
+    Relation(Tag.FIRMWARE_LOAD_FAILURE, Tag.NIC_PROBE_FAILURE, "a NIC without its firmware"),
+    # a NIC whose device or firmware stopped (ENA's keep-alive, mlx4's commands) stops
+    # sending: its transmit watchdog fires after
+    *(
+        Relation(cause, Tag.NETDEV_TX_TIMEOUT, "a NIC's firmware stopped")
+        for cause in (Tag.ENA_KEEP_ALIVE_TIMEOUT, Tag.MLX4_FIRMWARE_ERROR)
     ),
     # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
     # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the
@@ -266,9 +302,7 @@ RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
 def chain_tag(t: TagStats) -> str:
     """The name relations know an event by: its tag, `mce_notice` for mcelog's notice,
     `mce_at_boot` for machine-check records all printed in the first minutes of a boot."""
-    if t.tag == Tag.MCE and all(
-        MCE_NOTICE in i.line.message and "CPU" not in i.line.message for i in (t.first, t.last)
-    ):
+    if t.tag == Tag.MCE and all(_mce_notice(i) for i in (t.first, t.last)):
         return "mce_notice"
     if t.tag == Tag.KERNEL_BUG and "BUG: workqueue lockup" in t.first.line.message:
         return "workqueue_lockup"
@@ -277,7 +311,16 @@ def chain_tag(t: TagStats) -> str:
         and (t.last.line.ts_usec if t.last.line.ts_usec is not None else EARLY_US) < EARLY_US
     ):
         return "mce_at_boot"
+    if t.tag == Tag.MCE and t.first.line.ts_usec is None and t.last.line.ts_usec is None:
+        return "mce_unstamped"
     return t.tag
+
+
+def _mce_notice(i: Item) -> bool:
+    """A line that says a record was logged, not what it holds: the kernel's notice, or
+    mcelog's header of each record ("Hardware event. This is not a software error.")."""
+    text = i.line.message
+    return (MCE_NOTICE in text and "CPU" not in text) or text.endswith(MCELOG_HEADER)
 
 
 def selects(selector: str, t: TagStats) -> bool:

@@ -175,6 +175,7 @@ _REBOOT_WORDS = re.compile(
     # "Reboot" as a word: PID 1's "Reached target Reboot." and "Starting Reboot..." (the
     # reboot.target and systemd-reboot.service descriptions before "System Reboot")
     r"Restarting system|Rebooting|is rebooting|reboot\.target|\bReboot\b|[Kk]exec"
+    r"|Starting new kernel"
     r"|Using hardware watchdog"
     # shutdown(8)'s syslog line of a BSD-style reboot ("reboot by root: ", "rebooted by …")
     r"|\breboot(?:ed)? by \S+:"

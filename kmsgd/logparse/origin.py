@@ -60,13 +60,16 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvidia: ",
     ),
     "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
-    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: "),
+    # nouveau before 4.3 printed through its own nv_printk_: "nouveau E[  PFIFO][<bus id>] "
+    "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: ", r"nouveau [E!W ]\[ *\w+\]"),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
-    "gpu.nvgpu": (r"nvgpu: ",),
+    # L4T r21-r24's gk20a_err is dev_err: "gk20a 57000000.gpu: <function>: "
+    "gpu.nvgpu": (r"nvgpu: ", r"gk20a \S+\.gpu: "),
     # the SoC GPUs' dev_printk: their devices are platform devices ("ff9a0000.gpu")
     "gpu.soc": (
         r"v3d \S+: ",
         r"panfrost \S+: ",
+        r"panthor \S+: ",  # Mali Valhall CSF (6.10+)
         r"mali \S+: ",  # ARM's vendor kbase driver (out of tree)
         r"etnaviv(?:-gpu)? \S+: ",  # "etnaviv" where a PCI glue driver binds the core
         r"lima \S+: ",
@@ -103,6 +106,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:divide error|overflow|bounds|coprocessor segment overrun|invalid TSS"
         r"|segment not present|stack segment|alignment check|double fault|int3"
         r"|kernel stack overflow \([\w -]+\)): [0-9a-f]{4} \[#",
+        # x86 die() of a corrupt page table (arch/x86/mm/fault.c) and of a stack overflow
+        r"(?:Oops: )?(?:Bad pagetable|stack guard page): [0-9a-f]{4} \[#",
         r"list_(?:add|del) corruption",  # lib/list_debug.c
         r"BUG [\w.:-]+ \((?:Not tainted|Tainted: )",  # mm/slub.c slab_bug
         r"\w+: Bad swap (?:file|offset) entry ",  # mm/swapfile.c
@@ -157,6 +162,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"NMI watchdog: ",
         r"rcu: ",
         r"INFO: rcu_",
+        r"INFO: RCU detected CPU ",  # kernel/rcutree.c 2.6.32
         r"smpboot: ",
         r"tasks_rcu_\w+: ",  # kernel/rcu/tasks.h prints its function's name
         r"clocksource: ",  # kernel/time/clocksource.c pr_fmt
@@ -182,7 +188,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
-    "hardware.nmi": (r"Uhhuh\. NMI received", r"Dazed and confused, but trying to continue"),
+    "hardware.nmi": (
+        r"Uhhuh\. NMI received",
+        r"Dazed and confused, but trying to continue",
+        r"NMI: (?:PCI system error \(SERR\)|IOCK error) ",  # arch/x86/kernel/nmi.c
+    ),
     # netdev_printk's "<driver> <bus id> <ifname>: " is "device"; IPoIB's ipoib_printk
     # "<ifname>: "
     "net": (
@@ -195,7 +205,12 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"neighbour: ",  # net/core/neighbour.c pr_fmt
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
         r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
+        r"e1000e?: ",  # drivers/net/ethernet/intel/e1000e, e1000 pr_fmt (link lines)
+        r"tg3: ",  # drivers/net/tg3.c PFX (2.6.3x)
+        r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
     ),
+    # virt/kvm/kvm_main.c writes its "kvm: " by hand
+    "virt": (r"kvm: ",),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
@@ -203,7 +218,12 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "pcie": (r"AER: ", r"pcieport ", r"pci "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
-    "power": (r"Under-?voltage detected", r"raspberrypi-hwmon "),
+    "power": (
+        r"Under-?voltage detected",
+        r"raspberrypi-hwmon ",
+        # kernel/power/process.c try_to_freeze_tasks (2.6.32-6.18 wordings)
+        r"Freezing (?:of tasks|of user space|user space processes|remaining freezable) ",
+    ),
     # mpt3sas's ioc->name "mpt3sas_cm0: " (MPT3SAS_FMT, ioc_info; "mpt2sas0: " in the
     # drivers/scsi/mpt2sas driver before 4.4), megaraid_sas's 2.6-3.x
     # printk "megasas: ", libata's ata_link_printk/ata_dev_printk "ata1: "/"ata1.00: "
@@ -216,11 +236,21 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
         r"mpt[23]sas(?:_cm)?\d+: ",
         r"megasas: ",
+        r"megaraid_sas: ",  # megaraid_sas_base.c's bare printk (2.6.3x-3.x)
         r"ata\d+(?:\.\d+)?: ",
         r"md/raid\d*:",  # drivers/md/raid*.c
         r"device-mapper: ",  # include/linux/device-mapper.h DM_FMT
         r"zio pool=",  # OpenZFS vdev_disk.c vdev_disk_error
         r"WARNING: Pool '",  # OpenZFS zio.c zio_suspend through cmn_err(CE_WARN)
+        # 2.6.x-4.x block layer and fs/buffer.c, 2.6's md (raid1.c "raid1: "), md.c pr_fmt
+        # "md: ", the MMC block driver and hosts ("mmcblk0: ", "mmc0: "), aacraid's "%s%d: "
+        r"(?:end_request|print_req_error): ",
+        r"lost page write due to I/O error on ",
+        r"raid\d+: ",
+        r"md: ",
+        r"mmc(?:blk)?\d+: ",
+        r"aacraid\d*: ",
+        r"mpt(?:base|sas|spi|scsih): ioc\d+: ",  # drivers/message/fusion MYIOC_s_FMT
     ),
     # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
     # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "
@@ -231,6 +261,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:nfs|lockd|portmap|rpcbind|mountd): server ",
         r"libceph: ",  # net/ceph and fs/ceph pr_fmt: KBUILD_MODNAME ": "
         r"ceph: ",
+        r" ?rport-\d+:\d+-\d+: ",  # scsi_transport_fc.c dev_printk of a remote port
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
     ),
     "fs": (
@@ -240,8 +271,22 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         *(r'I/O error in filesystem \("', r"xfs_force_shutdown\("),
         # OpenZFS spl-err.c spl_panic and include/os/linux/spl/sys/debug.h VERIFY*()
         *(r"PANIC at [\w.-]+:\d+:\w+\(\)", r"VERIFY3?\("),
+        # jbd/jbd2's bare printk, 2.6-era XFS's xfs_cmn_err prefix, btrfs's pr_fmt before
+        # its "BTRFS <level> (device …)" (3.x-4.x), gfs2/ocfs2/squashfs/fat
+        *(r"Aborting journal on device ", r"JBD: ", r'Filesystem "', r"(?:BTRFS|btrfs): "),
+        *(r"(?:GFS2|gfs2): fsid=", r"OCFS2: ", r"SQUASHFS error: ", r"FAT-fs "),
     ),
-    "lifecycle": (r"reboot: ", r"ACPI: PM: ", r"PM: ", r"Linux version \d", r"Command line: "),
+    "lifecycle": (
+        r"reboot: ",
+        r"ACPI: PM: ",
+        r"PM: ",
+        r"Linux version \d",
+        r"Command line: ",
+        # kernel/sys.c's orderly end of 2.6.32-3.x kernels, kexec's, init/do_mounts.c's
+        r"(?:Restarting system(?: with command '[^']*')?|System halted|Power down)\.$",
+        r"(?:kexec_core: )?Starting new kernel$",
+        r"VFS: Cannot open root device ",
+    ),
 }
 _OPENING = re.compile("|".join(f"(?:{o})" for group in OPENINGS.values() for o in group))
 

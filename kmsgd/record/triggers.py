@@ -221,14 +221,15 @@ TABLE: tuple[KernelTrigger, ...] = (
         "cpu_lockup",
         ("LOCKUP",),
         r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)|Hard LOCKUP"
-        r"|NMI Watchdog detected LOCKUP on CPU (?P<cpu2>\d+)"
+        r"|NMI Watchdog detected LOCKUP on CPU ?(?P<cpu2>\d+)"
         r"|CPU (?P<cpu3>\d+) (?:self-detected hard LOCKUP|detected hard LOCKUP on other CPUs)",
     ),
     _t(
         "soft_lockup",
         "cpu_lockup",
         ("lockup", "softlockup"),
-        "BUG: soft lockup - CPU#?\\s?(?P<cpu>\\d+) stuck for|softlockup: hung tasks",
+        "BUG: soft lockup - CPU#?\\s?(?P<cpu>\\d+) stuck for|softlockup: hung tasks"
+        r"|BUG: soft lockup detected on CPU#(?P<cpu2>\d+)!",
     ),
     _t(
         "rcu_stall",
@@ -238,6 +239,7 @@ TABLE: tuple[KernelTrigger, ...] = (
         r"|detected stalls on tasks|detected expedited stalls, but)"
         r"|rcu_\w+ (?:detected (?:expedited )?stalls? on CPU|self-detected stall)"
         r"|\brcu_\w+ kthread starved for \d+ jiffies|RCU detected CPU \d+ stall"
+        r"|INFO: RCU detected CPU stalls:"
         r"|\brcu_tasks\w* grace period number \d+ \(since boot\) gp_state: \S+ is \d+ jiffies",
     ),
     _t(

@@ -30,8 +30,12 @@ from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
 from tests.catalogue.test_fix20a import FIX20A_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
+from tests.catalogue.test_sweep_core import SWEEP_CORE_EXAMPLES
 from tests.catalogue.test_sweep_fixleft import FIXLEFT_EXAMPLES
 from tests.catalogue.test_sweep_gpu import SWEEP_GPU_EXAMPLES
+from tests.catalogue.test_sweep_gpu2 import SWEEP_GPU2_EXAMPLES
+from tests.catalogue.test_sweep_net import SWEEP_NET_EXAMPLES
+from tests.catalogue.test_sweep_storage import SWEEP_STORAGE_EXAMPLES
 from tests.catalogue.test_sweep_sys import SWEEP_SYS_EXAMPLES
 
 U = "user:"  # prefix marking a userspace journal line (facility 3)
@@ -454,7 +458,11 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(FIXLEFT_EXAMPLES)
     missing -= set(BATCH17_EXAMPLES)
     missing -= set(SWEEP_GPU_EXAMPLES)
+    missing -= set(SWEEP_STORAGE_EXAMPLES)
+    missing -= set(SWEEP_GPU2_EXAMPLES)
     missing -= set(SWEEP_SYS_EXAMPLES)
+    missing -= set(SWEEP_CORE_EXAMPLES)
+    missing -= set(SWEEP_NET_EXAMPLES)
     missing -= set(BATCH16_EXAMPLES)
     missing -= set(BATCH18_EXAMPLES)
     missing -= set(BATCH19_EXAMPLES)

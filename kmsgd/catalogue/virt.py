@@ -1,0 +1,52 @@
+"""Virtualisation host signatures: KVM failing to turn on the CPU's hardware virtualisation.
+
+virt/kvm/kvm_main.c enables VMX/SVM on every online CPU when the first VM is created (and on
+each CPU brought online while VMs run; at module load from 6.x). A CPU that refuses (VMX held
+by another hypervisor such as VirtualBox or VMware, locked off in firmware on that CPU, a
+nested guest without nested virtualisation) fails the whole enable: no VM starts on the box.
+The module-load refusals ("kvm: disabled by bios", "kvm: no hardware support", 6.x's "VMX
+not supported by CPU %d", "SVM not supported by CPU %d") are a configuration printed on every
+boot of a box with virtualisation off, not an event: they tag nothing.
+"""
+
+from __future__ import annotations
+
+from kmsgd.catalogue.base import Format, Severity, Signature, sig
+
+VIRT = "virt"
+
+VIRT_SIGNATURES: tuple[Signature, ...] = (
+    # virt/kvm/kvm_main.c hardware_enable_nolock (4.4-6.2), __hardware_enable_nolock
+    # (6.3-6.10), kvm_enable_virtualization_cpu (6.11-6.18): pr_info "kvm: enabling
+    # virtualization on CPU%d failed" (no pr_fmt); arch/x86/kvm/x86.c __hardware_enable
+    # (kvm/queue 6.3 series) pr_warn "kvm: enabling virtualization on CPU%d failed during
+    # %s()", with the caller's name
+    sig(
+        "kvm_virtualization_enable_failure",
+        r"\bkvm: enabling virtualization on CPU\d+ failed\b",
+        ("virtualization",),
+        Severity.ERROR,
+        VIRT,
+        "KVM could not turn on hardware virtualisation (VMX/SVM) on a CPU: no virtual machine "
+        "can start on this host (another hypervisor such as VirtualBox or VMware holds "
+        "VMX/SVM, it is off in the firmware, or a guest lacks nested virtualisation).",
+        "Stop the other hypervisor (VirtualBox, VMware) or unload its module, enable VT-x/"
+        "AMD-V (and on every CPU) in the firmware; in a VM, enable nested virtualisation on "
+        "its host.",
+        50,
+        formats=(
+            Format(
+                "kvm: enabling virtualization on CPU%d failed",
+                "virt/kvm/kvm_main.c",
+                "4.4-6.18",
+                args=(7,),
+            ),
+            Format(
+                "kvm: enabling virtualization on CPU%d failed during %s()",
+                "arch/x86/kvm/x86.c",
+                "6.3 (kvm/queue)",
+                args=(3, "hardware_enable_all"),
+            ),
+        ),
+    ),
+)

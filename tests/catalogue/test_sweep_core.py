@@ -1,0 +1,312 @@
+"""The kernel core swept from its source over the versions servers run (2.6.32-mainline):
+each line as its format prints it (the format strings are in each catalogue entry's
+`formats`), the routine lines beside it, and the place of each in the culprit order."""
+
+from __future__ import annotations
+
+import pytest
+
+from kmsgd.catalogue.table import match_record
+from kmsgd.judge.classify import classify
+from kmsgd.judge.timeline import Timeline
+from kmsgd.ring.records import KernelRecord
+
+MCE = "mce: [Hardware Error]: "
+
+# tag → (positives, negatives); a positive may name a userspace ident as "ident[pid]: "
+SWEEP_CORE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "thermal_throttle": (
+        [
+            # mcelog intel.c decode_thermal, mcelog.c "CPU %d %s" with bankname()
+            "mcelog[672]: Processor 1 heated above trip temperature. Throttling enabled.",
+            "mcelog[672]: CPU 1 THERMAL EVENT TSC 5aafdf91021",
+            "Processor 3 heated above trip temperature. Throttling enabled.",
+        ],
+        ["mcelog[672]: Processor 1 below trip temperature. Throttling disabled"],
+    ),
+    "mce": (
+        ["mcelog[672]: CPU 3 BANK 5 TSC 5aafdf91021"],
+        ["mcelog[672]: CPU 1 THERMAL EVENT TSC 5aafdf91021"],
+    ),
+    "mce_logged_at_boot": (
+        [
+            # print_mce of a polled record: no MCIP in the MCG status, UC and PCC set
+            MCE + "CPU 10: Machine Check: 0 Bank 5: bea0000000000108",
+            "[Hardware Error]: CPU 2: Machine Check Exception: 0 Bank 4: b200000000070f0f",
+        ],
+        [
+            # a live #MC (MCIP set in the MCG status 5), a corrected record (no UC)
+            MCE + "CPU 3: Machine Check Exception: 5 Bank 4: b200000000070f0f",
+            MCE + "CPU 0: Machine Check: 0 Bank 6: 9c2040000000011b",
+            MCE + "CPU 0: Machine Check: 0 Bank 6: dc2040000000011b",  # UC without PCC
+        ],
+    ),
+    "kernel_bug": (
+        [
+            # arch/x86/kernel/traps.c handle_stack_overflow, 4.19-6.1 and 6.2+
+            "BUG: stack guard page was hit at 00000000b2f481cf (stack is "
+            "000000009cbf9546..0000000099742d14)",
+            "BUG: #DF stack guard page was hit at 0000000040b441e1 (stack is "
+            "00000000a1788787..000000008e7f4216)",
+            "BUG: NMI stack guard page was hit at 0000000003983d50 (stack is "
+            "000000007feb1fa4..00000000574369c2)",
+            # fs/dcache.c umount_check
+            "BUG: Dentry 00000000a1b2c3d4{i=12,n=foo} still in use (1) [unmount of ext4 sda1]",
+            "BUG: KCSAN: data-race in tick_sched_do_timer / tick_sched_do_timer",
+        ],
+        ["BUG: MAX_LOCKDEP_KEYS too low!"],
+    ),
+    "oops": (
+        [
+            "Bad pagetable: 000d [#1] SMP PTI",
+            "stack guard page: 0000 [#1] PREEMPT SMP NOPTI",
+            "Oops: stack guard page: 0000 [#1] PREEMPT SMP KASAN NOPTI",
+        ],
+        ["x86/mm: Checked W+X mappings: passed, no W+X pages found."],
+    ),
+    "oom_kill": (
+        ["oom_reaper: unable to reap pid:4242 (python3)"],
+        [
+            "oom_reaper: reaped process 4242 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB"
+        ],
+    ),
+    "suspend_failure": (
+        [
+            # kernel/power/process.c try_to_freeze_tasks over versions
+            "Freezing of tasks failed after 20.004 seconds (1 tasks refusing to freeze, "
+            "wq_busy=0):",
+            "Freezing of tasks timed out after 20 seconds (1 tasks refusing to freeze):",
+            "Freezing user space processes failed after 20.003 seconds (1 tasks refusing to "
+            "freeze, wq_busy=0):",
+            "Freezing remaining freezable tasks failed after 20.001 seconds (2 tasks refusing to "
+            "freeze, wq_busy=1):",
+            # drivers/base/power/main.c pm_dev_err, 2.6.32-5.4 and 5.10+ (dev_err)
+            "PM: Device 0000:00:14.0 failed to suspend async: error -16",
+            "xhci_hcd 0000:00:14.0: PM: failed to suspend async: error -16",
+            "amdgpu 0000:03:00.0: PM: failed to suspend: error -22",
+            "PM: Some devices failed to suspend, or early wake event detected",
+            "PM: Some devices failed to power down, aborting hibernation",
+        ],
+        [
+            # a wakeup aborted the freeze; resume's and sleep's routine lines
+            "Freezing user space processes aborted after 0.000 seconds (70 tasks refusing to "
+            "freeze, wq_busy=0):",
+            "PM: resume of devices complete after 1234.567 msecs",
+            "ACPI: Waking up from system sleep state S3",
+            "ACPI: PM: Waking up from system sleep state S3",
+            "PM: suspend entry (deep)",
+            "PM: suspend exit",
+            "Freezing user space processes completed (elapsed 0.002 seconds)",
+        ],
+    ),
+    "boot_failure": (
+        [
+            'VFS: Cannot open root device "sda1" or unknown-block(0,0): error -6',
+            'VFS: Cannot open root device "mapper/rhel-root" or unknown-block(0,0): error -6',
+            "dracut-initqueue[312]: Warning: Could not boot.",
+            "dracut-initqueue[312]: Warning: /dev/mapper/rhel-root does not exist",
+            "systemd[1]: Failed to mount /sysroot.",
+            "systemd[1]: Failed to mount sysroot.mount - /sysroot.",
+        ],
+        [
+            "dracut-initqueue[312]: Warning: dracut-initqueue timeout - starting timeout scripts",
+            "systemd[1]: Mounted sysroot.mount - /sysroot.",
+            "VFS: Mounted root (ext4 filesystem) readonly on device 259:2.",
+            # a program's words in the kernel's place are not dracut's
+            "Warning: Could not boot.",
+        ],
+    ),
+    "clean_shutdown_marker": (
+        [
+            # kernel/sys.c 2.6.32-3.x, kexec 2.6.32-4.2 and kexec_core 4.3+
+            "Restarting system.",
+            "Restarting system with command 'bootloader'.",
+            "System halted.",
+            "Power down.",
+            "Starting new kernel",
+            "kexec_core: Starting new kernel",
+        ],
+        ["Power down the device before removing it.", "Starting new kernel thread"],
+    ),
+    "nmi_hardware_error": (
+        [
+            "NMI: PCI system error (SERR) for reason a0 on CPU 0.",
+            "NMI: IOCK error (debug interrupt?) for reason 71 on CPU 0.",
+        ],
+        [
+            "Uhhuh. NMI received for unknown reason 2d on CPU 3.",
+            "NMI watchdog: Enabled. Permanently consumes one hw-PMU counter.",
+        ],
+    ),
+    # 2.6.18-2.6.32 wordings of the stall detectors (RHEL 5/6)
+    "hard_lockup": (
+        ["BUG: NMI Watchdog detected LOCKUP on CPU3, ip ffffffff8100b2a4, registers:"],
+        ["NMI watchdog enabled, takes one hw-pmu counter."],
+    ),
+    "soft_lockup": (["BUG: soft lockup detected on CPU#3!"], ["softlockup: enabled"]),
+    "rcu_stall": (
+        ["INFO: RCU detected CPU stalls: 3 (detected by 5, t=60002 jiffies)"],
+        ["Hierarchical RCU implementation."],
+    ),
+    "workqueue_hog": (
+        [
+            # kernel/workqueue.c wq_cpu_intensive_report: %ps of a module's function
+            "workqueue: ib_cache_event_task [ib_core] hogged CPU for >10000us 4 times, "
+            "consider switching to WQ_UNBOUND",
+            "workqueue: vmstat_update hogged CPU for >10000us 8 times, consider switching to "
+            "WQ_UNBOUND",
+        ],
+        [
+            "workqueue: amdgpu_dm_irq_work_func [amdgpu] hogged CPU for >10000us 4 times, "
+            "consider switching to WQ_UNBOUND",
+        ],
+    ),
+}
+
+
+def _record(line: str, n: int = 0, ts: int | None = None) -> KernelRecord:
+    head, sep, _ = line.partition(": ")
+    user = sep and "[" in head and head.endswith("]") and " " not in head
+    return KernelRecord(line, 3, 3 if user else 0, n, ts, "-")
+
+
+def _tags(line: str) -> set[str]:
+    return {h.tag for h in match_record(_record(line))}
+
+
+@pytest.mark.parametrize("tag", sorted(SWEEP_CORE_EXAMPLES))
+def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
+    positives, negatives = SWEEP_CORE_EXAMPLES[tag]
+    for line in positives:
+        assert tag in _tags(line), line
+    for line in negatives:
+        assert tag not in _tags(line), line
+
+
+def _primary(*lines: str, stamped: bool = True) -> str | None:
+    recs = [_record(m, n, (9000 + n) * 10**6 if stamped else None) for n, m in enumerate(lines)]
+    p = classify(Timeline.from_records(recs)).primary
+    return p.tag if p is not None else None
+
+
+THROTTLE = "CPU0: Core temperature above threshold, cpu clock throttled (total events = 1)"
+MCELOG_THERMAL = (
+    MCE + "Machine check events logged",
+    "mcelog[672]: Hardware event. This is not a software error.",
+    "mcelog[672]: MCE 0",
+    "mcelog[672]: CPU 1 THERMAL EVENT TSC 5aafdf91021",
+    "mcelog[672]: Processor 1 heated above trip temperature. Throttling enabled.",
+)
+
+
+@pytest.mark.parametrize("stamped", [True, False])
+def test_a_machine_check_record_of_a_thermal_event_is_the_throttling(stamped: bool) -> None:
+    """Kernels before 5.5 log the thermal interrupt through the MCE log: the record whose
+    only content is the thermal event is the (routine) throttling, not an mce failure."""
+    assert _primary(THROTTLE, *MCELOG_THERMAL, stamped=stamped) == "thermal_throttle"
+    assert _primary(*MCELOG_THERMAL, stamped=stamped) == "thermal_throttle"
+    assert _tags(MCELOG_THERMAL[-1]) == {"thermal_throttle"}
+    assert all(h.signature.routine for h in match_record(_record(MCELOG_THERMAL[-1])))
+
+
+def test_a_real_mcelog_record_beside_a_throttle_still_leads() -> None:
+    real = (
+        MCE + "Machine check events logged",
+        "mcelog[672]: Hardware event. This is not a software error.",
+        "mcelog[672]: CPU 3 BANK 5 TSC 5aafdf91021",
+    )
+    assert _primary(THROTTLE, *real) == "mce"
+    assert _primary(*real, stamped=False) == "mce"
+
+
+RECORD_AT_BOOT = (
+    MCE + "Machine check events logged",
+    MCE + "CPU 10: Machine Check: 0 Bank 5: bea0000000000108",
+    MCE + "TSC 0 ADDR 1ffff8fd156d6 MISC d012000100000000 SYND 4d000000 IPID 500b000000000",
+    MCE + "PROCESSOR 2:800f11 TIME 1664118033 SOCKET 0 APIC 5 microcode 8001138",
+)
+
+
+def test_a_polled_context_corrupt_record_is_the_boot_before_without_stamps() -> None:
+    """A journal's short format has no stamps: the polled uncorrected, context-corrupt
+    record (no MCIP) tells that the banks kept it across a reset."""
+    assert _primary(*RECORD_AT_BOOT, stamped=False) == "mce_logged_at_boot"
+
+
+def test_a_live_or_corrected_machine_check_without_stamps_stays_mce() -> None:
+    live = (MCE + "CPU 3: Machine Check Exception: 5 Bank 4: b200000000070f0f",)
+    corrected = (MCE + "CPU 0: Machine Check: 0 Bank 6: 9c2040000000011b", RECORD_AT_BOOT[2])
+    assert _primary(*live, stamped=False) == "mce"
+    assert _primary(*corrected, stamped=False) == "mce"
+
+
+def test_the_workqueue_hog_hint_is_routine_and_never_leads_a_failure() -> None:
+    hog = _tags(SWEEP_CORE_EXAMPLES["workqueue_hog"][0][0])
+    assert hog == {"workqueue_hog"}
+    (hit,) = match_record(_record(SWEEP_CORE_EXAMPLES["workqueue_hog"][0][0]))
+    assert hit.signature.routine
+    lockup = "watchdog: BUG: soft lockup - CPU#1 stuck for 23s! [kworker/1:2:77]"
+    assert _primary(SWEEP_CORE_EXAMPLES["workqueue_hog"][0][0], lockup) == "soft_lockup"
+
+
+def test_a_log_of_nothing_but_hog_hints_has_no_culprit() -> None:
+    hog = SWEEP_CORE_EXAMPLES["workqueue_hog"][0]
+    assert _primary(*hog) is None
+
+
+OOM = "Out of memory: Killed process 4242 (python3) total-vm:8000kB, anon-rss:4000kB"
+FREEZE = "Freezing of tasks failed after 20.004 seconds (1 tasks refusing to freeze, wq_busy=0):"
+
+
+def test_an_unreaped_oom_victim_is_the_oom_and_the_reaper_line_never_counts_twice() -> None:
+    assert _primary("oom_reaper: unable to reap pid:4242 (python3)") == "oom_kill"
+    assert _primary(OOM, "oom_reaper: unable to reap pid:4242 (python3)") == "oom_kill"
+    assert _primary(OOM, "oom_reaper: reaped process 4242 (python3), now anon-rss:0kB") == (
+        "oom_kill"
+    )
+
+
+def test_a_failed_suspend_is_led_by_the_driver_or_task_that_failed_it() -> None:
+    assert _primary(FREEZE) == "suspend_failure"
+    assert _primary("PM: Some devices failed to suspend, or early wake event detected") == (
+        "suspend_failure"
+    )
+    gpu = "amdgpu 0000:03:00.0: amdgpu: SMU: I'm not done with your previous command: "
+    gpu += "SMN_C2PMSG_66:0x00000011 SMN_C2PMSG_82:0x00000000"
+    assert _primary(gpu, "amdgpu 0000:03:00.0: PM: failed to suspend: error -62") != (
+        "suspend_failure"
+    )
+    hung = "INFO: task nfsd:1234 blocked for more than 122 seconds."
+    assert _primary(FREEZE, hung) == "hung_task"
+    # resume's routine lines after a failed suspend do not lead
+    assert _primary(FREEZE, "PM: resume of devices complete after 12.3 msecs") == (
+        "suspend_failure"
+    )
+
+
+def test_the_root_mount_panic_leads_the_boot_failure_it_names() -> None:
+    cannot = 'VFS: Cannot open root device "sda1" or unknown-block(0,0): error -6'
+    panic = "Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)"
+    assert _primary(cannot, panic) == "kernel_panic"
+    assert _primary(cannot) == "boot_failure"
+    assert _primary("dracut-initqueue[312]: Warning: Could not boot.") == "boot_failure"
+
+
+def test_an_old_kernels_orderly_end_is_a_clean_end() -> None:
+    for end, outcome in (
+        ("Restarting system.", "clean_reboot"),
+        ("Starting new kernel", "clean_reboot"),
+        ("Power down.", "clean_shutdown"),
+        ("System halted.", "clean_shutdown"),
+    ):
+        recs = [_record("EXT4-fs (sda1): re-mounted. Opts: (null)", 0, 9000 * 10**6)]
+        recs.append(_record(end, 1, 9001 * 10**6))
+        assert classify(Timeline.from_records(recs)).outcome == outcome, end
+
+
+def test_a_pci_serr_nmi_leads_the_panic_it_ends_in() -> None:
+    serr = "NMI: PCI system error (SERR) for reason a0 on CPU 0."
+    assert _primary(serr, "Kernel panic - not syncing: NMI: Not continuing") == (
+        "nmi_hardware_error"
+    )
+    assert _primary(serr, "Dazed and confused, but trying to continue") == "nmi_hardware_error"
