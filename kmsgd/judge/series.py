@@ -22,11 +22,12 @@ from dataclasses import dataclass, field, replace
 from kmsgd.catalogue.base import Severity
 from kmsgd.judge.bootview import BootView
 from kmsgd.judge.telemetry import GPU_DRIVERS
-from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET
+from kmsgd.judge.thinning import THIN_BUCKETS, THIN_PER_BUCKET, Thinner
 from kmsgd.judge.timeline import Item, Timeline
 from kmsgd.logparse.parsed import EVIDENCE_ORIGINS
 from kmsgd.ring import frame
 from kmsgd.ring.incident import IncidentRecord, RecordName, Source, Trigger
+from kmsgd.ring.layout import Skimmed
 from kmsgd.ring.reader import RingReader
 from kmsgd.ring.records import KIND_CODES, Damaged, Entry, Kind
 from kmsgd.ring.samples import DeviceSample, MemorySample
@@ -35,7 +36,8 @@ WINDOW_S = 600.0  # the default window, kept whole
 WINDOW_US = int(WINDOW_S * 1e6)
 RAW_S = 60.0  # the 10 Hz power reads are kept for the final minute
 ZOOM_S = 2.0  # the zoom of the final seconds (a PSU trip's power step lives there)
-OLD_BUCKETS = THIN_BUCKETS  # before the final WINDOW_S: at most this many buckets …
+# before the final WINDOW_S: at most this many buckets of the boot's thinned headers …
+OLD_BUCKETS = THIN_BUCKETS // 2
 OLD_PER_BUCKET = THIN_PER_BUCKET  # … of at most this many samples each (judge/thinning.py)
 DENSITY_BINS = 120
 MAX_MARKS = 400
@@ -293,7 +295,7 @@ def ring_series(
     start_us = end + int(start_s * 1e6)
     detail_us = end - WINDOW_US
     # the last WINDOW_S whole, what lies before from the boot's thinned headers (one pass)
-    older = [h for h in view.thinned if start_us <= h.wall_us < detail_us]
+    older = _thin_again([h for h in view.thinned if start_us <= h.wall_us < detail_us])
     kernel = [((w - end) / 1e6, 1) for w in view.kernel_walls if w >= max(start_us, detail_us)]
     kernel += [((w - end) / 1e6, n) for w, n in view.kernel_counts if start_us <= w < detail_us]
     rows: list[tuple[int, DeviceSample | MemorySample]] = []
@@ -304,12 +306,14 @@ def ring_series(
     for h in (*older, *view.recent):
         if h.wall_us < start_us or h.wall_us > end:
             continue
-        if h.code != _SAMPLE or _PROCS in reader.payload_head(h, 24):
+        if h.code != _SAMPLE:
             continue
         s = decoded.get(h.serial)
         if s is None:
+            if _PROCS in reader.payload_head(h, 24):
+                continue
             f = reader.check(h)
-            s = frame.to_entry(f).data if f is not None else None
+            s = frame.decode_payload(f.kind, f.payload, wall_us=f.wall_us) if f else None
         if isinstance(s, DeviceSample | MemorySample):
             rows.append((h.wall_us, s))
         elif s is None or isinstance(s, Damaged):
@@ -344,6 +348,15 @@ def ring_series(
         thinned_before_s=-WINDOW_S if start_us < detail_us else None,
         skipped_samples=skipped,
     )
+
+
+def _thin_again(headers: Sequence[Skimmed]) -> Sequence[Skimmed]:
+    """The boot's thinned headers merged into at most OLD_BUCKETS buckets: a sample each
+    a few pixels apart over a boot of hours, half the records to decode."""
+    thin = Thinner(OLD_BUCKETS, OLD_PER_BUCKET)
+    for h in headers:
+        thin.add(h)
+    return thin.samples()
 
 
 def _sensors(

@@ -69,10 +69,20 @@ _SEVERITY = {"critical": "#b2182b", "error": "#d6604d", "warning": "#e08214", "i
 Clean = Callable[[str], str]
 
 
+def _matplotlib() -> Any:
+    """matplotlib, imported. Its numpy starts OpenBLAS with a thread a CPU when loaded, for
+    linear algebra that no picture does (on 2 CPUs a tenth of the import's CPU time): one
+    thread is enough, unless the environment says otherwise."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    import matplotlib
+
+    return matplotlib
+
+
 def available() -> bool:
     """Whether matplotlib can be imported (the `plot` extra is installed)."""
     try:
-        import matplotlib  # noqa: F401
+        _matplotlib()
     except ImportError:
         return False
     return True
@@ -340,34 +350,33 @@ def _lines(
     title: str,
     key: Sequence[Key],
 ) -> None:
-    """Lines of one unit. Their legend is `key`, what a style means: the GPUs' colours are
-    the power panel's legend, and every hover point names its line."""
+    """Lines of one unit, `key` saying what a style means (the GPUs' colours are the power
+    panel's legend, and every hover point names its line)."""
     ax.set_title(title)
     for name, tr, color, style in traces:
         ax.plot(tr.t_s, tr.v, color=color, ls=style, lw=1)
         _hover(ax, s, tr, color, share, titles, name)
     ax.set_ylabel(unit)
-    _legend(ax, key)
+    _key(ax, key)
 
 
 LEGEND_MAX = 12  # entries shown; the hover titles name every line
-_KEY = "#404040"  # a style's colour in a legend of styles
-Key = tuple[str, str, str, str]  # a legend entry: label, colour, line style, marker
+Key = tuple[str, str]  # what a style means: the label, then its style in words ("dashed")
+_STYLE_WORDS = {"-": "solid", "--": "dashed", ":": "dotted", "-.": "dash-dot"}
+_COLOR_WORDS = dict(
+    zip(
+        _PALETTE,
+        ("blue", "orange", "green", "red", "purple", "brown", "pink", "grey", "olive", "cyan"),
+        strict=True,
+    )
+)
 
 
-def _legend(ax: Axes, key: Sequence[Key] = ()) -> None:
-    """The legend: `key`, or the labelled lines of `ax`. Each entry is laid out and measured
-    when drawn (the legends of a line each took a fifth of the drawing of 8 GPUs), so only the
-    power panel names the GPUs (their colours); the others have a line a style."""
-    from matplotlib.lines import Line2D
-
-    if key:
-        handles: list[Any] = [
-            Line2D([], [], color=c, ls=ls, lw=1, marker=m, ms=3) for _, c, ls, m in key
-        ]
-        labels = [k[0] for k in key]
-    else:
-        handles, labels = ax.get_legend_handles_labels()
+def _legend(ax: Axes) -> None:
+    """The power panel's legend: a GPU a colour. A legend lays out and measures each entry when
+    drawn (a legend a panel took a fifth of the drawing of 8 GPUs), so the other panels say
+    what their styles mean in one line of text (`_key`)."""
+    handles, labels = ax.get_legend_handles_labels()
     if handles:
         ax.legend(
             handles[:LEGEND_MAX],
@@ -377,6 +386,13 @@ def _legend(ax: Axes, key: Sequence[Key] = ()) -> None:
             framealpha=0.7,
             ncols=6,
         )
+
+
+def _key(ax: Axes, key: Sequence[Key]) -> None:
+    """What the panel's line styles mean, as one text at the right of its title."""
+    if key:
+        text = ", ".join(f"{label}: {style}" for label, style in key)
+        ax.set_title(text, loc="right", fontsize=7, color="#404040")
 
 
 def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figure, _Titles]:
@@ -396,19 +412,19 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
         for k, g in enumerate(s.gpus)
         for t in g.temps
     ]
-    temps_key = [(label, _KEY, style, "") for label, style in styles.items()]
+    temps_key = [(label, _STYLE_WORDS[style]) for label, style in styles.items()]
     mem: list[Styled] = []
     mem_key: list[Key] = []
     if s.mem_available is not None:
         mem.append(("MemAvailable", s.mem_available, "#000000", "-"))
-        mem_key.append(("MemAvailable", "#000000", "-", ""))
+        mem_key.append(("MemAvailable", "black"))
     mem += [
         (f"{g.device} VRAM used", g.vram_used, _color(k), "--")
         for k, g in enumerate(s.gpus)
         if g.vram_used is not None
     ]
     if len(mem) > len(mem_key):
-        mem_key.append(("GPU VRAM used (a GPU's colour)", _KEY, "--", ""))
+        mem_key.append(("GPU VRAM used", "dashed, in a GPU's colour"))
     rows: list[str] = ["power"] * bool(s.gpus)
     rows += ["temps"] * bool(temps) + ["memory"] * bool(mem) + ["psi"] * bool(s.psi) + ["kernel"]
     zoom = s.subsecond
@@ -474,7 +490,7 @@ def figure(s: BootSeries, *, title: str = "", clean: Clean = str) -> tuple[Figur
                 share,
                 "%",
                 "memory pressure (PSI avg10, %)",
-                [(name, color, style, "") for name, _, color, style in psi],
+                [(name, _COLOR_WORDS[color]) for name, _, color, _ in psi],
             )
             ax.set_ylim(0, 100)
         else:
@@ -554,9 +570,7 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
                 ms=3,
                 lw=1.2 if raw else 0.6,
             )
-            key[raw] = (
-                ("10 Hz reads", _KEY, "-", "o") if raw else ("per-second mean", _KEY, "-", "")
-            )
+            key[raw] = ("10 Hz reads", "dots") if raw else ("per-second mean", "thin line")
             _hover(
                 ax,
                 s,
@@ -575,7 +589,7 @@ def _zoom(ax: Axes, s: BootSeries, titles: _Titles) -> None:
     ax.set_ylim(bottom=0)
     ax.set_ylabel("W")
     ax.set_xlabel("seconds before the last sign of life")
-    _legend(ax, [key[raw] for raw in (True, False) if raw in key])
+    _key(ax, [key[raw] for raw in (True, False) if raw in key])
 
 
 _GROUP = re.compile(r'<g id="(kmsgd-\d+)">')
@@ -615,8 +629,7 @@ def _with_titles(svg: str, titles: _Titles) -> str:
 
 def svg(s: BootSeries, *, title: str = "", clean: Clean = str) -> str:
     """The timeline as SVG text (no XML prolog: it can be inlined in HTML or saved alone)."""
-    import matplotlib
-
+    matplotlib = _matplotlib()
     with matplotlib.rc_context(_RC):
         fig, titles = figure(s, title=title, clean=clean)
         out = io.StringIO()
@@ -629,8 +642,7 @@ def svg(s: BootSeries, *, title: str = "", clean: Clean = str) -> str:
 
 def png(s: BootSeries, *, title: str = "", clean: Clean = str, dpi: int = 100) -> bytes:
     """The timeline as a PNG (no hover: a picture for a chat message)."""
-    import matplotlib
-
+    matplotlib = _matplotlib()
     with matplotlib.rc_context(_RC):
         fig, _ = figure(s, title=title, clean=clean)
         out = io.BytesIO()

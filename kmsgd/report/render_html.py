@@ -16,7 +16,7 @@ import html
 from collections.abc import Callable, Iterable
 
 from kmsgd.judge.changes import MAJOR
-from kmsgd.judge.series import Trace
+from kmsgd.judge.series import OLD_BUCKETS, OLD_PER_BUCKET, Trace
 from kmsgd.report.model import Report
 from kmsgd.report.render_incident import incident_lines
 from kmsgd.report.render_ring import clock_line, ring_death_line, telemetry_lines
@@ -161,8 +161,9 @@ def _caption(r: Report) -> list[str]:
     said = []
     if s.thinned_before_s is not None:
         said.append(
-            f"Samples before {s.thinned_before_s:.0f} s are thinned (at most 12 in each of 600 "
-            "buckets of the boot); the last minutes are drawn as recorded."
+            f"Samples before {s.thinned_before_s:.0f} s are thinned (at most {OLD_PER_BUCKET} "
+            f"in each of {OLD_BUCKETS} buckets of the boot); the last minutes are drawn as "
+            "recorded."
         )
     if s.skipped_samples:
         said.append(f"{s.skipped_samples} sample records could not be read and are left out.")
