@@ -1231,4 +1231,57 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # The RAS bad-page table in the board's EEPROM, read over the SMU's I2C bus at init
+    # (amdgpu_ras_eeprom.c amdgpu_ras_eeprom_init: DRM_ERROR "Failed to read EEPROM table
+    # header, res:%d", dev_err with the same words later) and the I2C controller's own
+    # errors before it (smu_v11_0_i2c.c: DRM_ERROR "Received I2C_NAK_7B_ADDR_NOACK !!!",
+    # "WriteI2CData() - I2C error occurred :%x"). A board whose EEPROM does not answer (a
+    # server card in a PC slot whose SMBus pins are not wired) loses only the saved bad-page
+    # list and the ECC reports from it: the GPU runs. So it is information (rank 100, as
+    # workqueue_hog): listed, never blamed; a RAS failure that stops the init is
+    # amdgpu_init_failure's line.
+    sig(
+        "amdgpu_ras_eeprom_error",
+        r"Failed to read EEPROM table header, res:-?\d+|Received I2C_NAK_7B_ADDR_NOACK !!!"
+        r"|WriteI2CData\(\) - I2C error occurred :",
+        ("EEPROM", "I2C_NAK_7B_ADDR_NOACK", "WriteI2CData"),
+        Severity.INFO,
+        AMDGPU,
+        "amdgpu could not read the RAS bad-page table from the card's EEPROM over I2C: the "
+        "saved bad pages and EEPROM-backed ECC reporting are lost; the GPU itself works.",
+        "Harmless on a board that does not wire the slot's SMBus pins (a server card in a "
+        "PC); on a server, check the card's seating and its firmware.",
+        100,
+        device_kind=_PCI,
+        routine=True,
+        formats=(
+            Format(
+                "Failed to read EEPROM table header, res:%d",
+                _AMD + "amdgpu_ras_eeprom.c",
+                "5.15-6.8 (as read)",
+                _drm("amdgpu_ras_eeprom_init"),
+                args=(-5,),
+            ),
+            Format(
+                "Failed to read EEPROM table header, res:%d",
+                _AMD + "amdgpu_ras_eeprom.c",
+                "6.12-6.18 (as read)",
+                _DEV,
+                args=(-5,),
+            ),
+            Format(
+                "Received I2C_NAK_7B_ADDR_NOACK !!!",
+                _AMD + "smu_v11_0_i2c.c",
+                "5.10-6.18 (as read)",
+                _drm("smu_v11_0_i2c_xfer"),
+            ),
+            Format(
+                "WriteI2CData() - I2C error occurred :%x",
+                _AMD + "smu_v11_0_i2c.c",
+                "5.10-6.18 (as read)",
+                _drm("smu_v11_0_i2c_xfer"),
+                args=(1,),
+            ),
+        ),
+    ),
 )

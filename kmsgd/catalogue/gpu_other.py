@@ -119,7 +119,10 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # with !ENGINE/PRIVRING/TIMEOUT, 4.4-mainline; gf100's nvkm_error_ratelimited in 6.x);
     # before nvkm (3.3-3.6: NV_ERROR printed "[drm] nouveau <bus id>: ") the Fermi playlist
     # that the GPU never took (nvc0_fifo.c nvc0_fifo_playlist_update: "PFIFO - playlist
-    # update failed") and the channel that never idled (nouveau_channel.c: "Failed to idle
+    # update failed"), the Fermi/Kepler channel's memory fault (nvc0_fifo.c, nve0_fifo.c
+    # nvc0_fifo_isr_vm_fault NV_INFO "PFIFO: %s fault at 0x%010llx [", then the reason, unit
+    # and channel by printk continuation; nv_error with the same words in core/engine/fifo/
+    # nve0.c under nv_printk) and the channel that never idled (nouveau_channel.c: "Failed to idle
     # channel %d."); the DRM side's failures that leave the GPU half set up: the copy-engine
     # channel not created (nouveau_drm.c: NV_ERROR "failed to create ce channel, %d") and the
     # display core's capability notifier never written by the GPU (dispnv50/core507d.c,
@@ -144,10 +147,11 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|mmu: (?:fault|Page fault)|gr: magic set \d+|unknown chipset \([0-9a-fA-F]+\)"
         r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[)"
         r"|PFIFO - playlist update failed|Failed to idle channel \d+\."
+        r"|PFIFO: (?:read|write) fault at 0x[0-9a-fA-F]+ \["
         r"|(?:DRM|drm): (?:failed to create ce channel, -?\d+|core caps notifier timeout)"
         r"|gr: wait for idle timeout \(en: |\w+: unable to load firmware (?:data|code)$)"
         r"|nouveau [E!]\[ *\w+\]\[[^\]]+\](?:\[[^\]]*\])* (?:SCHED_ERROR \[|TRAP|DATA_ERROR"
-        r"|ILLEGAL_MTHD|ILLEGAL_CLASS|DMA_PUSHER|PBDMA\d|(?:read|write) fault at"
+        r"|ILLEGAL_MTHD|ILLEGAL_CLASS|DMA_PUSHER|PBDMA\d|(?:PFIFO: )?(?:read|write) fault at"
         r"|MMIO (?:read|write) of)|nouveau [E!]\[ *DRM\] failed to idle channel",
         ("nouveau",),
         Severity.ERROR,
@@ -232,6 +236,20 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "3.10-4.2",
                 "nouveau E[     DRM] ",
                 args=(0xCCCC0000, "DRM"),
+            ),
+            Format(
+                "PFIFO: %s fault at 0x%010llx [",
+                "drivers/gpu/drm/nouveau/nvc0_fifo.c",
+                "3.3-3.6",
+                "[drm] nouveau 0000:01:00.0: ",
+                args=("read", 0),
+            ),
+            Format(
+                "PFIFO: %s fault at 0x%010llx [",
+                "drivers/gpu/drm/nouveau/core/engine/fifo/nve0.c",
+                "3.10-4.2 (as read)",
+                "nouveau E[   PFIFO][0000:01:00.0] ",
+                args=("write", 0x1000),
             ),
             Format(
                 "PFIFO - playlist update failed",
@@ -659,16 +677,15 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # panthor_gpu.c drm_warn, 6.18), panthor's firmware that stops answering
     # (panthor_fw.c "FW ping timeout, scheduling a reset", panthor_sched.c "CSG %d update
     # request timedout", drm_err) and its job timeout (panthor_sched.c queue_timedout_job
-    # drm_warn "job timeout: pid=%d, comm=%s, seqno=%llu", 6.18), V3D's MMU violation
-    # (v3d_irq.c v3d_hub_irq dev_err "MMU error from client %d at 0x%08llx%s%s%s", 4.19;
-    # "client %s (%d)" 6.1, "client %s (0x%x)" 6.18) and 4.18-4.19's reset (v3d_gem.c
-    # v3d_reset DRM_ERROR "Resetting GPU.", "Resetting GPU for hang." later)
+    # drm_warn "job timeout: pid=%d, comm=%s, seqno=%llu", 6.18) and V3D's 4.18-4.19 reset
+    # (v3d_gem.c v3d_reset DRM_ERROR "Resetting GPU.", "Resetting GPU for hang." later). V3D's
+    # MMU error is no hang: v3d_mmu_error below.
     sig(
         "soc_gpu_hang",
         r"\b(?:panfrost|panthor) \S+: (?:\[drm\] (?:\*ERROR\* )?)?(?:Unhandled Page fault in "
         r"AS\d+ at VA 0x|GPU Fault 0x[0-9a-f]+ \(|FW ping timeout, scheduling a reset"
         r"|CSG \d+ update request timedout|job timeout: pid=\d+, comm=)"
-        r"|\bv3d \S+: MMU error from client |\[drm:v3d_\w+ \[v3d\]\] \*ERROR\* Resetting GPU\.",
+        r"|\[drm:v3d_\w+ \[v3d\]\] \*ERROR\* Resetting GPU\.",
         ("panfrost", "panthor", "v3d"),
         Severity.ERROR,
         SOC,
@@ -721,11 +738,48 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 args=(1234, "glmark2", 42),
             ),
             Format(
+                "Resetting GPU.",
+                "drivers/gpu/drm/v3d/v3d_gem.c",
+                "4.19",
+                "[drm:v3d_reset [v3d]] *ERROR* ",
+            ),
+        ),
+    ),
+    # V3D's MMU error (v3d_irq.c v3d_hub_irq dev_err "MMU error from client %d at
+    # 0x%08llx%s%s%s", 4.19; "client %s (%d)" 5.4-6.12; "client %s (0x%x)" 6.18): the hub
+    # interrupt only logs the violation and clears it; no job is stopped and no reset
+    # follows (v3d_mmu.c points invalid PTEs at the MMU scratch page, V3D_MMU_ILLEGAL_ADDR,
+    # so a CLE prefetch past the end of a control list, or a bin's read of a PTE past its
+    # buffer, reads the scratch page). A hang shows as the job timeout and its reset
+    # (soc_gpu_hang). So the MMU error is information (rank 100, as workqueue_hog): listed,
+    # never blamed, and a log that holds nothing else has no culprit.
+    sig(
+        "v3d_mmu_error",
+        r"\bv3d \S+: MMU error from client ",
+        ("MMU",),
+        Severity.INFO,
+        SOC,
+        "The Broadcom V3D GPU's MMU reported an access outside a job's pages (often a "
+        "prefetch past the end of a buffer); the driver logs it and the GPU carries on.",
+        'Usually harmless; blame the GPU only when a job timeout and "Resetting GPU for hang" '
+        "(soc_gpu_hang) follow.",
+        100,
+        device_kind=_PCI,
+        routine=True,
+        formats=(
+            Format(
                 "MMU error from client %d at 0x%08llx%s%s%s",
                 "drivers/gpu/drm/v3d/v3d_irq.c",
                 "4.19",
                 "v3d fec00000.v3d: ",
                 args=(5, 0x1000, "", ", pte invalid", ""),
+            ),
+            Format(
+                "MMU error from client %s (%d) at 0x%llx%s%s%s",
+                "drivers/gpu/drm/v3d/v3d_irq.c",
+                "5.4-6.12",
+                "v3d fec00000.v3d: ",
+                args=("CLE", 4, 0xB0E1000, "", ", pte invalid", ""),
             ),
             Format(
                 "MMU error from client %s (0x%x) at 0x%llx%s%s%s",
@@ -734,11 +788,76 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "v3d fec00000.v3d: ",
                 args=("L2T", 0x2, 0x1000, "", ", pte invalid", ""),
             ),
+        ),
+    ),
+    # Arm's Mali kbase driver (out of tree, GPL, shipped in vendor BSP trees as
+    # drivers/gpu/arm/midgard or bifrost): a failed KBASE_DEBUG_ASSERT in a debug build
+    # (mali_kbase_debug.h KBASEP_DEBUG_ASSERT_OUT: pr_err "Mali<ASSERT>: %s function:%s "
+    # with the trace "In file: <file> line: <n>", then the asserted message on lines of its
+    # own); kbase_reg_read's assert (device/backend/mali_kbase_device_hw*.c) is a register
+    # read while the GPU is powered off.
+    sig(
+        "mali_kbase_assert",
+        r"Mali<ASSERT>: In file: \S+ line: \d+ function:\s*\w+",
+        ("ASSERT",),
+        Severity.ERROR,
+        SOC,
+        "Arm's Mali kbase driver failed one of its own consistency checks (an assert of a "
+        "debug build): the GPU driver's state is wrong from here on.",
+        "Note the file and function; update the board's BSP kernel (the vendor's kbase "
+        "release) or try panfrost/panthor where the board supports them.",
+        38,
+        device_kind=_PCI,
+        formats=(
             Format(
-                "Resetting GPU.",
-                "drivers/gpu/drm/v3d/v3d_gem.c",
-                "4.19",
-                "[drm:v3d_reset [v3d]] *ERROR* ",
+                "Mali<ASSERT>: %s function:%s ",
+                "arm-kbase:drivers/gpu/arm/bifrost/mali_kbase_debug.h",
+                "kbase r-releases in vendor BSP trees (midgard and bifrost, as read)",
+                args=(
+                    "In file: drivers/gpu/arm/bifrost/device/backend/mali_kbase_device_hw_csf.c"
+                    " line: 225",
+                    "kbase_reg_read",
+                ),
+            ),
+        ),
+    ),
+    # radeon's soft reset after a lockup (cik.c cik_gpu_soft_reset, si.c, evergreen.c,
+    # r600.c: dev_info "GPU softreset: 0x%08X", then "GRBM_SOFT_RESET=0x%08X" /
+    # "SRBM_SOFT_RESET=0x%08X" and the status dump, 3.x-6.18): the recovery of a lockup whose
+    # ring-stall line a cut may have lost. amdgpu's gfx soft reset prints the same register
+    # words on its own device, so the radeon device must be on the line.
+    sig(
+        "radeon_gpu_lockup",
+        r"radeon \S+: (?:GPU softreset: 0x[0-9A-Fa-f]+|[GS]RBM_SOFT_RESET=0x[0-9A-Fa-f]+)$",
+        ("softreset", "GRBM_SOFT_RESET", "SRBM_SOFT_RESET"),
+        Severity.CRITICAL,
+        RADEON,
+        "The radeon driver is soft-resetting the GPU after a lockup.",
+        "See radeon_gpu_lockup.",
+        35,
+        device_kind=_PCI,
+        context=True,
+        formats=(
+            Format(
+                "GPU softreset: 0x%08X",
+                _RADEON + "cik.c",
+                "4.4-6.18",
+                "radeon 0000:01:00.0: ",
+                args=(0x4C,),
+            ),
+            Format(
+                "GRBM_SOFT_RESET=0x%08X",
+                _RADEON + "cik.c",
+                "4.4-6.18",
+                "radeon 0000:01:00.0: ",
+                args=(0x10001,),
+            ),
+            Format(
+                "SRBM_SOFT_RESET=0x%08X",
+                _RADEON + "si.c",
+                "4.4-6.18",
+                "radeon 0000:01:00.0: ",
+                args=(0x100,),
             ),
         ),
     ),

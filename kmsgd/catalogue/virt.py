@@ -11,7 +11,7 @@ boot of a box with virtualisation off, not an event: they tag nothing.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import Format, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 VIRT = "virt"
 
@@ -46,6 +46,37 @@ VIRT_SIGNATURES: tuple[Signature, ...] = (
                 "arch/x86/kvm/x86.c",
                 "6.3 (kvm/queue)",
                 args=(3, "hardware_enable_all"),
+            ),
+        ),
+    ),
+    # A BAR of a device handed to a VM that vfio-pci cannot claim (drivers/vfio/pci/
+    # vfio_pci_core.c vfio_pci_core_setup_barmap, vfio_pci.c before 5.15:
+    # pci_request_selected_regions; its failure is drivers/pci/pci.c __pci_request_region's
+    # warning, dev_warn "BAR %d: can't reserve %pR" 4.4-4.16, pci_warn 4.17-6.18, printed
+    # with the bound driver's name): another holder, typically the host's boot frame buffer
+    # (efifb, simplefb, sysfb) on the passed-through GPU's BAR 0, keeps the range, so the
+    # guest's accesses to that BAR fail and the passed-through GPU shows nothing. The same
+    # warning under another driver is that driver's probe failure, not this.
+    sig(
+        "vfio_bar_reserve_failure",
+        r"\bvfio-pci \S+: BAR \d+: can't reserve \[",
+        ("vfio",),
+        Severity.ERROR,
+        VIRT,
+        "vfio-pci could not reserve a BAR of the device passed through to a VM (another "
+        "driver, typically the host's boot frame buffer, holds its memory range): the guest "
+        "cannot use the device.",
+        "Free the range before the VM starts: unbind the frame buffer (efifb/simplefb, or "
+        "initcall_blacklist=sysfb_init / video=efifb:off), and check /proc/iomem for the holder.",
+        50,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "BAR %d: can't reserve %pR",
+                "drivers/pci/pci.c",
+                "4.4-6.18",
+                "vfio-pci 0000:05:00.0: ",
+                args=(0, "[mem 0xd0000000-0xdfffffff 64bit pref]"),
             ),
         ),
     ),

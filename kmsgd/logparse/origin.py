@@ -71,6 +71,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"panfrost \S+: ",
         r"panthor \S+: ",  # Mali Valhall CSF (6.10+)
         r"mali \S+: ",  # ARM's vendor kbase driver (out of tree)
+        r"Mali<ASSERT>: ",  # kbase's KBASEP_DEBUG_ASSERT_OUT pr_err (mali_kbase_debug.h)
         r"etnaviv(?:-gpu)? \S+: ",  # "etnaviv" where a PCI glue driver binds the core
         r"lima \S+: ",
         r"asahi \S+: ",  # Apple AGX (Asahi Linux)

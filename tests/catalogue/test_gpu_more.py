@@ -197,7 +197,6 @@ ADDED_WORDING: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "[drm] ib test on ring 0 succeeded in 0 usecs",
-            "radeon 0000:01:00.0: GPU softreset: 0x00000049",
         ],
     ),
     "nouveau_error": (

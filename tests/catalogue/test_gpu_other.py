@@ -20,7 +20,6 @@ OTHER_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "radeon 0000:01:00.0: fence driver on ring 0 use gpu addr 0x0000000040000c00",
-            "radeon 0000:01:00.0: GPU softreset: 0x00000019",  # the recovery, not the lockup
             "[drm] ring test on 0 succeeded in 1 usecs",
         ],
     ),
