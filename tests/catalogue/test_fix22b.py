@@ -11,7 +11,7 @@ import io
 import pytest
 
 from kmsgd.commands.analyze import analyze_report
-from tests.catalogue.lines import check_wording, primary_of
+from tests.catalogue.lines import check_wording, paste_primary, primary_of
 
 # tag → (positives, negatives)
 FIX22B_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -88,11 +88,6 @@ def test_the_source_wording_matches_and_other_lines_do_not(tag: str) -> None:
     check_wording(FIX22B_EXAMPLES, tag)
 
 
-def _primary(text: str) -> str:
-    report, _ = analyze_report(io.BytesIO(text.encode()), name="paste")
-    return report.primary.tag if report.primary else ""
-
-
 def test_a_lone_v3d_mmu_error_names_no_culprit_and_a_reset_still_does() -> None:
     mmu = "v3d fec00000.v3d: MMU error from client CLE (4) at 0xb0e1000, pte invalid"
     assert primary_of(mmu) is None
@@ -108,7 +103,7 @@ def test_an_unreadable_ras_eeprom_on_a_pc_board_names_no_culprit() -> None:
         "    [    5.692467] [drm:amdgpu_ras_eeprom_init [amdgpu]] *ERROR* Failed to read "
         "EEPROM table header, res:-5\n"
     )
-    assert _primary(paste) == ""
+    assert paste_primary(paste) is None
 
 
 def test_radeons_soft_reset_dump_names_the_lockup_the_cut_lost() -> None:
@@ -118,7 +113,7 @@ def test_radeons_soft_reset_dump_names_the_lockup_the_cut_lost() -> None:
         "[ 3373.887465] radeon 0000:01:00.0: SRBM_SOFT_RESET=0x00000100\n"
         "[ 3373.888619] radeon 0000:01:00.0:   GRBM_STATUS=0x80003028\n"
     )
-    assert _primary(paste) == "radeon_gpu_lockup"
+    assert paste_primary(paste) == "radeon_gpu_lockup"
 
 
 def test_a_bare_mali_assert_line_is_the_kernels_and_the_culprit() -> None:
@@ -127,7 +122,7 @@ def test_a_bare_mali_assert_line_is_the_kernels_and_the_culprit() -> None:
         "Apr 10 00:57:42 kernel: Mali<ASSERT>: In file: drivers/gpu/arm/bifrost/device/"
         "backend/mali_kbase_device_hw_csf.c line: 225 function:kbase_reg_read \n"
     )
-    assert _primary(paste) == "mali_kbase_assert"
+    assert paste_primary(paste) == "mali_kbase_assert"
 
 
 def test_a_vfio_bar_in_inline_backticks_is_the_passthrough_failure() -> None:
@@ -135,7 +130,7 @@ def test_a_vfio_bar_in_inline_backticks_is_the_passthrough_failure() -> None:
         "`[   44.702115] vfio-pci 0000:05:00.0: BAR 0: can't reserve "
         "[mem 0xd0000000-0xdfffffff 64bit pref]`\n"
     )
-    assert _primary(paste) == "vfio_bar_reserve_failure"
+    assert paste_primary(paste) == "vfio_bar_reserve_failure"
 
 
 def test_radeons_soft_reset_after_the_stall_counts_the_lockup_once() -> None:
