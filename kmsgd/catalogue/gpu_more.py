@@ -1235,7 +1235,11 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     # (amdgpu_ras_eeprom.c amdgpu_ras_eeprom_init: DRM_ERROR "Failed to read EEPROM table
     # header, res:%d", dev_err with the same words later) and the I2C controller's own
     # errors before it (smu_v11_0_i2c.c: DRM_ERROR "Received I2C_NAK_7B_ADDR_NOACK !!!",
-    # "WriteI2CData() - I2C error occurred :%x"). A board whose EEPROM does not answer (a
+    # "WriteI2CData() - I2C error occurred :%x"), and a table that reads but fails its
+    # checksum (amdgpu_ras_eeprom.c: DRM_ERROR "RAS table incorrect checksum or error:%d" and
+    # "RAS Table …" for a table marked bad, dev_err in 6.x; amdgpu_ras_eeprom_check_and_recover
+    # dev_warn "…:%d, try to recover", then dev_err "RAS table recovery failed"), which the
+    # driver resets or gives up on. A board whose EEPROM does not answer (a
     # server card in a PC slot whose SMBus pins are not wired) loses only the saved bad-page
     # list and the ECC reports from it: the GPU runs. So it is information (rank 100, as
     # workqueue_hog): listed, never blamed; a RAS failure that stops the init is
@@ -1243,8 +1247,9 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "amdgpu_ras_eeprom_error",
         r"Failed to read EEPROM table header, res:-?\d+|Received I2C_NAK_7B_ADDR_NOACK !!!"
-        r"|WriteI2CData\(\) - I2C error occurred :",
-        ("EEPROM", "I2C_NAK_7B_ADDR_NOACK", "WriteI2CData"),
+        r"|WriteI2CData\(\) - I2C error occurred :|RAS [Tt]able incorrect checksum or error:-?\d+"
+        r"|RAS table recovery failed$",
+        ("EEPROM", "I2C_NAK_7B_ADDR_NOACK", "WriteI2CData", "checksum", "recovery"),
         Severity.INFO,
         AMDGPU,
         "amdgpu could not read the RAS bad-page table from the card's EEPROM over I2C: the "
@@ -1268,6 +1273,26 @@ MORE_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "6.12-6.18 (as read)",
                 _DEV,
                 args=(-5,),
+            ),
+            Format(
+                "RAS table incorrect checksum or error:%d",
+                _AMD + "amdgpu_ras_eeprom.c",
+                "5.15-6.8 (as read)",
+                _drm("amdgpu_ras_eeprom_init"),
+                args=(-22,),
+            ),
+            Format(
+                "RAS table incorrect checksum or error:%d, try to recover",
+                _AMD + "amdgpu_ras_eeprom.c",
+                "6.12-6.18 (as read)",
+                _DEV,
+                args=(-22,),
+            ),
+            Format(
+                "RAS table recovery failed",
+                _AMD + "amdgpu_ras_eeprom.c",
+                "6.12-6.18 (as read)",
+                _DEV,
             ),
             Format(
                 "Received I2C_NAK_7B_ADDR_NOACK !!!",

@@ -861,4 +861,40 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # Arm's kbase driver (vendor BSP trees: drivers/gpu/arm/midgard, bifrost) finding a job
+    # stuck or faulting: the GPU reset after soft-stopped jobs did not clear (JM
+    # mali_kbase_jm_hw.c kbasep_reset_timeout_worker, CSF csf/mali_kbase_csf_reset_gpu.c:
+    # dev_err "Resetting GPU (allowing up to %d ms)") and the terminal MMU fault that kills
+    # the context (mali_kbase_mmu.c kbase_mmu_report_fault_and_kill: dev_err "Unhandled Page
+    # fault in AS%d at VA 0x%016llX\nReason: %s…", "AS%u" in newer releases): panfrost's
+    # same failures, soc_gpu_hang, on the "mali <device>: " of the vendor driver.
+    sig(
+        "soc_gpu_hang",
+        r"\bmali \S+: (?:Resetting GPU \(allowing up to \d+ ms\)"
+        r"|Unhandled Page fault in AS\d+ at VA 0x[0-9A-Fa-f]+)",
+        ("Resetting", "Unhandled"),
+        Severity.ERROR,
+        SOC,
+        "Arm's Mali kbase driver found a GPU job stuck (it resets the GPU) or a job's "
+        "terminal memory fault (it kills that context).",
+        "See soc_gpu_hang.",
+        38,
+        device_kind=_PCI,
+        formats=(
+            Format(
+                "Resetting GPU (allowing up to %d ms)",
+                "arm-kbase:drivers/gpu/arm/bifrost/csf/mali_kbase_csf_reset_gpu.c",
+                "kbase r-releases in vendor BSP trees (midgard and bifrost, as read)",
+                "mali fb000000.gpu: ",
+                args=(500,),
+            ),
+            Format(
+                "Unhandled Page fault in AS%d at VA 0x%016llX",
+                "arm-kbase:drivers/gpu/arm/midgard/mali_kbase_mmu.c",
+                "kbase r-releases in vendor BSP trees (midgard and bifrost, as read)",
+                "mali ff9a0000.gpu: ",
+                args=(1, 0x7F3C0000),
+            ),
+        ),
+    ),
 )

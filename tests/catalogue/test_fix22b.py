@@ -22,10 +22,16 @@ FIX22B_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "amdgpu 0000:03:00.0: amdgpu: Failed to read EEPROM table header, res:-121",
             "[drm:smu_v11_0_i2c_xfer [amdgpu]] *ERROR* Received I2C_NAK_7B_ADDR_NOACK !!!",
             "[drm:smu_v11_0_i2c_xfer [amdgpu]] *ERROR* WriteI2CData() - I2C error occurred :1",
+            "[drm:amdgpu_ras_eeprom_init [amdgpu]] *ERROR* RAS table incorrect checksum or "
+            "error:-22",
+            "amdgpu 0000:03:00.0: amdgpu: RAS table incorrect checksum or error:-22, try to "
+            "recover",
+            "amdgpu 0000:03:00.0: amdgpu: RAS table recovery failed",
         ],
         [
             "[drm] TX was terminated, IC_TX_ABRT_SOURCE val is:1000001",
             "amdgpu 0000:03:00.0: amdgpu: RAS: optional ras ta ucode is not available",
+            "amdgpu 0000:03:00.0: amdgpu: RAS table recovery succeed",
         ],
     ),
     "nouveau_error": (
@@ -70,6 +76,17 @@ FIX22B_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "v3d 1002000000.v3d: MMU error from client L2T (0x2) at 0x1000, cap exceeded",
         ],
         ["v3d fec00000.v3d: [drm:v3d_reset [v3d]] *ERROR* Resetting GPU for hang."],
+    ),
+    "soc_gpu_hang": (
+        [
+            # Arm's kbase driver (vendor BSP trees) on its "mali <device>: "
+            "mali fb000000.gpu: Resetting GPU (allowing up to 500 ms)",
+            "mali ff9a0000.gpu: Unhandled Page fault in AS1 at VA 0x000000007F3C0000",
+        ],
+        [
+            "mali fb000000.gpu: GPU identified as 0x2 arch 10.8.6 r0p0 status 0",
+            "mali fb000000.gpu: Reset complete",
+        ],
     ),
     "vfio_bar_reserve_failure": (
         ["vfio-pci 0000:05:00.0: BAR 0: can't reserve [mem 0xd0000000-0xdfffffff 64bit pref]"],
