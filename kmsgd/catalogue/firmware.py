@@ -34,7 +34,10 @@ FIRMWARE_LOAD_SIGNATURES: tuple[Signature, ...] = (
     # file …") (4.4-6.18); iwlwifi iwl-drv.c, iwlegacy, ath9k hif_usb.c "no suitable firmware
     # found!" (4.4-6.18), rtw89 "no suitable firmware found"; the drivers' "failed to load
     # firmware" / "Failed to load firmware" / "Unable to load firmware" / "firmware loading
-    # failed" (drivers/net, drivers/scsi, drivers/infiniband: qla2xxx, qed, mt76, ath10k, …)
+    # failed" (drivers/net, drivers/scsi, drivers/infiniband: qla2xxx, qed, mt76, ath10k, …);
+    # radeon's microcode loaders (cik.c cik_init_microcode, si.c, ni.c, r600.c: "cik_cp: Failed
+    # to load firmware \"%s\"", printk(KERN_ERR) 4.4, pr_err 4.19-6.18) after the legacy
+    # upper-case name also failed: the probe gives up ("Fatal error during GPU init")
     sig(
         "firmware_load_failure",
         r"[Cc]an't load firmware file|\bError loading firmware\b|HW init failed, aborting"
@@ -95,6 +98,12 @@ FIRMWARE_LOAD_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "bnx2: ",
                 args=("bnx2/bnx2-mips-09-6.2.1b.fw",),
+            ),
+            Format(
+                'cik_cp: Failed to load firmware "%s"',
+                "drivers/gpu/drm/radeon/cik.c",
+                "4.4-6.18",
+                args=("radeon/KABINI_pfp.bin",),
             ),
         ),
     ),

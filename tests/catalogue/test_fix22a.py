@@ -45,6 +45,18 @@ FIX22A_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "[drm] *ERROR* atomic commit failed",
         ],
     ),
+    "firmware_load_failure": (
+        # radeon's microcode loader gives up (cik.c cik_init_microcode)
+        ['cik_cp: Failed to load firmware "radeon/KABINI_pfp.bin"'],
+        [
+            # the loader's line for the lower-case name radeon asks for first, and btbcm's
+            # note that it runs without its patch: no give-up
+            "radeon 0000:00:01.0: Direct firmware load for radeon/kabini_pfp.bin failed with "
+            "error -2",
+            "Bluetooth: hci0: BCM: Patch brcm/BCM43430A1.hcd not found",
+            "bluetooth hci0: Direct firmware load for brcm/BCM43430A1.hcd failed with error -2",
+        ],
+    ),
     "nouveau_error": (
         # nouveau_drm.c nouveau_accel_init
         [
