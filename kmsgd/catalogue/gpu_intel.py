@@ -38,7 +38,13 @@ _XE_GT_ERR = _XE_DEV + "[drm] *ERROR* GT0: "  # xe_gt_printk.h xe_gt_err
 
 
 # what only i915 prints, so that DRM_INFO's bare "[drm] " (4.x) needs no driver name
-_I915_OWN = ("GPU HANG", "stuck on", "no progress on", "GPU crash dump")
+_I915_OWN = (
+    "GPU HANG",
+    "stuck on",
+    "no progress on",
+    "GPU crash dump",
+    "Timed out waiting for forcewake",
+)
 
 
 def _i915_line(m: re.Match[str], i: MatchInput) -> bool:
@@ -351,7 +357,11 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # ack to clear." / "… ack request." (DRM_ERROR 4.4-5.4, drm_err 5.15-6.18, the domain
     # named "render", "gt", "media"…) and its all-ones variant "%s: MMIO unreliable
     # (forcewake register returns 0xFFFFFFFF)!" (6.1-6.18); i915 taints the kernel for CI
-    # after each ("CI tainted: …", its bookkeeping, not a second event).
+    # after each ("CI tainted: …", its bookkeeping, not a second event). Before the
+    # per-domain wording, __gen6_gt_force_wake_get / _mt_get and vlv_force_wake_get printed
+    # DRM_ERROR "Timed out waiting for forcewake old ack to clear." and "Timed out waiting
+    # for forcewake to ack request." (intel_uncore.c 3.10-4.1; "[drm:func] *ERROR* ", no
+    # driver name: the wording is i915's alone).
     sig(
         "i915_init_failure",
         r"(?:GuC |GUC: |GT\d+: )load failed: status = 0x|GuC initialization failed"
@@ -361,7 +371,8 @@ I915_SIGNATURES: tuple[Signature, ...] = (
         r"|GuC init failed with |Failed to initialize uC \(|No GuC firmware defined for platform"
         r"|GuC firmware \S+: fetch failed"
         r"|\w+: (?:timed out waiting for forcewake ack (?:to clear|request)\."
-        r"|MMIO unreliable \(forcewake register returns 0xFFFFFFFF\)!)",
+        r"|MMIO unreliable \(forcewake register returns 0xFFFFFFFF\)!)"
+        r"|Timed out waiting for forcewake (?:old ack to clear|to ack request)\.",
         ("failed", "Failed", "Unsupported", "GuC", "forcewake"),
         Severity.ERROR,
         I915,
@@ -497,6 +508,18 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "[drm:fw_domain_wait_ack_set [i915]] *ERROR* ",
                 args=("media",),
+            ),
+            Format(
+                "Timed out waiting for forcewake old ack to clear.",
+                _I915 + "intel_uncore.c",
+                "3.10-4.1",
+                "[drm:__gen6_gt_force_wake_mt_get] *ERROR* ",
+            ),
+            Format(
+                "Timed out waiting for forcewake to ack request.",
+                _I915 + "intel_uncore.c",
+                "3.10-4.1",
+                "[drm:__gen6_gt_force_wake_get] *ERROR* ",
             ),
             Format(
                 "%s: MMIO unreliable (forcewake register returns 0xFFFFFFFF)!",

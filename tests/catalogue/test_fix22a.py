@@ -23,6 +23,11 @@ FIX22A_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "forcewake ack request.",
             "i915 0000:00:02.0: [drm] *ERROR* render: MMIO unreliable (forcewake register "
             "returns 0xFFFFFFFF)!",
+            # intel_uncore.c 3.10-4.1, no driver name in DRM_ERROR's prefix
+            "[drm:__gen6_gt_force_wake_mt_get] *ERROR* Timed out waiting for forcewake old ack "
+            "to clear.",
+            "[drm:__gen6_gt_force_wake_get] *ERROR* Timed out waiting for forcewake to ack "
+            "request.",
         ],
         [
             # add_taint_for_CI's bookkeeping after each, and the debug line of a healthy wake
@@ -47,7 +52,11 @@ FIX22A_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "firmware_load_failure": (
         # radeon's microcode loader gives up (cik.c cik_init_microcode)
-        ['cik_cp: Failed to load firmware "radeon/KABINI_pfp.bin"'],
+        [
+            'cik_cp: Failed to load firmware "radeon/KABINI_pfp.bin"',
+            # btintel.c: the controller stays in its bootloader
+            "Bluetooth: hci0: Failed to load Intel firmware file intel/ibt-20-1-3.sfi (-2)",
+        ],
         [
             # the loader's line for the lower-case name radeon asks for first, and btbcm's
             # note that it runs without its patch: no give-up
