@@ -34,11 +34,18 @@ FIRMWARE_LOAD_SIGNATURES: tuple[Signature, ...] = (
     # file …") (4.4-6.18); iwlwifi iwl-drv.c, iwlegacy, ath9k hif_usb.c "no suitable firmware
     # found!" (4.4-6.18), rtw89 "no suitable firmware found"; the drivers' "failed to load
     # firmware" / "Failed to load firmware" / "Unable to load firmware" / "firmware loading
-    # failed" (drivers/net, drivers/scsi, drivers/infiniband: qla2xxx, qed, mt76, ath10k, …)
+    # failed" (drivers/net, drivers/scsi, drivers/infiniband: qla2xxx, qed, mt76, ath10k, …);
+    # radeon's microcode loaders (cik.c cik_init_microcode, si.c, ni.c, r600.c: "cik_cp: Failed
+    # to load firmware \"%s\"", printk(KERN_ERR) 4.4, pr_err 4.19-6.18) after the legacy
+    # upper-case name also failed: the probe gives up ("Fatal error during GPU init")
+    # Intel's Bluetooth controllers, which stay in their bootloader without the operational
+    # firmware (btusb.c btusb_intel_download_firmware 4.19-5.10, btintel.c 5.15-6.18: bt_dev_err
+    # "Failed to load Intel firmware file %s (%d)", after "Bluetooth: hci0: ")
     sig(
         "firmware_load_failure",
         r"[Cc]an't load firmware file|\bError loading firmware\b|HW init failed, aborting"
-        r"|no suitable firmware found|(?:[Ff]ailed|[Uu]nable) to (?:load|request) (?:the )?"
+        r"|no suitable firmware found|Failed to load Intel firmware file "
+        r"|(?:[Ff]ailed|[Uu]nable) to (?:load|request) (?:the )?"
         r"(?:firmware|FW|fw)\b(?! patch)|[Ff]irmware load(?:ing)? failed",
         (
             "Can",
@@ -95,6 +102,19 @@ FIRMWARE_LOAD_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "bnx2: ",
                 args=("bnx2/bnx2-mips-09-6.2.1b.fw",),
+            ),
+            Format(
+                "Failed to load Intel firmware file %s (%d)",
+                "drivers/bluetooth/btintel.c",
+                "5.15-6.18",
+                "Bluetooth: hci0: ",
+                args=("intel/ibt-0040-0041.sfi", -2),
+            ),
+            Format(
+                'cik_cp: Failed to load firmware "%s"',
+                "drivers/gpu/drm/radeon/cik.c",
+                "4.4-6.18",
+                args=("radeon/KABINI_pfp.bin",),
             ),
         ),
     ),

@@ -38,7 +38,13 @@ _XE_GT_ERR = _XE_DEV + "[drm] *ERROR* GT0: "  # xe_gt_printk.h xe_gt_err
 
 
 # what only i915 prints, so that DRM_INFO's bare "[drm] " (4.x) needs no driver name
-_I915_OWN = ("GPU HANG", "stuck on", "no progress on", "GPU crash dump")
+_I915_OWN = (
+    "GPU HANG",
+    "stuck on",
+    "no progress on",
+    "GPU crash dump",
+    "Timed out waiting for forcewake",
+)
 
 
 def _i915_line(m: re.Match[str], i: MatchInput) -> bool:
@@ -346,6 +352,16 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # xe_uc_fw.c xe_gt_notice "… fetch failed with error %pe", 6.8-6.18): GuC only, since a
     # missing HuC or GSC file only disables media authentication and the GPU runs on. The
     # driver core's "probe with driver … failed" for i915 and xe is kmsgd/catalogue/probe.py's.
+    # A GT that never answers the driver's wake request cannot be driven at all: intel_uncore.c
+    # fw_domain_wait_ack_clear / fw_domain_wait_ack_set "%s: timed out waiting for forcewake
+    # ack to clear." / "… ack request." (DRM_ERROR 4.4-5.4, drm_err 5.15-6.18, the domain
+    # named "render", "gt", "media"…) and its all-ones variant "%s: MMIO unreliable
+    # (forcewake register returns 0xFFFFFFFF)!" (6.1-6.18); i915 taints the kernel for CI
+    # after each ("CI tainted: …", its bookkeeping, not a second event). Before the
+    # per-domain wording, __gen6_gt_force_wake_get / _mt_get and vlv_force_wake_get printed
+    # DRM_ERROR "Timed out waiting for forcewake old ack to clear." and "Timed out waiting
+    # for forcewake to ack request." (intel_uncore.c 3.10-4.1; "[drm:func] *ERROR* ", no
+    # driver name: the wording is i915's alone).
     sig(
         "i915_init_failure",
         r"(?:GuC |GUC: |GT\d+: )load failed: status = 0x|GuC initialization failed"
@@ -353,8 +369,11 @@ I915_SIGNATURES: tuple[Signature, ...] = (
         r"|Device initialization failed \(-?\d+\)"
         r"|Unsupported GuC v\d+\.\d+(?:\.\d+)*! v\d+\.\d+(?:\.\d+)* or newer is required"
         r"|GuC init failed with |Failed to initialize uC \(|No GuC firmware defined for platform"
-        r"|GuC firmware \S+: fetch failed",
-        ("failed", "Failed", "Unsupported", "GuC"),
+        r"|GuC firmware \S+: fetch failed"
+        r"|\w+: (?:timed out waiting for forcewake ack (?:to clear|request)\."
+        r"|MMIO unreliable \(forcewake register returns 0xFFFFFFFF\)!)"
+        r"|Timed out waiting for forcewake (?:old ack to clear|to ack request)\.",
+        ("failed", "Failed", "Unsupported", "GuC", "forcewake"),
         Severity.ERROR,
         I915,
         "Intel's GPU did not come up: its GuC firmware failed to load or is too old, or the "
@@ -468,6 +487,46 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "6.18",
                 _XE_DEV + "[drm] GT0: ",
                 args=("GuC", "xe/lnl_guc_70.bin", "-ENOENT"),
+            ),
+            Format(
+                "%s: timed out waiting for forcewake ack to clear.",
+                _I915 + "intel_uncore.c",
+                "4.4-5.4",
+                "[drm:fw_domains_get_with_fallback [i915]] *ERROR* ",
+                args=("render",),
+            ),
+            Format(
+                "%s: timed out waiting for forcewake ack to clear.",
+                _I915 + "intel_uncore.c",
+                "5.15-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("gt",),
+            ),
+            Format(
+                "%s: timed out waiting for forcewake ack request.",
+                _I915 + "intel_uncore.c",
+                "4.4-6.18",
+                "[drm:fw_domain_wait_ack_set [i915]] *ERROR* ",
+                args=("media",),
+            ),
+            Format(
+                "Timed out waiting for forcewake old ack to clear.",
+                _I915 + "intel_uncore.c",
+                "3.10-4.1",
+                "[drm:__gen6_gt_force_wake_mt_get] *ERROR* ",
+            ),
+            Format(
+                "Timed out waiting for forcewake to ack request.",
+                _I915 + "intel_uncore.c",
+                "3.10-4.1",
+                "[drm:__gen6_gt_force_wake_get] *ERROR* ",
+            ),
+            Format(
+                "%s: MMIO unreliable (forcewake register returns 0xFFFFFFFF)!",
+                _I915 + "intel_uncore.c",
+                "6.1-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("render",),
             ),
         ),
     ),
@@ -729,6 +788,53 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 _XE + "xe_guc_submit.c",
                 "6.18",
                 _XE_GT_ERR,
+            ),
+        ),
+    ),
+    # a plane update that missed the vblank it was timed for (the vblank evasion):
+    # intel_pipe_update_end "Atomic update failure on pipe %c (start=%u end=%u) time %lld us,
+    # min %d, max %d, scanline start %d, end %d" (intel_sprite.c DRM_ERROR 4.4-5.4, drm_err
+    # 5.15, display/intel_crtc.c 6.1-6.18) and intel_pipe_update_start's "Potential atomic
+    # update failure on pipe %c" (DRM_ERROR/drm_err 4.4-6.8; drm_dbg_kms later). The update
+    # lands a frame late: a stutter, from which the driver recovers by itself; stress tests and
+    # busy boxes log it daily. A timing miss, never a failure: information (rank 100, as
+    # workqueue_hog), listed but never blamed, so a log that holds nothing else has no culprit.
+    sig(
+        "i915_atomic_update_failure",
+        r"\b(?:Potential a|A)tomic update failure on pipe [A-Z]\b",
+        ("Atomic", "atomic"),
+        Severity.INFO,
+        I915,
+        "Intel's display missed the vblank it timed a plane update for (an atomic update "
+        "failure): that frame came late, a stutter; the driver carries on.",
+        "Nothing to do when it is alone; many of them with a frozen screen point at the lines "
+        "around them (a GPU hang, a flip timeout).",
+        100,
+        device_kind=DeviceKind.PCI,
+        routine=True,
+        formats=(
+            Format(
+                "Atomic update failure on pipe %c (start=%u end=%u) time %lld us, min %d, "
+                "max %d, scanline start %d, end %d",
+                _I915 + "intel_sprite.c",
+                "4.4-5.4",
+                "[drm:intel_pipe_update_end [i915]] *ERROR* ",
+                args=("A", 18, 19, 120, 1073, 1079, 1072, 1079),
+            ),
+            Format(
+                "Atomic update failure on pipe %c (start=%u end=%u) time %lld us, min %d, "
+                "max %d, scanline start %d, end %d",
+                _I915 + "display/intel_crtc.c",
+                "6.1-6.18",
+                _DEV + "[drm] *ERROR* ",
+                args=("B", 7, 8, 240, 2154, 2159, 2150, 2162),
+            ),
+            Format(
+                "Potential atomic update failure on pipe %c",
+                _I915 + "display/intel_crtc.c",
+                "6.1-6.8",
+                _DEV + "[drm] *ERROR* ",
+                args=("A",),
             ),
         ),
     ),

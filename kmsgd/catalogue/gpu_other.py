@@ -124,7 +124,10 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # and channel by printk continuation; nv_error with the same words in core/engine/fifo/
     # nve0.c under nv_printk) and the channel that never idled (nouveau_channel.c: "Failed to idle
     # channel %d."); the DRM side's failures that leave the GPU half set up: the copy-engine
-    # channel not created (nouveau_drm.c: NV_ERROR "failed to create ce channel, %d") and the
+    # channel not created (nouveau_drm.c: NV_ERROR "failed to create ce channel, %d"), the
+    # fences that the accelerated paths wait on never set up (nouveau_drm.c nouveau_accel_init
+    # NV_ERROR "failed to initialise sync subsystem, %d", 3.8-6.18: acceleration is torn down
+    # and the probe goes on without it) and the
     # display core's capability notifier never written by the GPU (dispnv50/core507d.c,
     # core907d.c: NV_ERROR "core caps notifier timeout"), "DRM: " after the device, "drm: " in
     # 6.x; the graphics engine that never went idle (nvkm/engine/gr/gf100.c gf100_gr_wait_idle
@@ -148,7 +151,8 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
         r"|(?:DRM: )?(?:GPU lockup - switching to software fbcon|failed to idle channel \d+ \[)"
         r"|PFIFO - playlist update failed|Failed to idle channel \d+\."
         r"|PFIFO: (?:read|write) fault at 0x[0-9a-fA-F]+ \["
-        r"|(?:DRM|drm): (?:failed to create ce channel, -?\d+|core caps notifier timeout)"
+        r"|(?:DRM|drm): (?:failed to (?:create ce channel|initialise sync subsystem), -?\d+"
+        r"|core caps notifier timeout)"
         r"|gr: wait for idle timeout \(en: |\w+: unable to load firmware (?:data|code)$)"
         r"|nouveau [E!]\[ *\w+\]\[[^\]]+\](?:\[[^\]]*\])* (?:SCHED_ERROR \[|TRAP|DATA_ERROR"
         r"|ILLEGAL_MTHD|ILLEGAL_CLASS|DMA_PUSHER|PBDMA\d|(?:PFIFO: )?(?:read|write) fault at"
@@ -196,6 +200,13 @@ OTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/gpu/drm/nouveau/nouveau_drm.c",
                 "5.4-6.18",
                 "nouveau 0000:29:00.0: drm: ",
+                args=(-22,),
+            ),
+            Format(
+                "failed to initialise sync subsystem, %d",
+                "drivers/gpu/drm/nouveau/nouveau_drm.c",
+                "4.4-6.18",
+                "nouveau 0000:01:00.0: DRM: ",
                 args=(-22,),
             ),
             Format(

@@ -63,6 +63,7 @@ class Tag(enum.StrEnum):
     HPSA_CONTROLLER_LOCKUP = "hpsa_controller_lockup"
     HPWDT_NMI = "hpwdt_nmi"
     HUNG_TASK = "hung_task"
+    I915_ATOMIC_UPDATE_FAILURE = "i915_atomic_update_failure"
     I915_FIFO_UNDERRUN = "i915_fifo_underrun"
     I915_GPU_HANG = "i915_gpu_hang"
     I915_INIT_FAILURE = "i915_init_failure"

@@ -34,6 +34,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "device": (
         rf"[\w.-]+ {_BUS_ID}(?: [\w.-]+)?: ",
         r"bnx2x?: ",
+        # bt_dev_err / bt_dev_info (include/net/bluetooth/bluetooth.h): "Bluetooth: hci0: "
+        r"Bluetooth: hci\d+: ",
+        # radeon's microcode loaders print without a device: "cik_cp: ", "si_cp: " (cik.c, si.c)
+        r"(?:cik|si|ni|r600|r100)_cp: Failed to load firmware ",
         # drivers/base/dd.c's pr_warn (4.4-6.8): "<driver>: probe of <device> failed …"
         r"[\w.-]+: probe of \S+ failed with error ",
     ),

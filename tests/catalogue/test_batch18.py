@@ -36,7 +36,7 @@ BATCH18_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         [
             "nouveau 0000:01:00.0: DRM: MM: using COPY for buffer copies",
-            "nouveau 0000:01:00.0: drm: failed to initialise sync subsystem, -28",
+            "nouveau 0000:01:00.0: DRM: MM: using M2MF for buffer copies",
         ],
     ),
     "amdgpu_smu_timeout": (
