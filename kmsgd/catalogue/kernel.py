@@ -1288,7 +1288,7 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # VM_BUG_ON_PAGE prints too: not keyed on. The box runs on with the page taken out of use.
     sig(
         "bad_page_state",
-        r"^(?:BUG: )?Bad page (?:state in process |map in process |map: \d+ messages)",
+        r"^(?:BUG: )?Bad page (?:state in process |map in process |(?:state|map): \d+ messages)",
         ("Bad",),
         S.ERROR,
         "memory",
@@ -1312,6 +1312,13 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "mm/memory.c",
                 "4.4-6.18",
                 args=("python3", 0x8000000123456067, 0x1234067),
+            ),
+            # bad_page's and print_bad_pte's rate limit: more reports, not printed
+            Format(
+                "BUG: Bad page state: %lu messages suppressed",
+                "mm/page_alloc.c",
+                "4.4-6.18",
+                args=(12,),
             ),
             Format(
                 "BUG: Bad page map: %lu messages suppressed",
@@ -1394,7 +1401,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # "[ BUG: %s ]" (2.6.18-4.13; kernel/lockdep.c before 3.16): possible circular locking
     # dependency, possible recursive locking, inconsistent lock state, possible irq lock
     # inversion dependency, %s-safe -> %s-unsafe lock order, bad unlock balance, held lock
-    # freed; lockdep_rcu_suspicious's
+    # freed, bad contention (LOCK_STAT), a lock held when returning to user space, "%s/%d
+    # still has locks held!"; lockdep_rcu_suspicious's
     # "suspicious RCU usage" ("suspicious rcu_dereference_check() usage" 2.6.3x). A lock
     # order that can deadlock, seen before it did: the box runs on (lockdep turns itself off
     # after its first report).
@@ -1403,7 +1411,8 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
         r"^(?:WARNING: |\[ (?:INFO|BUG): )(?:possible (?:circular locking dependency|"
         r"recursive locking|irq lock inversion dependency) detected|inconsistent lock state|"
         r"suspicious (?:RCU|rcu_dereference_check\(\)) usage|bad unlock balance detected!|"
-        r"\w+-safe -> \w+-unsafe lock order detected|held lock freed!)",
+        r"\w+-safe -> \w+-unsafe lock order detected|held lock freed!|bad contention detected!|"
+        r"lock held when returning to user space!|.{1,40}/\d+ still has locks held!)",
         (
             "circular",
             "recursive",
@@ -1413,6 +1422,9 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
             "unlock",
             "freed",
             "unsafe",
+            "contention",
+            "returning",
+            "held",
         ),
         S.WARNING,
         "kernel",
@@ -1461,6 +1473,24 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "[ BUG: bad unlock balance detected! ]", "kernel/locking/lockdep.c", "2.6.18-4.4"
             ),
             Format("WARNING: held lock freed!", "kernel/locking/lockdep.c", "4.19-6.18"),
+            # lock_contended with CONFIG_LOCK_STAT; lockdep_sys_exit; print_held_locks_bug
+            Format("WARNING: bad contention detected!", "kernel/locking/lockdep.c", "4.19-6.18"),
+            Format(
+                "WARNING: lock held when returning to user space!",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+            ),
+            Format(
+                "[ BUG: lock held when returning to user space! ]",
+                "kernel/locking/lockdep.c",
+                "2.6.18-4.4",
+            ),
+            Format(
+                "WARNING: %s/%d still has locks held!",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+                args=("kfdtest", 2930),
+            ),
         ),
     ),
 )

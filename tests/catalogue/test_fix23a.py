@@ -22,6 +22,7 @@ FIX23A_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Bad page state in process 'kded'",
             "BUG: Bad page map in process java  pte:800000036bd4c067 pmd:2e5e9d067",
             "BUG: Bad page map: 3 messages suppressed",
+            "BUG: Bad page state: 12 messages suppressed",
         ],
         [
             # dump_page's lines, which VM_BUG_ON_PAGE prints too; the rss counter check
@@ -62,10 +63,17 @@ FIX23A_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "WARNING: suspicious RCU usage",
             "[ BUG: bad unlock balance detected! ]",
             "WARNING: held lock freed!",
+            "WARNING: bad contention detected!",
+            "WARNING: lock held when returning to user space!",
+            "[ BUG: lock held when returning to user space! ]",
+            "WARNING: kfdtest/2930 still has locks held!",
+            "WARNING: kunit_try_catch/1770 still has locks held!",
         ],
         [
             "which lock already depends on the new lock.",
             "the existing dependency chain (in reverse order) is:",
+            "1 lock held by kfdtest/2930:",
+            "tee/2267 is leaving the kernel with locks still held!",
             "WARNING: CPU: 3 PID: 4242 at kernel/locking/lockdep.c:4170 lock_release+0x1/0x2",
         ],
     ),
