@@ -323,8 +323,9 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     # lib/bug.c report_bug: "kernel BUG at %s:%u!" (2.6–today; arm/arm64/ppc the same
-    # via BUG()); mm/, kernel/sched: "BUG: scheduling while atomic", "BUG: Bad page state",
-    # KASAN's "BUG: KASAN: …". A page fault in the kernel ("BUG: unable to handle kernel
+    # via BUG()); KASAN's "BUG: KASAN: …" (the other self-checks, "BUG: scheduling while
+    # atomic", "BUG: sleeping function called…", "BUG: Bad page state", have their own
+    # tags, at the end of this module). A page fault in the kernel ("BUG: unable to handle kernel
     # paging request", "BUG: unable to handle page fault", "BUG: kernel NULL pointer
     # dereference") is an oops, below, not a BUG() assertion. x86's die header of a BUG()
     # ("invalid opcode: 0000 [#1]") is in indirect.py. arm and arm64 die() for BUG():
@@ -343,7 +344,7 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "kernel_bug",
         r"kernel BUG at \S+|BUG: (?!soft lockup|kernel NULL pointer|unable to handle)"
-        r"(?:scheduling while atomic|Bad page|KASAN|KFENCE|sleeping function|"
+        r"(?:KASAN|KFENCE|"
         r"Bad rss|workqueue lockup|using smp_processor_id|spinlock(?! lockup)|\w+ leak|"
         r"(?:[\w#]+ )?stack guard page was hit|Dentry \S+\s+still in use|KCSAN: )"
         r"|^Internal error: Oops - BUG: [0-9a-f]+ \[#\d+\]|^Kernel BUG \[#\d+\]"
@@ -383,24 +384,6 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/kcsan/report.c",
                 "5.8-6.18",
                 args=("data-race",),
-            ),
-            Format(
-                "BUG: scheduling while atomic: %s/%d/0x%08x",
-                "kernel/sched/core.c",
-                "4.4-6.18",
-                args=("swapper/0", 0, 0x00010000),
-            ),
-            Format(
-                "BUG: Bad page state in process %s  pfn:%05lx",
-                "mm/page_alloc.c",
-                "4.4-6.18",
-                args=("python3", 0x12345),
-            ),
-            Format(
-                "BUG: sleeping function called from invalid context at %s:%d",
-                "kernel/sched/core.c",
-                "4.4-6.18",
-                args=("kernel/locking/mutex.c", 283),
             ),
             Format(
                 "BUG: KASAN: %s in %pS",
@@ -643,19 +626,16 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
     ),
     # kernel/panic.c __warn: "WARNING: CPU: %d PID: %d at %pS" (4.x–today; 6.x puts the
     # caller first: "WARNING: drivers/…:123 at func+0x…, CPU#3: comm/123"), "WARNING: at
-    # %s:%d %pS()" (2.6–3.x, no CPU); lockdep's report headers (kernel/locking/lockdep.c:
-    # "WARNING: possible circular locking dependency detected", "… recursive locking detected",
-    # "WARNING: inconsistent lock state", "WARNING: suspicious RCU usage", "WARNING: bad unlock
-    # balance detected!"); lib/refcount.c refcount_warn_saturate's WARN_ONCE message
-    # ("refcount_t: underflow; use-after-free.", printed before the WARN's own header); UBSAN's
+    # %s:%d %pS()" (2.6–3.x, no CPU); lockdep's "WARNING: possible circular locking …"
+    # headers are lockdep_warning's (end of this module); lib/refcount.c
+    # refcount_warn_saturate's WARN_ONCE message ("refcount_t: underflow; use-after-free.",
+    # printed before the WARN's own header); UBSAN's
     # report header (lib/ubsan.c: "UBSAN: Undefined behaviour in %s:%d:%d" to 5.x, "UBSAN: %s in
     # %s:%d:%d" 5.11+), which panics only with panic_on_warn
     sig(
         "kernel_warning",
         r"^WARNING: CPU: (?P<cpu>\d+) PID: \d+ at (?P<where>\S+)"
         r"|^WARNING: (?:at )?(?P<where2>[\w./-]+:\d+)"
-        r"|^WARNING: (?:possible (?:circular locking dependency|recursive locking|irq lock "
-        r"inversion dependency)|inconsistent lock state|suspicious RCU usage|bad unlock balance)"
         r"|^refcount_t: (?:saturated|addition on 0|underflow|decrement hit 0)"
         r"|^UBSAN: [\w -]+ in \S+:\d+",
         ("WARNING", "refcount_t", "UBSAN"),
@@ -684,12 +664,6 @@ CPU_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 args=(3, 4242, "dev_watchdog+0x21f/0x230"),
             ),
-            Format(
-                "WARNING: possible circular locking dependency detected",
-                "kernel/locking/lockdep.c",
-                "4.19-6.18",
-            ),
-            Format("WARNING: suspicious RCU usage", "kernel/locking/lockdep.c", "4.19-6.18"),
             Format(
                 "refcount_t: underflow; use-after-free.",
                 "lib/refcount.c",
@@ -1301,6 +1275,221 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
                 "mm/oom_kill.c",
                 "4.6-6.18",
                 args=(4242, "python3"),
+            ),
+        ),
+    ),
+    # mm/page_alloc.c bad_page: the page allocator found a page in a state no free or
+    # allocated page may have (still mapped, a nonzero or negative reference count, flags
+    # set): memory corruption or a driver that leaks or double-frees pages ("BUG: Bad page
+    # state in process %s  pfn:%05lx" 2.6.28-6.18, "Bad page state in process '%s'" 2.6.x
+    # before); mm/memory.c print_bad_pte: a page table entry that points at such a page
+    # ("BUG: Bad page map in process %s  pte:%08llx pmd:%08llx" 2.6.28-6.18, the table level
+    # named since "%s:%08llx"). Their "page dumped because: %s" line is dump_page's, which
+    # VM_BUG_ON_PAGE prints too: not keyed on. The box runs on with the page taken out of use.
+    sig(
+        "bad_page_state",
+        r"^(?:BUG: )?Bad page (?:state in process |map in process |(?:state|map): \d+ messages)",
+        ("Bad",),
+        S.ERROR,
+        "memory",
+        "The page allocator found a corrupted page (Bad page state/map): memory corruption "
+        "or a driver that leaked or freed a page twice.",
+        "Read the 'page dumped because' reason and the backtrace (the driver freeing the "
+        "page); run a memory test if no driver is named; update or report the driver.",
+        77,
+        formats=(
+            Format(
+                "BUG: Bad page state in process %s  pfn:%05lx",
+                "mm/page_alloc.c",
+                "4.4-6.18",
+                args=("python3", 0x12345),
+            ),
+            Format(
+                "Bad page state in process '%s'", "mm/page_alloc.c", "2.6.x-2.6.27", args=("kded",)
+            ),
+            Format(
+                "BUG: Bad page map in process %s  pte:%08llx pmd:%08llx",
+                "mm/memory.c",
+                "4.4-6.18",
+                args=("python3", 0x8000000123456067, 0x1234067),
+            ),
+            # bad_page's and print_bad_pte's rate limit: more reports, not printed
+            Format(
+                "BUG: Bad page state: %lu messages suppressed",
+                "mm/page_alloc.c",
+                "4.4-6.18",
+                args=(12,),
+            ),
+            Format(
+                "BUG: Bad page map: %lu messages suppressed",
+                "mm/memory.c",
+                "4.4-6.18",
+                args=(12,),
+            ),
+            Format(
+                "BUG: Bad page map in process %s  %s:%08llx",
+                "mm/memory.c",
+                "6.19-",
+                args=("python3", "pte", 0x8000000123456067),
+            ),
+        ),
+    ),
+    # kernel/sched/core.c __schedule_bug (kernel/sched.c before 3.3): schedule() was entered
+    # with a raised preempt count (a spinlock held, in an interrupt): "BUG: scheduling while
+    # atomic: %s/%d/0x%08x" (2.6.2x-6.18; "%s/0x%08x/%d" before). The task did sleep, so the
+    # lock it held stays held; panic_on_warn panics here. A driver bug.
+    sig(
+        "scheduling_while_atomic",
+        r"^BUG: scheduling while atomic: \S+/(?:\d+/0x[0-9a-f]+|0x[0-9a-f]+/\d+)",
+        ("scheduling",),
+        S.ERROR,
+        "kernel",
+        "A task slept in atomic context (scheduling while atomic): a driver or kernel bug "
+        "that can deadlock the CPU or the lock it held.",
+        "The backtrace names the driver that slept with a lock held or in an interrupt: "
+        "update or report it.",
+        81,
+        formats=(
+            Format(
+                "BUG: scheduling while atomic: %s/%d/0x%08x",
+                "kernel/sched/core.c",
+                "4.4-6.18",
+                args=("swapper/0", 0, 0x00010000),
+            ),
+            Format(
+                "BUG: scheduling while atomic: %s/0x%08x/%d",
+                "kernel/sched.c",
+                "2.6.18-2.6.2x",
+                args=("kworker/0:1", 0x00000002, 42),
+            ),
+        ),
+    ),
+    # kernel/sched/core.c __might_resched (___might_sleep before 5.16, __might_sleep in
+    # kernel/sched.c before 3.3): a function that may sleep was called with a spinlock held,
+    # interrupts off or in an interrupt: "BUG: sleeping function called from invalid context
+    # at %s:%d" (2.6.2x-6.18), "Debug: sleeping function called from invalid context at
+    # %s:%d" (2.6.0-2.6.1x). A check, not a sleep: the box runs on; if the task does sleep,
+    # scheduling while atomic follows.
+    sig(
+        "sleep_in_atomic",
+        r"^(?:BUG|Debug): sleeping function called from invalid(?: context|$)",
+        ("sleeping",),
+        S.WARNING,
+        "kernel",
+        "A function that may sleep was called in atomic context (sleeping function called "
+        "from invalid context): a driver or kernel bug.",
+        "The backtrace names the caller (a driver taking a mutex under a spinlock or with "
+        "interrupts off): update or report it.",
+        81,
+        formats=(
+            Format(
+                "BUG: sleeping function called from invalid context at %s:%d",
+                "kernel/sched/core.c",
+                "4.4-6.18",
+                args=("kernel/locking/mutex.c", 283),
+            ),
+            Format(
+                "Debug: sleeping function called from invalid context at %s:%d",
+                "kernel/sched.c",
+                "2.6.0-2.6.1x",
+                args=("mm/slab.c", 2472),
+            ),
+        ),
+    ),
+    # kernel/locking/lockdep.c: the lock validator's reports, each the header of a block
+    # between "=====" rules; "WARNING: %s" (4.14-6.18, pr_warn) and "[ INFO: %s ]" or
+    # "[ BUG: %s ]" (2.6.18-4.13; kernel/lockdep.c before 3.16): possible circular locking
+    # dependency, possible recursive locking, inconsistent lock state, possible irq lock
+    # inversion dependency, %s-safe -> %s-unsafe lock order, bad unlock balance, held lock
+    # freed, bad contention (LOCK_STAT), a lock held when returning to user space, "%s/%d
+    # still has locks held!"; lockdep_rcu_suspicious's
+    # "suspicious RCU usage" ("suspicious rcu_dereference_check() usage" 2.6.3x). A lock
+    # order that can deadlock, seen before it did: the box runs on (lockdep turns itself off
+    # after its first report).
+    sig(
+        "lockdep_warning",
+        r"^(?:WARNING: |\[ (?:INFO|BUG): )(?:possible (?:circular locking dependency|"
+        r"recursive locking|irq lock inversion dependency) detected|inconsistent lock state|"
+        r"suspicious (?:RCU|rcu_dereference_check\(\)) usage|bad unlock balance detected!|"
+        r"\w+-safe -> \w+-unsafe lock order detected|held lock freed!|bad contention detected!|"
+        r"lock held when returning to user space!|.{1,40}/\d+ still has locks held!)",
+        (
+            "circular",
+            "recursive",
+            "inconsistent",
+            "inversion",
+            "suspicious",
+            "unlock",
+            "freed",
+            "unsafe",
+            "contention",
+            "returning",
+            "held",
+        ),
+        S.WARNING,
+        "kernel",
+        "Lockdep found a lock order that can deadlock (or a lock misused): a possible "
+        "deadlock, not a hang yet.",
+        "Report it with the lock chain to the subsystem named there; it may deadlock under load.",
+        83,
+        formats=(
+            Format(
+                "WARNING: possible circular locking dependency detected",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+            ),
+            Format(
+                "[ INFO: possible circular locking dependency detected ]",
+                "kernel/locking/lockdep.c",
+                "2.6.18-4.4",
+            ),
+            Format(
+                "WARNING: possible recursive locking detected",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+            ),
+            Format(
+                "[ INFO: possible recursive locking detected ]", "kernel/lockdep.c", "2.6.18-4.4"
+            ),
+            Format("WARNING: inconsistent lock state", "kernel/locking/lockdep.c", "4.19-6.18"),
+            Format("[ INFO: inconsistent lock state ]", "kernel/locking/lockdep.c", "2.6.18-4.4"),
+            Format(
+                "WARNING: possible irq lock inversion dependency detected",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+            ),
+            Format(
+                "WARNING: %s-safe -> %s-unsafe lock order detected",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+                args=("HARDIRQ", "HARDIRQ"),
+            ),
+            Format("WARNING: suspicious RCU usage", "kernel/locking/lockdep.c", "4.19-6.18"),
+            Format("[ INFO: suspicious RCU usage. ]", "kernel/locking/lockdep.c", "3.3-4.4"),
+            Format(
+                "WARNING: bad unlock balance detected!", "kernel/locking/lockdep.c", "4.19-6.18"
+            ),
+            Format(
+                "[ BUG: bad unlock balance detected! ]", "kernel/locking/lockdep.c", "2.6.18-4.4"
+            ),
+            Format("WARNING: held lock freed!", "kernel/locking/lockdep.c", "4.19-6.18"),
+            # lock_contended with CONFIG_LOCK_STAT; lockdep_sys_exit; print_held_locks_bug
+            Format("WARNING: bad contention detected!", "kernel/locking/lockdep.c", "4.19-6.18"),
+            Format(
+                "WARNING: lock held when returning to user space!",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+            ),
+            Format(
+                "[ BUG: lock held when returning to user space! ]",
+                "kernel/locking/lockdep.c",
+                "2.6.18-4.4",
+            ),
+            Format(
+                "WARNING: %s/%d still has locks held!",
+                "kernel/locking/lockdep.c",
+                "4.19-6.18",
+                args=("kfdtest", 2930),
             ),
         ),
     ),

@@ -251,6 +251,31 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(cause, Tag.KERNEL_PANIC, "a watchdog set to panic")
         for cause in (Tag.HARD_LOCKUP, Tag.SOFT_LOCKUP, Tag.RCU_STALL, Tag.HUNG_TASK)
     ),
+    # kernel/exit.c do_exit (make_task_dead 5.17+): a task killed by an oops in atomic context
+    # exits with its preempt count raised or interrupts off ("note: %s[%d] exited with
+    # preempt_count %d"), and its exit path's might_sleep and schedule() report that
+    *(
+        Relation(cause, effect, "an oops in atomic context exits in atomic context")
+        for cause in (Tag.OOPS, Tag.KERNEL_BUG, Tag.GENERAL_PROTECTION_FAULT)
+        for effect in (Tag.SCHEDULING_WHILE_ATOMIC, Tag.SLEEP_IN_ATOMIC)
+    ),
+    # kernel/sched/core.c: __might_resched warns at the call that may sleep; if it does
+    # sleep, __schedule_bug reports the schedule itself
+    Relation(Tag.SLEEP_IN_ATOMIC, Tag.SCHEDULING_WHILE_ATOMIC, "the warned sleep happened"),
+    # __schedule_bug: "if (panic_on_warn) panic("scheduling while atomic")"
+    Relation(Tag.SCHEDULING_WHILE_ATOMIC, Tag.KERNEL_PANIC, "panic_on_warn panics"),
+    # mm/page_alloc.c bad_page: a page found corrupted is one whose former user still holds
+    # it: that user's next access faults, and the oops after it is the corruption's; an oops
+    # before it killed a task mid-update, whose pages are then freed in a bad state: the
+    # earlier of the two leads
+    *(
+        Relation(Tag.BAD_PAGE_STATE, oops, "a corrupted page faults its user")
+        for oops in (Tag.OOPS, Tag.KERNEL_BUG, Tag.GENERAL_PROTECTION_FAULT)
+    ),
+    *(
+        Relation(oops, Tag.BAD_PAGE_STATE, "a task killed mid-update frees bad pages")
+        for oops in (Tag.OOPS, Tag.KERNEL_BUG, Tag.GENERAL_PROTECTION_FAULT)
+    ),
     # drivers/watchdog/hpwdt.c hpwdt_pretimeout calls nmi_panic on the NMI it claims
     Relation(Tag.HPWDT_NMI, Tag.KERNEL_PANIC, "the iLO watchdog's NMI handler panics"),
     # drivers/usb/core/hcd.c usb_hc_died disconnects every device behind a dead host

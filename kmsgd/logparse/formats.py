@@ -139,9 +139,11 @@ _KMSG = re.compile(r"(\d{1,4}),(\d{1,20}),(\d{1,18}),([-c])((?:,[^;]*)?);(.*)")
 # after the stamp, CONFIG_PRINTK_CALLER's "[T<pid>]"/"[C<cpu>]" (4.19+), or the bare
 # "[<cpu>]" that vendor kernels print against the stamp (AVM's FRITZ!OS 3.10/4.x)
 # util-linux dmesg.c "-d" (--show-delta) adds the time since the record before inside the
-# brackets: "[%5ld.%06ld <%12.06f>] ", with -T "[%s <%12.06f>] "
+# brackets: "[%5ld.%06ld <%12.06f>] ", with -T "[%s <%12.06f>] "; a paste that lost the
+# first line's opening bracket (a copy started one character late) keeps printk's exact
+# "%5lu.%06lu] ", which nothing else writes at the start of a line
 _DMESG = re.compile(
-    r"(?:<(\d{1,3})>)?\[\s*(\d{1,12})\.(\d+)(?: <\s*\d+\.\d+>)?\]"
+    r"(?:<(\d{1,3})>)?(?:\[\s*|(?=\d{1,12}\.\d{6}\] ))(\d{1,12})\.(\d+)(?: <\s*\d+\.\d+>)?\]"
     r"(?:\s?\[\s*([TC]\d+)\]|\[\d{1,3}\])?\s?(.*)"
 )
 # util-linux dmesg.c prints -H's minute header with strftime "%b%d %H:%M" and the offset

@@ -116,7 +116,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"list_(?:add|del) corruption",  # lib/list_debug.c
         r"BUG [\w.:-]+ \((?:Not tainted|Tainted: )",  # mm/slub.c slab_bug
         r"\w+: Bad swap (?:file|offset) entry ",  # mm/swapfile.c
-        r"WARNING: (?:possible|inconsistent|suspicious|bad unlock)",  # lockdep
+        # lockdep: 4.14+ "WARNING: …", 2.6.18-4.13 "[ INFO: … ]", "[ BUG: … ]" banners
+        r"WARNING: (?:possible|inconsistent|suspicious|bad unlock|held lock|\w+-safe -> "
+        r"|bad contention|lock held when|.{1,40}/\d+ still has locks held)",
+        r"\[ (?:INFO|BUG): (?:possible|inconsistent|suspicious|bad unlock|(?:held )?lock"
+        r"|\w+-safe )",
+        r"Debug: sleeping function called",  # 2.6.0-2.6.1x __might_sleep
+        r"Bad page state in process '",  # 2.6.x-2.6.27 mm/page_alloc.c bad_page
         r"refcount_t: ",  # lib/refcount.c
         r"UBSAN: ",  # lib/ubsan.c
         # kernel/irq/spurious.c __report_bad_irq, note_interrupt

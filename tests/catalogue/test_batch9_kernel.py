@@ -86,9 +86,10 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "list_del corruption, ffff8881003c4000->next is LIST_POISON1 (dead000000000100)",
             "list_add corruption. next->prev should be prev (ffff8881003c4000), but was "
             "0000000000000000. (next=ffff8881003c4008).",
-            "BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283",
         ],
         [
+            # the kernel's self-checks with their own tags (sleep_in_atomic, …)
+            "BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283",
             "BUG: soft lockup - CPU#3 stuck for 22s! [python3:1234]",
             "Kernel BUG at the gate",  # prose, no die counter
             "EXT4-fs error (device sda1): list corruption detected by fsck",
@@ -102,9 +103,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "WARNING domain->wake_count == 0 failed at /usr/src/sys/dev/drm/intel_uncore.c:412",
             "error: [drm:pid1234:intel_uncore_forcewake_reset] *ERROR* WARN ON: "
             "dev_priv->uncore.forcewake_count",
-            # lockdep, refcount_t and UBSAN report headers
-            "WARNING: possible circular locking dependency detected",
-            "WARNING: suspicious RCU usage",
+            # refcount_t and UBSAN report headers
             "refcount_t: underflow; use-after-free.",
             "UBSAN: array-index-out-of-bounds in drivers/gpu/drm/amd/pm/amdgpu_pm.c:1234:9",
             "UBSAN: Undefined behaviour in net/ipv4/tcp_input.c:3264:25",
@@ -113,6 +112,9 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "WARN_ON(1) hit in (foo) and then (bar)",  # prose about it, not the condition alone
             "WARNING: the NVIDIA driver is tainting the kernel",
             "refcount_t: a type for reference counts",
+            # lockdep's reports are lockdep_warning's
+            "WARNING: possible circular locking dependency detected",
+            "WARNING: suspicious RCU usage",
         ],
     ),
     "rcu_stall": (

@@ -42,7 +42,7 @@ HISTORY: list[tuple[str, str, str]] = [
         "0000 [#1] PREEMPT SMP NOPTI",
     ),
     ("kernel_bug", "all", "kernel BUG at fs/ext4/inode.c:2718!"),
-    ("kernel_bug", "all", "BUG: scheduling while atomic: swapper/0/0/0x00010000"),
+    ("scheduling_while_atomic", "all", "BUG: scheduling while atomic: swapper/0/0/0x00010000"),
     (
         "oops",
         "2.6-4.x",

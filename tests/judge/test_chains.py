@@ -328,6 +328,24 @@ for cause, line in STALLS.items():
         "clocksource: timekeeping watchdog on CPU3: Marking clocksource 'tsc' as unstable "
         "because the skew is too large:",
     )
+SELF_CHECK_OOPS = {
+    "oops": "BUG: kernel NULL pointer dereference, address: 0000000000000008",
+    "kernel_bug": "kernel BUG at mm/slub.c:4024!",
+    "general_protection_fault": "general protection fault: 0000 [#1] SMP NOPTI",
+}
+SWA = "BUG: scheduling while atomic: kworker/0:2/20275/0x00000002"
+SIA = "BUG: sleeping function called from invalid context at kernel/locking/mutex.c:283"
+BAD_PAGE = "BUG: Bad page state in process python3  pfn:12345"
+for cause, line in SELF_CHECK_OOPS.items():
+    EXAMPLES[(cause, "scheduling_while_atomic")] = (line, SWA)
+    EXAMPLES[(cause, "sleep_in_atomic")] = (line, SIA)
+    EXAMPLES[("bad_page_state", cause)] = (BAD_PAGE, line)
+    EXAMPLES[(cause, "bad_page_state")] = (line, BAD_PAGE)
+EXAMPLES[("sleep_in_atomic", "scheduling_while_atomic")] = (SIA, SWA)
+EXAMPLES[("scheduling_while_atomic", "kernel_panic")] = (
+    SWA,
+    "Kernel panic - not syncing: scheduling while atomic",
+)
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 UNSTAMPED = {("mce_logged_at_boot", "mce_unstamped")}  # relations of lines without stamps
 
