@@ -294,4 +294,91 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # DRBD's replication link to a peer failed: the peer stopped answering the keep-alive
+    # (drbd_receiver.c drbd_ack_receiver / 8.3's drbd_asender: "PingAck did not arrive in
+    # time."), closed the meta socket ("meta connection shut down by peer."), or the data
+    # socket read 0 bytes without an orderly disconnect ("sock was shut down by peer"; since
+    # 8.4 (kernel 3.8) it is not printed after the peer's P_DISCONNECT), 8.0-9.2; and the
+    # connection's state change into a failure state, drbd_state.c print_state_change
+    # "conn( %s -> %s ) " with NetworkFailure, BrokenPipe, ProtocolError or DRBD 9's
+    # Timeout (drbd_strings.c). The prefix is the device's dev_printk "block drbd0: " (8.3),
+    # the connection's "d-con r0: " (8.4 on 3.8-3.x) or "drbd r0: " (4.x+), DRBD 9's
+    # "drbd r0 <peer>: ". The state changes out of a failure or into Disconnecting,
+    # StandAlone, TearDown (an administrator's disconnect) and "Connection closed" are
+    # routine and stay untagged; I/O frozen by susp-io behind a lost link follows from it
+    sig(
+        "drbd_network_failure",
+        r"^(?:block drbd\d+|d-con \S+|drbd \S+(?: \S+)?): (?:PingAck did not arrive in time"
+        r"|meta connection shut down by peer|sock was shut down by peer"
+        r"|(?:.*\) )?conn\( \w+ -> (?:NetworkFailure|BrokenPipe|ProtocolError|Timeout) \))",
+        ("PingAck", "meta", "sock", "NetworkFailure", "BrokenPipe", "ProtocolError", "Timeout"),
+        Severity.ERROR,
+        STORAGE_NET,
+        "A DRBD replication link to a peer failed (the peer stopped answering the keep-alive "
+        "or its connection dropped): the resource runs without its peer, unreplicated, and "
+        "I/O may be suspended until it reconnects.",
+        "Check the replication network between the nodes (NIC link, bonding, switch, MTU) and "
+        "the peer's state (drbdadm status); raise ping-timeout only where the link is merely "
+        "slow; after a split brain, resolve it as the DRBD user's guide says.",
+        46,
+        formats=(
+            Format(
+                "PingAck did not arrive in time.",
+                "drivers/block/drbd/drbd_receiver.c",
+                "4.4-6.18",
+                "drbd r0: ",
+            ),
+            Format(
+                "PingAck did not arrive in time.",
+                "drbd:drbd/drbd_receiver.c",
+                "drbd 9.0-9.2",
+                "drbd r0 nodeA: ",
+            ),
+            Format(
+                "PingAck did not arrive in time.",
+                "drivers/block/drbd/drbd_receiver.c",
+                "2.6.33-3.7 (drbd 8.3)",
+                "block drbd0: ",
+            ),
+            Format(
+                "meta connection shut down by peer.",
+                "drivers/block/drbd/drbd_receiver.c",
+                "4.4-6.18",
+                "drbd r0: ",
+            ),
+            Format(
+                "meta connection shut down by peer.",
+                "drbd:drbd/drbd_receiver.c",
+                "drbd 9.0-9.2",
+                "drbd r0 nodeA: ",
+            ),
+            Format(
+                "sock was shut down by peer",
+                "drivers/block/drbd/drbd_receiver.c",
+                "4.4-6.18",
+                "drbd r0: ",
+            ),
+            Format(
+                "conn( %s -> %s ) ",
+                "drivers/block/drbd/drbd_state.c",
+                "4.4-6.18",
+                "drbd r0: ",
+                args=("Connected", "NetworkFailure"),
+            ),
+            Format(
+                "conn( %s -> %s ) ",
+                "drivers/block/drbd/drbd_state.c",
+                "4.4-6.18",
+                "block drbd0: role( Primary -> Secondary ) ",
+                args=("WFReportParams", "BrokenPipe"),
+            ),
+            Format(
+                "conn( %s -> %s ) peer( %s -> %s )",
+                "drbd:drbd/drbd_state.c",
+                "drbd 9.0-9.2",
+                "drbd r0 nodeA: ",
+                args=("Connected", "Timeout", "Secondary", "Unknown"),
+            ),
+        ),
+    ),
 )

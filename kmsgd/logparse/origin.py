@@ -263,6 +263,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"ceph: ",
         r" ?rport-\d+:\d+-\d+: ",  # scsi_transport_fc.c dev_printk of a remote port
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
+        # drivers/block/drbd: 8.3's dev_printk "block drbd0: ", 8.4's "d-con r0: " (3.8-3.x)
+        # and "drbd r0: ", DRBD 9's "drbd r0 <peer>: " and "drbd r0/0 drbd1 <peer>: "
+        r"block drbd\d+: ",
+        r"d-con \S+: ",
+        r"drbd \S+(?: \S+){0,2}: ",
     ),
     "fs": (
         *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),

@@ -28,6 +28,7 @@ from tests.catalogue.test_batch19 import BATCH19_EXAMPLES
 from tests.catalogue.test_batch78_wording import BATCH78_EXAMPLES
 from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
 from tests.catalogue.test_fix20a import FIX20A_EXAMPLES
+from tests.catalogue.test_fix23b import FIX23B_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
 from tests.catalogue.test_sweep_core import SWEEP_CORE_EXAMPLES
@@ -467,6 +468,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(BATCH18_EXAMPLES)
     missing -= set(BATCH19_EXAMPLES)
     missing -= set(FIX20A_EXAMPLES)
+    missing -= set(FIX23B_EXAMPLES)
     assert not missing, f"catalogue entries without conformance lines: {sorted(missing)}"
 
 
