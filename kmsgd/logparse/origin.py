@@ -206,6 +206,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
         r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
         r"e1000e?: ",  # drivers/net/ethernet/intel/e1000e, e1000 pr_fmt (link lines)
+        # i40e/ice's pr_info "%s: %s" of the driver's name (the banner before the probe) and
+        # Intel's out-of-tree i40e hw_dbg "i40e %02x:%02x.%x " (bus:device.function, no colon)
+        r"(?:i40e|ice): ",
+        r"i40e [0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] ",
         r"tg3: ",  # drivers/net/tg3.c PFX (2.6.3x)
         r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
     ),

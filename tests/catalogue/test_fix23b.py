@@ -9,6 +9,7 @@ import io
 import pytest
 
 from kmsgd.commands.analyze import analyze_report
+from kmsgd.logparse.origin import kernel_opening
 from tests.catalogue.lines import check_wording
 
 # tag → (positives, negatives)
@@ -41,6 +42,21 @@ FIX23B_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "drbd r0/0 drbd1: disk( UpToDate -> Consistent )",
             # other programs' sockets
             "sshd[812]: Connection closed by peer",
+        ],
+    ),
+    "nic_probe_failure": (
+        [
+            "i40e 03:00.0 PF reset polling failed to complete.",  # out-of-tree hw_dbg
+            "i40e 0000:03:00.0: PF reset polling failed to complete.",
+            "ice 0000:17:00.0: PF reset polling failed to complete.",
+            "i40e 0000:03:00.0: Initial pf_reset failed: -15",
+            "i40e 0000:03:00.0: previous errors forcing module to load in debug mode",
+        ],
+        [
+            "i40e 0000:03:00.0: PF reset done",
+            "i40e: Intel(R) Ethernet Connection XL710 Network Driver",
+            "i40e 0000:03:00.0 eth2: NIC Link is Up, 40 Gbps Full Duplex",
+            "ixgbe 0000:01:00.0: PF reset polling failed to complete.",  # not its wording
         ],
     ),
 }
@@ -77,3 +93,19 @@ def test_routine_drbd_state_changes_name_no_culprit() -> None:
         "[  12.000000] block drbd0: role( Secondary -> Primary ) \n"
     )
     assert _primary(paste) == ""
+
+
+def test_a_bare_i40e_probe_paste_is_read_and_names_the_nic() -> None:
+    # no stamp, no "kernel:": the driver's banner and its out-of-tree hw_dbg prefix say so
+    paste = (
+        "i40e: Intel(R) 40-10 Gigabit Ethernet Connection Network Driver - version 2.4.6\n"
+        "i40e 03:00.0 Core and Global modules ready 0\n"
+        "i40e 03:00.0 PF reset polling failed to complete.\n"
+    )
+    assert _primary(paste) == "nic_probe_failure"
+
+
+def test_prose_about_the_driver_is_not_a_kernel_line() -> None:
+    assert not kernel_opening("i40e is the driver, and 03:00.0 is the port")
+    assert not kernel_opening("ice cream: PF reset polling failed to complete.")
+    assert kernel_opening("i40e: Copyright(c) 2013-2018 Intel Corporation.")
