@@ -381,4 +381,57 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # A block device backed by a network server failing its requests. drivers/block/rbd.c
+    # rbd_warn (printk "%s: %s: %pV" of RBD_DRV_NAME and the disk: "rbd: rbd0: ") of an
+    # object request that ended in error, "%s at objno %llu %llu~%llu result %d" (5.4-6.18;
+    # "… result %d xferred %llu" in 4.19), its I/O error to the block layer; drivers/block/
+    # nbd.c nbd_xmit_timeout dev_err of the disk ("block nbd0: ") "Connection timed out" (the
+    # request fails; 4.4's "Connection timed out, shutting down connection"), and recv_work's
+    # nbd_read_stat "Receive control failed (result %d)" (the server's socket broke). The
+    # multi-connection "Connection timed out, retrying (%d/%d alive)" is a retry, not a failure
+    sig(
+        "disk_io_error",
+        r"^rbd: rbd\d+: (?:read|write|discard|zeroout|compare-and-write) at objno "
+        r"\d+ \d+~\d+ result -\d+"
+        r"|^block nbd\d+: (?:Connection timed out(?:, shutting down connection)?$"
+        r"|Receive control failed \(result -?\d+\))",
+        ("objno", "Connection", "Receive"),
+        Severity.ERROR,
+        "storage",
+        "A block device failed a read or write.",
+        "For rbd, check the Ceph cluster (ceph -s, the OSDs of that pool) and the client's "
+        "network to it; for nbd, the nbd server and the network to it.",
+        54,
+        device_kind=DeviceKind.DISK,
+        formats=(
+            Format(
+                "%s at objno %llu %llu~%llu result %d",
+                "drivers/block/rbd.c",
+                "5.4-6.18",
+                "rbd: rbd0: ",
+                args=("write", 1234, 0, 4096, -108),
+            ),
+            Format(
+                "%s at objno %llu %llu~%llu result %d xferred %llu",
+                "drivers/block/rbd.c",
+                "4.19",
+                "rbd: rbd0: ",
+                args=("read", 77, 0, 65536, -5, 0),
+            ),
+            Format("Connection timed out", "drivers/block/nbd.c", "4.19-6.18", "block nbd0: "),
+            Format(
+                "Connection timed out, shutting down connection",
+                "drivers/block/nbd.c",
+                "4.4",
+                "block nbd0: ",
+            ),
+            Format(
+                "Receive control failed (result %d)",
+                "drivers/block/nbd.c",
+                "4.4-6.18",
+                "block nbd0: ",
+                args=(-104,),
+            ),
+        ),
+    ),
 )

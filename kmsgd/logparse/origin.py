@@ -272,6 +272,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"block drbd\d+: ",
         r"d-con \S+: ",
         r"drbd \S+(?: \S+){0,2}: ",
+        r"rbd: rbd\d+: ",  # drivers/block/rbd.c rbd_warn
+        r"block nbd\d+: ",  # drivers/block/nbd.c dev_printk of the disk
     ),
     "fs": (
         *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
