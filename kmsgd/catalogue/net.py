@@ -810,8 +810,14 @@ NET_SIGNATURES: tuple[Signature, ...] = (
     # updating your NVM image." and ice_aq_ver_check's dev_warn "… because the NVM image is
     # newer than expected. …", ice_probe/ice_init_dev dev_err "ice_init_hw failed: %d"
     # (5.4-6.18); r8169 rtl_init_one dev_err "unknown chip XID %03x" (4.19-5.10), "…,
-    # contact r8169 maintainers (see MAINTAINERS file)" (5.11-6.18). The driver core's
-    # "probe of … failed with error" for a NIC driver is probe.py's.
+    # contact r8169 maintainers (see MAINTAINERS file)" (5.11-6.18). i40e_probe's PF reset
+    # that never completes: i40e_common.c i40e_pf_reset hw_dbg "PF reset polling failed to
+    # complete." (dev_dbg upstream; Intel's out-of-tree i40e prints it as "i40e %02x:%02x.%x "
+    # with bus:device.function and no colon), then i40e_main.c dev_info "Initial pf_reset
+    # failed: %d", and the out-of-tree driver's NOT_FOR_UPSTREAM dev_warn "previous errors
+    # forcing module to load in debug mode" (no netdev is made); ice_common.c ice_pf_reset
+    # ice_debug the same polling line. The driver core's "probe of … failed with error" for
+    # a NIC driver is probe.py's.
     sig(
         "nic_probe_failure",
         r"^(?:e1000e?|igb|igc|ixgbe) \S+(?: \(unnamed net_device\) \(uninitialized\))?:"
@@ -820,8 +826,20 @@ NET_SIGNATURES: tuple[Signature, ...] = (
         r"|^(?:i40e|ice|ixgbe) \S+: The driver for the device stopped because the "
         r"(?:NVM image|device firmware)"
         r"|^ice \S+: ice_init_hw failed: -?\d+"
-        r"|^r8169 \S+: unknown chip XID [0-9a-fA-F]+",
-        ("Checksum", "NVM", "Invalid", "Init", "ice_init_hw", "XID"),
+        r"|^r8169 \S+: unknown chip XID [0-9a-fA-F]+"
+        r"|^(?:i40e|ice) \S+:? (?:PF reset polling failed to complete|Initial pf_reset "
+        r"failed: -?\d+|previous errors forcing module to load in debug mode)",
+        (
+            "Checksum",
+            "NVM",
+            "Invalid",
+            "Init",
+            "ice_init_hw",
+            "XID",
+            "polling",
+            "pf_reset",
+            "forcing",
+        ),
         Severity.ERROR,
         NET,
         "A network card failed its probe (unreadable or corrupt NVM/EEPROM, firmware that "
@@ -913,6 +931,31 @@ NET_SIGNATURES: tuple[Signature, ...] = (
                 "5.4-6.18",
                 "ice 0000:17:00.0: ",
                 args=(-105,),
+            ),
+            Format(
+                "PF reset polling failed to complete.",
+                "drivers/net/ethernet/intel/i40e/i40e_common.c",
+                "4.4-6.18 (dev_dbg)",
+                "i40e 0000:03:00.0: ",
+            ),
+            Format(
+                "PF reset polling failed to complete.",
+                "i40e-oot:src/i40e_common.c",
+                "out-of-tree i40e 2.x",
+                "i40e 03:00.0 ",
+            ),
+            Format(
+                "Initial pf_reset failed: %d",
+                "drivers/net/ethernet/intel/i40e/i40e_main.c",
+                "4.4-6.1",
+                "i40e 0000:03:00.0: ",
+                args=(-15,),
+            ),
+            Format(
+                "previous errors forcing module to load in debug mode",
+                "i40e-oot:src/i40e_main.c",
+                "out-of-tree i40e 2.x",
+                "i40e 0000:03:00.0: ",
             ),
             Format(
                 "unknown chip XID %03x",

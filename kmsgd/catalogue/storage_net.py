@@ -294,4 +294,144 @@ STORAGE_NET_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # DRBD's replication link to a peer failed: the peer stopped answering the keep-alive
+    # (drbd_receiver.c drbd_ack_receiver / 8.3's drbd_asender: "PingAck did not arrive in
+    # time."), closed the meta socket ("meta connection shut down by peer."), or the data
+    # socket read 0 bytes without an orderly disconnect ("sock was shut down by peer"; since
+    # 8.4 (kernel 3.8) it is not printed after the peer's P_DISCONNECT), 8.0-9.2; and the
+    # connection's state change into a failure state, drbd_state.c print_state_change
+    # "conn( %s -> %s ) " with NetworkFailure, BrokenPipe, ProtocolError or DRBD 9's
+    # Timeout (drbd_strings.c). The prefix is the device's dev_printk "block drbd0: " (8.3),
+    # the connection's "d-con r0: " (8.4 on 3.8-3.x) or "drbd r0: " (4.x+), DRBD 9's
+    # "drbd r0 <peer>: ". The state changes out of a failure or into Disconnecting,
+    # StandAlone, TearDown (an administrator's disconnect) and "Connection closed" are
+    # routine and stay untagged; I/O frozen by susp-io behind a lost link follows from it
+    sig(
+        "drbd_network_failure",
+        r"^(?:block drbd\d+|d-con \S+|drbd \S+(?: \S+)?): (?:PingAck did not arrive in time"
+        r"|meta connection shut down by peer|sock was shut down by peer"
+        r"|(?:.*\) )?conn\( \w+ -> (?:NetworkFailure|BrokenPipe|ProtocolError|Timeout) \))",
+        ("PingAck", "meta", "sock", "NetworkFailure", "BrokenPipe", "ProtocolError", "Timeout"),
+        Severity.ERROR,
+        STORAGE_NET,
+        "A DRBD replication link to a peer failed (the peer stopped answering the keep-alive "
+        "or its connection dropped): the resource runs without its peer, unreplicated, and "
+        "I/O may be suspended until it reconnects.",
+        "Check the replication network between the nodes (NIC link, bonding, switch, MTU) and "
+        "the peer's state (drbdadm status); raise ping-timeout only where the link is merely "
+        "slow; after a split brain, resolve it as the DRBD user's guide says.",
+        46,
+        formats=(
+            Format(
+                "PingAck did not arrive in time.",
+                "drivers/block/drbd/drbd_receiver.c",
+                "4.4-6.18",
+                "drbd r0: ",
+            ),
+            Format(
+                "PingAck did not arrive in time.",
+                "drbd:drbd/drbd_receiver.c",
+                "drbd 9.0-9.2",
+                "drbd r0 nodeA: ",
+            ),
+            Format(
+                "PingAck did not arrive in time.",
+                "drivers/block/drbd/drbd_receiver.c",
+                "2.6.33-3.7 (drbd 8.3)",
+                "block drbd0: ",
+            ),
+            Format(
+                "meta connection shut down by peer.",
+                "drivers/block/drbd/drbd_receiver.c",
+                "4.4-6.18",
+                "drbd r0: ",
+            ),
+            Format(
+                "meta connection shut down by peer.",
+                "drbd:drbd/drbd_receiver.c",
+                "drbd 9.0-9.2",
+                "drbd r0 nodeA: ",
+            ),
+            Format(
+                "sock was shut down by peer",
+                "drivers/block/drbd/drbd_receiver.c",
+                "4.4-6.18",
+                "drbd r0: ",
+            ),
+            Format(
+                "conn( %s -> %s ) ",
+                "drivers/block/drbd/drbd_state.c",
+                "4.4-6.18",
+                "drbd r0: ",
+                args=("Connected", "NetworkFailure"),
+            ),
+            Format(
+                "conn( %s -> %s ) ",
+                "drivers/block/drbd/drbd_state.c",
+                "4.4-6.18",
+                "block drbd0: role( Primary -> Secondary ) ",
+                args=("WFReportParams", "BrokenPipe"),
+            ),
+            Format(
+                "conn( %s -> %s ) peer( %s -> %s )",
+                "drbd:drbd/drbd_state.c",
+                "drbd 9.0-9.2",
+                "drbd r0 nodeA: ",
+                args=("Connected", "Timeout", "Secondary", "Unknown"),
+            ),
+        ),
+    ),
+    # A block device backed by a network server failing its requests. drivers/block/rbd.c
+    # rbd_warn (printk "%s: %s: %pV" of RBD_DRV_NAME and the disk: "rbd: rbd0: ") of an
+    # object request that ended in error, "%s at objno %llu %llu~%llu result %d" (5.4-6.18;
+    # "… result %d xferred %llu" in 4.19), its I/O error to the block layer; drivers/block/
+    # nbd.c nbd_xmit_timeout dev_err of the disk ("block nbd0: ") "Connection timed out" (the
+    # request fails; 4.4's "Connection timed out, shutting down connection"), and recv_work's
+    # nbd_read_stat "Receive control failed (result %d)" (the server's socket broke). The
+    # multi-connection "Connection timed out, retrying (%d/%d alive)" is a retry, not a failure
+    sig(
+        "disk_io_error",
+        r"^rbd: rbd\d+: (?:read|write|discard|zeroout|compare-and-write) at objno "
+        r"\d+ \d+~\d+ result -\d+"
+        r"|^block nbd\d+: (?:Connection timed out(?:, shutting down connection)?$"
+        r"|Receive control failed \(result -?\d+\))",
+        ("objno", "Connection", "Receive"),
+        Severity.ERROR,
+        "storage",
+        "A block device failed a read or write.",
+        "For rbd, check the Ceph cluster (ceph -s, the OSDs of that pool) and the client's "
+        "network to it; for nbd, the nbd server and the network to it.",
+        54,
+        device_kind=DeviceKind.DISK,
+        formats=(
+            Format(
+                "%s at objno %llu %llu~%llu result %d",
+                "drivers/block/rbd.c",
+                "5.4-6.18",
+                "rbd: rbd0: ",
+                args=("write", 1234, 0, 4096, -108),
+            ),
+            Format(
+                "%s at objno %llu %llu~%llu result %d xferred %llu",
+                "drivers/block/rbd.c",
+                "4.19",
+                "rbd: rbd0: ",
+                args=("read", 77, 0, 65536, -5, 0),
+            ),
+            Format("Connection timed out", "drivers/block/nbd.c", "4.19-6.18", "block nbd0: "),
+            Format(
+                "Connection timed out, shutting down connection",
+                "drivers/block/nbd.c",
+                "4.4",
+                "block nbd0: ",
+            ),
+            Format(
+                "Receive control failed (result %d)",
+                "drivers/block/nbd.c",
+                "4.4-6.18",
+                "block nbd0: ",
+                args=(-104,),
+            ),
+        ),
+    ),
 )

@@ -49,6 +49,7 @@ class Tag(enum.StrEnum):
     DM_SNAPSHOT_INVALIDATED = "dm_snapshot_invalidated"
     DM_THIN_POOL_FAILURE = "dm_thin_pool_failure"
     DMA_FENCE_TIMEOUT = "dma_fence_timeout"
+    DRBD_NETWORK_FAILURE = "drbd_network_failure"
     DRM_DP_AUX_TIMEOUT = "drm_dp_aux_timeout"
     DRM_FLIP_TIMEOUT = "drm_flip_timeout"
     EDAC = "edac"

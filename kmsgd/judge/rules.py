@@ -375,8 +375,16 @@ def previous_boot_decision(ctx: Context) -> Decision | None:
     """A single boot with no visible end whose start speaks of the boot before it."""
     found, bits = previous_end(ctx.tl)
     # the start of a boot: its first lines, and where printk stamps say, its first minutes
-    # (journald renaming a user's journal at the first login hours later is not about it)
-    early = [t for t in found if t.first.pos < 2000 and (t.first.line.ts_usec or 0) < EARLY_US]
+    # (journald renaming a user's journal at the first login hours later is not about it).
+    # A file system's log replay is exempt from the minutes: a data volume mounted by hand
+    # or by a late unit (fs/xfs/xfs_log_recover.c, fs/ext4/super.c print at mount, whenever
+    # it is) replays because it was not cleanly unmounted, which is the same word on the end
+    early = [
+        t
+        for t in found
+        if t.first.pos < 2000
+        and (t.tag == Tag.FS_RECOVERY or (t.first.line.ts_usec or 0) < EARLY_US)
+    ]
     if not early:
         return None
     d = _next_boot_decision(early, bits, ctx) or Decision(

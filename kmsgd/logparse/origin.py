@@ -217,6 +217,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
         r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
         r"e1000e?: ",  # drivers/net/ethernet/intel/e1000e, e1000 pr_fmt (link lines)
+        # i40e/ice's pr_info "%s: %s" of the driver's name (the banner before the probe) and
+        # Intel's out-of-tree i40e hw_dbg "i40e %02x:%02x.%x " (bus:device.function, no colon)
+        r"(?:i40e|ice): ",
+        r"i40e [0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] ",
         r"tg3: ",  # drivers/net/tg3.c PFX (2.6.3x)
         r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
     ),
@@ -274,6 +278,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"ceph: ",
         r" ?rport-\d+:\d+-\d+: ",  # scsi_transport_fc.c dev_printk of a remote port
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
+        # drivers/block/drbd: 8.3's dev_printk "block drbd0: ", 8.4's "d-con r0: " (3.8-3.x)
+        # and "drbd r0: ", DRBD 9's "drbd r0 <peer>: " and "drbd r0/0 drbd1 <peer>: "
+        r"block drbd\d+: ",
+        r"d-con \S+: ",
+        r"drbd \S+(?: \S+){0,2}: ",
+        r"rbd: rbd\d+: ",  # drivers/block/rbd.c rbd_warn
+        r"block nbd\d+: ",  # drivers/block/nbd.c dev_printk of the disk
     ),
     "fs": (
         *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),

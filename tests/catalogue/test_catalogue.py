@@ -31,6 +31,7 @@ from tests.catalogue.test_fix20a import FIX20A_EXAMPLES
 from tests.catalogue.test_fix22b import FIX22B_EXAMPLES
 from tests.catalogue.test_fix22a import FIX22A_EXAMPLES
 from tests.catalogue.test_fix23a import FIX23A_EXAMPLES
+from tests.catalogue.test_fix23b import FIX23B_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
 from tests.catalogue.test_sweep_core import SWEEP_CORE_EXAMPLES
@@ -473,6 +474,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(FIX22B_EXAMPLES)
     missing -= set(FIX22A_EXAMPLES)
     missing -= set(FIX23A_EXAMPLES)
+    missing -= set(FIX23B_EXAMPLES)
     assert not missing, f"catalogue entries without conformance lines: {sorted(missing)}"
 
 
