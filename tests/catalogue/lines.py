@@ -3,9 +3,11 @@ tests share (a line as the kernel printed it, a short sequence of them one secon
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 from kmsgd.catalogue.table import match_record
+from kmsgd.commands.analyze import analyze_report
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.ring.records import KernelRecord
@@ -13,9 +15,9 @@ from kmsgd.ring.records import KernelRecord
 Table = dict[str, tuple[list[str], list[str]]]
 
 
-def tags_of(line: str) -> set[str]:
-    """The tags the catalogue gives one kernel line."""
-    return {h.tag for h in match_record(KernelRecord(line, facility=0))}
+def tags_of(line: str, facility: int = 0) -> set[str]:
+    """The tags the catalogue gives one line (the kernel's, or a program's at facility 3)."""
+    return {h.tag for h in match_record(KernelRecord(line, facility=facility))}
 
 
 def primary_of(*messages: str) -> str | None:
@@ -23,6 +25,12 @@ def primary_of(*messages: str) -> str | None:
     recs = [KernelRecord(m, 3, 0, n, n * 1_000_000, "-") for n, m in enumerate(messages, 1)]
     verdict = classify(Timeline.from_records(recs))
     return verdict.primary.tag if verdict.primary else None
+
+
+def paste_primary(text: str) -> str | None:
+    """The culprit `kmsgd analyze` names for a pasted log."""
+    p = analyze_report(io.BytesIO(text.encode()), name="paste")[0].primary
+    return p.tag if p is not None else None
 
 
 def check_wording(table: Table, tag: str, tagger: Callable[[str], set[str]] = tags_of) -> None:

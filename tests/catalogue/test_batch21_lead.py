@@ -5,21 +5,14 @@ clocksource.c before "Marking clocksource … as unstable"), with RHEL 6's failo
 
 from __future__ import annotations
 
-import io
-
-from kmsgd.commands.analyze import analyze_report
-
-
-def _primary(text: str) -> str | None:
-    report = analyze_report(io.BytesIO(text.encode()), name="x")[0]
-    return report.primary.tag if report.primary is not None else None
+from tests.catalogue.lines import paste_primary
 
 
 def test_old_bonding_link_down_on_a_bare_line_is_read_not_refused() -> None:
     line = "bonding: bond0: link status definitely down for interface eth0, disabling it\n"
-    assert _primary(line) == "bond_link_down"
+    assert paste_primary(line) == "bond_link_down"
     # the up event of the same driver is no failure
-    assert _primary("bonding: bond0: link status definitely up for interface eth0.\n") is None
+    assert paste_primary("bonding: bond0: link status definitely up for interface eth0.\n") is None
 
 
 def test_the_2_6_clocksource_wording_with_rhel_6s_hint_is_clocksource_unstable() -> None:
@@ -28,8 +21,8 @@ def test_the_2_6_clocksource_wording_with_rhel_6s_hint_is_clocksource_unstable()
         "-95170507948 ns).  Enable clocksource failover by adding clocksource_failover kernel "
         "parameter.\n"
     )
-    assert _primary(line) == "clocksource_unstable"
+    assert paste_primary(line) == "clocksource_unstable"
     stall = "host kernel: BUG: soft lockup - CPU#2 stuck for 67s! [java:4111]\n"
-    assert _primary(stall.replace("host", "2013-07-16T05:00:04.000000-04:00 host") + line) == (
+    assert paste_primary(stall.replace("host", "2013-07-16T05:00:04.000000-04:00 host") + line) == (
         "soft_lockup"
     )  # routine: never a culprit over the stall it follows

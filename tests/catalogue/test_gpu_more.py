@@ -8,10 +8,10 @@ import io
 
 import pytest
 
-from kmsgd.catalogue.table import BY_TAG, CATALOGUE, match_record
+from kmsgd.catalogue.table import BY_TAG, CATALOGUE
 from kmsgd.commands.analyze import analyze_report
 from kmsgd.report.model import Report
-from kmsgd.ring.records import KernelRecord
+from tests.catalogue.lines import tags_of
 
 _AMD = "amdgpu 0000:03:00.0: amdgpu: "
 _DRM_NV = "[drm:nv_drm_atomic_commit [nvidia_drm]] *ERROR* [nvidia-drm] [GPU ID 0x00000100] "
@@ -216,22 +216,18 @@ def _primary(text: str) -> str | None:
     return p.tag if p is not None else None
 
 
-def _tags(line: str, facility: int = 0) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=facility))}
-
-
 @pytest.mark.parametrize("tag", sorted(MORE_EXAMPLES) + sorted(ADDED_WORDING))
 def test_the_drivers_lines_match_and_routine_ones_do_not(tag: str) -> None:
     positives, negatives = MORE_EXAMPLES.get(tag) or ADDED_WORDING[tag]
     for line in positives:
-        assert tag in _tags(line), line
+        assert tag in tags_of(line), line
     for line in negatives:
-        assert tag not in _tags(line), line
+        assert tag not in tags_of(line), line
 
 
 def test_a_userspace_line_with_the_words_is_not_the_drivers() -> None:
     line = "logger[12]: NVRM: API mismatch: the client 'x' (pid 1)"
-    assert "nvidia_api_mismatch" not in _tags(line, facility=1)
+    assert "nvidia_api_mismatch" not in tags_of(line, facility=1)
 
 
 def test_a_tag_keeps_the_meaning_of_its_own_module() -> None:

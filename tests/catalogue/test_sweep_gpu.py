@@ -5,14 +5,9 @@ become culprits, and each family's place in the culprit order."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from kmsgd.catalogue.table import match_record
-from kmsgd.commands.analyze import analyze_report
-from kmsgd.ring.records import KernelRecord
-from tests.catalogue.lines import check_wording
+from tests.catalogue.lines import check_wording, paste_primary, tags_of
 
 # tag → (lines that carry it, lines with the same words that must not)
 SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
@@ -154,23 +149,14 @@ SWEEP_GPU_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str, facility: int = 0) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=facility))}
-
-
-def _primary(text: str) -> str | None:
-    p = analyze_report(io.BytesIO(text.encode()), name="paste")[0].primary
-    return p.tag if p is not None else None
-
-
 @pytest.mark.parametrize("tag", sorted(SWEEP_GPU_EXAMPLES))
 def test_the_source_wording_matches_and_the_lines_beside_it_do_not(tag: str) -> None:
-    check_wording(SWEEP_GPU_EXAMPLES, tag, _tags)
+    check_wording(SWEEP_GPU_EXAMPLES, tag, tags_of)
 
 
 def test_a_userspace_line_with_the_rpc_words_is_not_the_drivers() -> None:
     line = "NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000001f for fn 10!"
-    assert "nvidia_gsp_rpc_failure" not in _tags("logger[7]: " + line, facility=1)
+    assert "nvidia_gsp_rpc_failure" not in tags_of("logger[7]: " + line, facility=1)
 
 
 def test_an_rpc_failure_leads_the_init_failure_and_oops_after_it() -> None:
@@ -185,7 +171,7 @@ def test_an_rpc_failure_leads_the_init_failure_and_oops_after_it() -> None:
         "[38679.717571] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n"
         "[38679.942747] BUG: unable to handle page fault for address: 00000000000152ba\n"
     )
-    assert _primary(text) == "nvidia_gsp_rpc_failure"
+    assert paste_primary(text) == "nvidia_gsp_rpc_failure"
 
 
 def test_a_gpu_lost_from_the_bus_leads_the_rpc_failures_it_causes() -> None:
@@ -196,7 +182,7 @@ def test_a_gpu_lost_from_the_bus_leads_the_rpc_failures_it_causes() -> None:
         "[ 812.100003] NVRM: Xid (PCI:0000:41:00): 79, pid=1, name=python3, GPU has fallen "
         "off the bus.\n"
     )
-    assert _primary(text) in {"gpu_fell_off_bus", "nvidia_xid_79"}
+    assert paste_primary(text) in {"gpu_fell_off_bus", "nvidia_xid_79"}
 
 
 def test_an_unsupported_gpu_leads_the_empty_probe_it_causes() -> None:
@@ -209,7 +195,7 @@ def test_an_unsupported_gpu_leads_the_empty_probe_it_causes() -> None:
         "[    4.102] NVRM: None of the NVIDIA devices were initialized.\n"
         "[    4.103] NVRM: No NVIDIA devices probed.\n"
     )
-    assert _primary(text) == "nvidia_unsupported_gpu"
+    assert paste_primary(text) == "nvidia_unsupported_gpu"
 
 
 def test_the_uvm_fatal_error_follows_the_xid_that_caused_it() -> None:
@@ -221,7 +207,7 @@ def test_the_uvm_fatal_error_follows_the_xid_that_caused_it() -> None:
         "[ 900.2] NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, "
         "requiring os reboot to recover.\n"
     )
-    assert _primary(text) == "nvidia_xid_48"
+    assert paste_primary(text) == "nvidia_xid_48"
 
 
 AMD = "amdgpu 0000:03:00.0: amdgpu: "
@@ -235,7 +221,7 @@ def test_a_failed_preemption_follows_the_page_fault_that_hung_the_queue() -> Non
         "queues preemption\n"
         f"[ 437.54] {AMD}GPU reset begin!\n"
     )
-    assert _primary(text) == "amdgpu_vm_fault"
+    assert paste_primary(text) == "amdgpu_vm_fault"
 
 
 def test_a_preemption_failure_alone_leads_the_reset_it_brings() -> None:
@@ -245,7 +231,7 @@ def test_a_preemption_failure_alone_leads_the_reset_it_brings() -> None:
         "[ 1062.51] amdgpu: Failed to quiesce KFD\n"
         f"[ 1062.52] {AMD}GPU reset begin!\n"
     )
-    assert _primary(text) == "amdgpu_kfd_error"
+    assert paste_primary(text) == "amdgpu_kfd_error"
 
 
 def test_corrected_errors_and_fence_fallbacks_never_lead_a_failure() -> None:
@@ -255,7 +241,7 @@ def test_corrected_errors_and_fence_fallbacks_never_lead_a_failure() -> None:
         "ring sdma0\n"
         f"[ 12.1] {AMD}ring gfx_0.0.0 timeout, signaled seq=1, emitted seq=3\n"
     )
-    assert _primary(text) == "amdgpu_ring_timeout"
+    assert paste_primary(text) == "amdgpu_ring_timeout"
 
 
 def test_refused_submissions_after_a_recovered_reset_tag_nothing() -> None:
@@ -263,7 +249,7 @@ def test_refused_submissions_after_a_recovered_reset_tag_nothing() -> None:
     # -ECANCELED; that is the reset's consequence, and the reset is already named
     for code in (-125, -22):
         line = f"[drm:amdgpu_cs_ioctl [amdgpu]] *ERROR* Failed to initialize parser {code}!"
-        assert _tags(line) == set(), line
+        assert tags_of(line) == set(), line
     text = (
         "[ 16.1] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx_0.0.0 timeout, signaled "
         "seq=5, emitted seq=7\n"
@@ -271,7 +257,7 @@ def test_refused_submissions_after_a_recovered_reset_tag_nothing() -> None:
         f"[ 19.1] {AMD}GPU reset(2) succeeded!\n"
         "[ 19.2] [drm:amdgpu_cs_ioctl [amdgpu]] *ERROR* Failed to initialize parser -125!\n"
     )
-    assert _primary(text) == "amdgpu_ring_timeout"
+    assert paste_primary(text) == "amdgpu_ring_timeout"
 
 
 def test_an_unreadable_gpu_leads_the_rpc_failures_printed_before_it() -> None:
@@ -282,4 +268,4 @@ def test_an_unreadable_gpu_leads_the_rpc_failures_printed_before_it() -> None:
         "[ 90.2] NVRM: GPU0 _intrServiceStallCommonCheckBegin: Failed GPU reg read : 0xffffffff. "
         "Check whether GPU is present on the bus\n"
     )
-    assert _primary(text) == "gpu_fell_off_bus"
+    assert paste_primary(text) == "gpu_fell_off_bus"

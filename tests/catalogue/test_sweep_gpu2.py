@@ -7,15 +7,10 @@ that must not become culprits; and each family's place in the culprit order."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
 
-from kmsgd.catalogue.table import match_record
-from kmsgd.commands.analyze import analyze_report
 from kmsgd.logparse.origin import kernel_opening
-from kmsgd.ring.records import KernelRecord
-from tests.catalogue.lines import check_wording
+from tests.catalogue.lines import check_wording, paste_primary, tags_of
 
 XE = "xe 0000:03:00.0: [drm] GT0: "
 I915 = "i915 0000:00:02.0: [drm] "
@@ -148,18 +143,9 @@ SWEEP_GPU2_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
-def _tags(line: str, facility: int = 0) -> set[str]:
-    return {h.tag for h in match_record(KernelRecord(line, facility=facility))}
-
-
-def _primary(text: str) -> str | None:
-    p = analyze_report(io.BytesIO(text.encode()), name="paste")[0].primary
-    return p.tag if p is not None else None
-
-
 @pytest.mark.parametrize("tag", sorted(SWEEP_GPU2_EXAMPLES))
 def test_the_source_wording_matches_and_the_lines_beside_it_do_not(tag: str) -> None:
-    check_wording(SWEEP_GPU2_EXAMPLES, tag, _tags)
+    check_wording(SWEEP_GPU2_EXAMPLES, tag, tags_of)
 
 
 @pytest.mark.parametrize(
@@ -183,7 +169,7 @@ def test_an_xe_page_fault_leads_the_engine_reset_and_timed_out_job_after_it() ->
         "flags=0x0 in python [184372]\n"
         "[ 4034.73] xe 0000:03:00.0: [drm] Xe device coredump has been created\n"
     )
-    assert _primary(text) == "xe_gpu_pagefault"
+    assert paste_primary(text) == "xe_gpu_pagefault"
 
 
 def test_a_missing_guc_firmware_leads_the_failed_guc_init_after_it() -> None:
@@ -192,7 +178,7 @@ def test_a_missing_guc_firmware_leads_the_failed_guc_init_after_it() -> None:
         f"[ 3.20] {I915}*ERROR* GT0: GuC initialization failed -ENOENT\n"
         f"[ 3.21] {I915}*ERROR* GT0: Enabling uc failed (-5)\n"
     )
-    assert _primary(text) == "i915_init_failure"
+    assert paste_primary(text) == "i915_init_failure"
 
 
 def test_an_nvgpu_mmu_fault_leads_the_channel_errors_after_it() -> None:
@@ -202,7 +188,7 @@ def test_an_nvgpu_mmu_fault_leads_the_channel_errors_after_it() -> None:
         "[18364.53] nvgpu: 57000000.gpu  gk20a_fifo_set_ctx_mmu_error_tsg:1543 [ERR]  TSG 4 "
         "generated a mmu fault\n"
     )
-    assert _primary(text) == "nvgpu_error"
+    assert paste_primary(text) == "nvgpu_error"
 
 
 def test_a_page_fault_leads_the_queue_failures_of_the_kfd_behind_it() -> None:
@@ -213,7 +199,7 @@ def test_a_page_fault_leads_the_queue_failures_of_the_kfd_behind_it() -> None:
         "[ 437.54] amdgpu: Pasid 0x8003 destroy queue 1 failed, ret -62\n"
         "[ 440.10] amdgpu: Failed to restore queues of pasid 0x8003\n"
     )
-    assert _primary(text) == "amdgpu_vm_fault"
+    assert paste_primary(text) == "amdgpu_vm_fault"
 
 
 def test_a_nouveau_engine_fault_on_a_3x_kernel_leads_the_channel_that_does_not_idle() -> None:
@@ -222,7 +208,7 @@ def test_a_nouveau_engine_fault_on_a_3x_kernel_leads_the_channel_that_does_not_i
         "[ 626.21] nouveau E[     DRM] failed to idle channel 0xcccc0000 [DRM]\n"
         "[ 846.30] INFO: task Xorg:1234 blocked for more than 120 seconds.\n"
     )
-    assert _primary(text) == "nouveau_error"
+    assert paste_primary(text) == "nouveau_error"
 
 
 def test_a_mali_page_fault_leads_the_job_timeout_after_it() -> None:
@@ -231,7 +217,7 @@ def test_a_mali_page_fault_leads_the_job_timeout_after_it() -> None:
         "[ 52.60] panfrost ff9a0000.gpu: gpu sched timeout, js=1, config=0x7300, status=0x8, "
         "head=0x0, tail=0x0, sched_job=00000000deadbeef\n"
     )
-    assert _primary(text) == "soc_gpu_hang"
+    assert paste_primary(text) == "soc_gpu_hang"
 
 
 def test_a_gpu_short_of_power_leads_the_failed_adapter_init_after_it() -> None:
@@ -241,7 +227,7 @@ def test_a_gpu_short_of_power_leads_the_failed_adapter_init_after_it() -> None:
         "[ 5.11] NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x24:0x72:1568)\n"
         "[ 5.12] NVRM: GPU 0000:01:00.0: rm_init_adapter failed, device minor number 0\n"
     )
-    assert _primary(text) == "nvidia_init_failure"
+    assert paste_primary(text) == "nvidia_init_failure"
 
 
 def test_a_display_register_wait_timeout_is_no_evidence() -> None:
@@ -250,4 +236,4 @@ def test_a_display_register_wait_timeout_is_no_evidence() -> None:
     # on working boxes (batch 10's RX 9070 XT boot-warnings case labels it routine, no
     # culprit), so it stays untagged and leads nothing
     line = "amdgpu 0000:03:00.0: [drm] REG_WAIT timeout 1us * 100000 tries - optc1_wait_for_state"
-    assert _tags(line + " line:833") == set()
+    assert tags_of(line + " line:833") == set()
