@@ -443,7 +443,7 @@ LIFECYCLE_SIGNATURES: tuple[Signature, ...] = (
         r"freezable tasks)\s*(?:failed|timed out) after\b"
         r"|\bPM: (?:Device \S+ )?failed to (?:suspend|freeze|poweroff|quiesce)"
         r"(?: async| late| noirq| early)*: error -?\d+",
-        ("Freezing", "PM"),
+        ("failed", "after", "PM"),
         S.ERROR,
         "power",
         "A suspend or hibernation failed: a task would not freeze or a driver refused to suspend.",

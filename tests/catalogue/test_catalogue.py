@@ -28,8 +28,8 @@ from tests.catalogue.test_batch19 import BATCH19_EXAMPLES
 from tests.catalogue.test_batch78_wording import BATCH78_EXAMPLES
 from tests.catalogue.test_batch_wording import BATCH_EXAMPLES
 from tests.catalogue.test_fix20a import FIX20A_EXAMPLES
-from tests.catalogue.test_fix22b import FIX22B_EXAMPLES
 from tests.catalogue.test_fix22a import FIX22A_EXAMPLES
+from tests.catalogue.test_fix22b import FIX22B_EXAMPLES
 from tests.catalogue.test_fix23a import FIX23A_EXAMPLES
 from tests.catalogue.test_fix23b import FIX23B_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
