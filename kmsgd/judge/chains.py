@@ -57,6 +57,7 @@ STORAGE_TRANSPORTS = (
     Tag.NFS_SERVER_NOT_RESPONDING,
     Tag.CEPH_CONNECTION_ERROR,
     Tag.CIFS_SERVER_NOT_RESPONDING,
+    Tag.LUSTRE_NETWORK_ERROR,
 )
 CONTROLLER_FAULTS = (
     Tag.MEGARAID_FW_FAULT,
@@ -297,6 +298,21 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation(Tag.DISK_IO_ERROR, Tag.ZFS_POOL_SUSPENDED, "a pool suspends on failed I/O", True),
     Relation(Tag.ZFS_POOL_SUSPENDED, Tag.KERNEL_PANIC, "failmode=panic panics the kernel"),
     Relation(Tag.ZFS_PANIC, Tag.KERNEL_PANIC, "spl_panic_halt panics the kernel"),
+    # kernel/power/process.c try_to_freeze_tasks: when the freezer gives up it dumps each
+    # task refusing to freeze with sched_show_task (6.x, pm_debug_messages or by default for
+    # user space): a D-state task line the hung-task report prints too, here the freeze's own
+    Relation(Tag.SUSPEND_FAILURE, Tag.HUNG_TASK, "the freezer dumps the tasks it could not freeze"),
+    # qla2xxx qla_os.c: the error handler's bus reset is a loop reset (qla2x00_loop_reset, a
+    # LIP) and its host reset restarts the ISP (qla2x00_abort_isp): the FC loop goes down
+    # and comes back ("LOOP DOWN detected", "LOOP UP detected") after the reset
+    Relation(Tag.SCSI_HOST_RESET, Tag.FC_LINK_DOWN, "a loop or adapter reset takes the loop down"),
+    # Lustre: a server thread waiting on a peer that stopped answering (an RPC it forwards,
+    # a lock callback to an unreachable client) is what its watchdog finds inactive
+    Relation(
+        Tag.LUSTRE_NETWORK_ERROR,
+        Tag.LUSTRE_SERVICE_THREAD_INACTIVE,
+        "a service thread waits on an unreachable peer",
+    ),
     # drivers/watchdog/softdog.c: the pinger of /dev/watchdog stops when the box or its
     # userspace is stuck (a stall detector's report, a hung task, memory running out), and
     # the watchdog then resets or (soft_panic=1) panics the box

@@ -179,6 +179,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"clocksource: ",  # kernel/time/clocksource.c pr_fmt
         r"Clocksource \S+ unstable ",  # kernel/time/clocksource.c before its pr_fmt (2.6.28-3.x)
         r"tsc: ",  # arch/x86/kernel/tsc.c pr_fmt
+        r"x86/split lock detection: ",  # arch/x86/kernel/cpu/intel.c, bus_lock.c pr_fmt
     ),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
     # the report
@@ -230,7 +231,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
     "watchdog": (r"softdog: ", r"SOFTDOG: "),
-    "pcie": (r"AER: ", r"pcieport ", r"pci "),
+    # arch/s390/pci pr_fmt "zpci: " ("zPCI: " in 3.x)
+    "pcie": (r"AER: ", r"pcieport ", r"pci ", r"z(?:pci|PCI): "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (
@@ -285,6 +287,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"drbd \S+(?: \S+){0,2}: ",
         r"rbd: rbd\d+: ",  # drivers/block/rbd.c rbd_warn
         r"block nbd\d+: ",  # drivers/block/nbd.c dev_printk of the disk
+        # Lustre's libcfs console prefixes (CERROR/CWARN/LCONSOLE, lnet's own)
+        r"(?:Lustre|LustreError|LNet|LNetError): ",
     ),
     "fs": (
         *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
