@@ -170,3 +170,26 @@ def test_the_error_handler_s_abort_leads_the_loop_it_resets() -> None:
         )
         == "fc_link_down"
     )
+
+
+def test_a_tsc_the_platform_marks_unstable_at_boot_is_no_event() -> None:
+    # arch/x86/kernel/tsc.c mark_tsc_unstable's reason: the clock watchdog's finding is an
+    # event, a property of the platform (intel_idle.c, processor_idle.c, cpufreq, Hyper-V) is not
+    check_wording(
+        {
+            "clocksource_unstable": (
+                [
+                    "tsc: Marking TSC unstable due to clocksource watchdog",
+                    "tsc: Marking TSC unstable due to check_tsc_sync_source failed",
+                ],
+                [
+                    "tsc: Marking TSC unstable due to TSC halts in idle states deeper than C2",
+                    "tsc: Marking TSC unstable due to TSC halts in idle",
+                    "tsc: Marking TSC unstable due to cpufreq changes",
+                    "tsc: Marking TSC unstable due to TSCs unsynchronized",
+                    "tsc: Marking TSC unstable due to running on Hyper-V",
+                ],
+            )
+        },
+        "clocksource_unstable",
+    )
