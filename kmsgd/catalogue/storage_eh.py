@@ -3,6 +3,8 @@
 scsi_error.c escalates a command that timed out: abort it (eh_abort_handler), reset its
 device, its target, its bus, its host. storage_hba.py's scsi_host_reset reads each step as
 today's drivers print it; here are the same steps of older driver generations, the same tag.
+FreeBSD's CAM layer is the same handler on another kernel: cam_periph_error retries a failed
+command and reports the give-up.
 """
 
 from __future__ import annotations
@@ -74,6 +76,41 @@ STORAGE_EH_SIGNATURES: tuple[Signature, ...] = (
                 "2.6.12-2.6.32",
                 "qla2xxx 0000:06:00.0: ",
                 args=(0, 10, 0),
+            ),
+        ),
+    ),
+    # FreeBSD (FreeNAS/TrueNAS CORE, pfSense): sys/cam/cam_periph.c cam_periph_error, after
+    # cam_error_print's dump of the failed command, xpt_print(path, "Error %d, %s") with the
+    # give-up ("Retries exhausted", "Unretryable error"); xpt_print opens with the path
+    # "(%s%d:%s%d:%d:%d:%jx): " (peripheral and unit, SIM and unit, bus, target, lun). The
+    # "Retrying command" lines before it are the attempts, not the failure
+    sig(
+        "disk_io_error",
+        r"^\((?P<disk>[a-z]+\d+):[a-z_]+\d+:\d+:\d+:[0-9a-f]+\): Error \d+, "
+        r"(?:Retries exhausted|Unretryable error)",
+        ("Retries", "Unretryable"),
+        Severity.ERROR,
+        STORAGE,
+        "A disk's command failed for good (FreeBSD CAM gave up on it): a read or write "
+        "error reached the file system.",
+        "Check the disk (smartctl -a, the ATA/SCSI error before this line: UNC is an "
+        "unreadable sector), its cable and port; replace a disk whose errors repeat.",
+        54,
+        device_kind=DeviceKind.DISK,
+        formats=(
+            Format(
+                "Error %d, %s",
+                "freebsd:sys/cam/cam_periph.c",
+                "FreeBSD 14 (checked)",
+                "(ada1:ahcich1:0:0:0): ",
+                args=(5, "Retries exhausted"),
+            ),
+            Format(
+                "Error %d, %s",
+                "freebsd:sys/cam/cam_periph.c",
+                "FreeBSD 14 (checked)",
+                "(da0:mps0:0:3:0): ",
+                args=(5, "Unretryable error"),
             ),
         ),
     ),

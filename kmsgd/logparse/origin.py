@@ -151,6 +151,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"INFO: task \S+ blocked",
         r"(?:\(XEN\) )?(?:domain_crash called from |Domain \d+ \(vcpu#\d+\) crashed)",
         r"\(XEN\) (?:Panic on CPU \d+:|Xen BUG at )",  # Xen panic() (catalogue/kernel.py)
+        r"cpu\d+:\d+\)(?=\S)",  # ESXi vmkernel's "cpu<N>:<world>)" (public wording, no source)
         r"Call Trace:",
         r"Modules linked in:",
         r"sysrq: ",
@@ -268,6 +269,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"mmc(?:blk)?\d+: ",
         r"aacraid\d*: ",
         r"mpt(?:base|sas|spi|scsih): ioc\d+: ",  # drivers/message/fusion MYIOC_s_FMT
+        # FreeBSD CAM's xpt_print path "(%s%d:%s%d:%d:%d:%jx): " (sys/cam/cam_xpt.c)
+        r"\((?:[a-z]+\d+|noperiph):[a-z_]+\d+:\d+:\d+:[0-9a-f]+\): ",
     ),
     # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
     # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "
