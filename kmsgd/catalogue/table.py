@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
+from kmsgd.catalogue.fs_words import FS_WORDS_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
@@ -63,6 +64,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + LUSTRE_SIGNATURES
     + PLATFORM_SIGNATURES
     + STORAGE_EH_SIGNATURES  # older drivers' wording of storage_hba.py's tags
+    + FS_WORDS_SIGNATURES  # lifecycle.py's fs_recovery without its prefix
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}

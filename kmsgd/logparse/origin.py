@@ -304,6 +304,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         # its "BTRFS <level> (device …)" (3.x-4.x), gfs2/ocfs2/squashfs/fat
         *(r"Aborting journal on device ", r"JBD: ", r'Filesystem "', r"(?:BTRFS|btrfs): "),
         *(r"(?:GFS2|gfs2): fsid=", r"OCFS2: ", r"SQUASHFS error: ", r"FAT-fs "),
+        # XFS's log replay by its body alone (a paste that lost "XFS"; catalogue/fs_words.py)
+        r"\S* ?\(\S+\): (?:Starting|Ending) recovery \(logdev: ",
     ),
     "lifecycle": (
         r"reboot: ",

@@ -6,8 +6,11 @@ makes of them."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
+from kmsgd.commands.analyze import analyze_report
 from tests.catalogue.lines import check_wording, paste_primary, primary_of
 
 # tag → (positives, negatives)
@@ -193,3 +196,22 @@ def test_a_tsc_the_platform_marks_unstable_at_boot_is_no_event() -> None:
         },
         "clocksource_unstable",
     )
+
+
+def test_xfs_log_replay_is_read_by_its_body_where_the_prefix_was_lost() -> None:
+    check_wording(
+        {
+            "fs_recovery": (
+                [
+                    "FS (dm-0): Starting recovery (logdev: internal)",
+                    "XFS (sda1): Ending recovery (logdev: /dev/sdb1)",
+                ],
+                ["FS (dm-0): Mounting V5 Filesystem", "recovery (logdev: internal)"],
+            )
+        },
+        "fs_recovery",
+    )
+    text = "> SGI XFS with ACLs\n> FS (dm-0): Starting recovery (logdev: internal)\n"
+    assert "fs_recovery" in {
+        s.tag for s in analyze_report(io.BytesIO(text.encode()), name="paste")[0].signatures
+    }
