@@ -207,8 +207,14 @@ class LogStream:
             fields, stripped = self._salvage(stripped)
             if not stripped:  # nothing but markup (a fence, `<details>`)
                 return
-        if fields is None and "<" in stripped and (recs := repair.level_records(stripped)):
-            # records run together on one line, each behind its printk level prefix
+        if (
+            fields is None
+            and "<" in stripped
+            and (recs := repair.level_records(stripped))
+            and any(r[:1] == "<" and salvage.kernelish(r[3:]) for r in recs)
+        ):
+            # records run together on one line, each behind its printk level prefix (one
+            # of them kernel wording: not prose that quotes a few "<n>")
             for rec in recs:
                 self._line(lineno, rec, out)
             return

@@ -109,3 +109,7 @@ def test_freebsd_cam_lines_open_as_the_kernel_s() -> None:
     assert _kernel("(ada1:ahcich1:0:0:0): Retrying command") == [
         "(ada1:ahcich1:0:0:0): Retrying command"
     ]
+
+
+def test_prose_with_level_like_marks_is_not_split() -> None:
+    assert len(_lines("steps: <1>open the lid <2>press the button")) == 1
