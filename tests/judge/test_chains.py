@@ -455,7 +455,7 @@ def test_on_one_line_the_xid_names_the_event_before_the_words_it_reads() -> None
 
 # batch 25 (docs/accuracy.md): the freezer's dump of a task it could not freeze, qla2xxx's
 # loop going down after the error handler's reset, a Lustre thread behind a lost peer
-EXAMPLES[("suspend_failure", "hung_task")] = (
+EXAMPLES[("suspend_failure", "task_dump")] = (
     "Freezing user space processes failed after 20.005 seconds (1 tasks refusing to freeze, "
     "wq_busy=0):",
     "task:ente            state:D stack:0     pid:569301 tgid:569301 ppid:569186 flags:0x00004006",
