@@ -1059,11 +1059,18 @@ MEMORY_SIGNATURES: tuple[Signature, ...] = (
     # 4.4-6.18) and a switch to the slower clock; 2.6.28-3.x printed clocksource_unstable's
     # "Clocksource %s unstable (delta = %Ld ns)" with no pr_fmt. Most often the consequence
     # of a CPU or vCPU that did not run (an SMI, a stall, a hypervisor's steal), rarely a
-    # clock fault: routine, never a culprit over the stall it follows.
+    # clock fault: routine, never a culprit over the stall it follows. mark_tsc_unstable's
+    # other callers give a property of the platform found at boot, not an event: the TSC
+    # stops in deep C-states (drivers/idle/intel_idle.c "TSC halts in idle states deeper
+    # than C2", drivers/acpi/processor_idle.c "TSC halts in idle"), its rate follows cpufreq
+    # (tsc.c time_cpufreq_notifier "cpufreq changes"), unsynchronized_tsc() ("TSCs
+    # unsynchronized"), a Hyper-V guest without an invariant TSC (arch/x86/kernel/cpu/
+    # mshyperv.c "running on Hyper-V"), a Cyrix 5510/5520: those lines tag nothing
     sig(
         "clocksource_unstable",
         r"Marking clocksource '[^']+' as unstable because|^(?:tsc: )?Marking TSC unstable due to"
-        r"|^Clocksource \S+ unstable \(delta = ",
+        r" (?!TSC halts in idle|cpufreq changes|TSCs unsynchronized|running on Hyper-V"
+        r"|cyrix 5510/5520)|^Clocksource \S+ unstable \(delta = ",
         ("unstable",),
         S.WARNING,
         "cpu",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
+from kmsgd.catalogue.fs_words import FS_WORDS_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
@@ -27,9 +28,12 @@ from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
+from kmsgd.catalogue.lustre import LUSTRE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
 from kmsgd.catalogue.nmi import NMI_SIGNATURES
+from kmsgd.catalogue.platform import PLATFORM_SIGNATURES
 from kmsgd.catalogue.probe import PROBE_SIGNATURES
+from kmsgd.catalogue.storage_eh import STORAGE_EH_SIGNATURES
 from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
@@ -57,6 +61,10 @@ CATALOGUE: tuple[Signature, ...] = (
     + PROBE_SIGNATURES  # the driver core's probe failure, for the GPU drivers' tags
     + FIRMWARE_LOAD_SIGNATURES
     + VIRT_SIGNATURES
+    + LUSTRE_SIGNATURES
+    + PLATFORM_SIGNATURES
+    + STORAGE_EH_SIGNATURES  # older drivers' wording of storage_hba.py's tags
+    + FS_WORDS_SIGNATURES  # lifecycle.py's fs_recovery without its prefix
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}

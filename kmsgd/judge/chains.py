@@ -21,7 +21,8 @@ Family selectors (`family:gpu`) stand for the non-routine signatures of a subsys
 children (gpu.amdgpu, gpu.nvidia); a routine warning causes nothing unless a relation names
 its tag. `mce_notice` is mcelog's bare "Machine check events logged" (no decoded record),
 `mce_at_boot` a machine check whose records all come in a boot's first minutes,
-`mce_unstamped` one whose lines carry no printk stamp.
+`mce_unstamped` one whose lines carry no printk stamp, `task_dump` a hung_task event of
+sched_show_task's task lines only (what a relation on hung_task names too).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ STORAGE_TRANSPORTS = (
     Tag.NFS_SERVER_NOT_RESPONDING,
     Tag.CEPH_CONNECTION_ERROR,
     Tag.CIFS_SERVER_NOT_RESPONDING,
+    Tag.LUSTRE_NETWORK_ERROR,
 )
 CONTROLLER_FAULTS = (
     Tag.MEGARAID_FW_FAULT,
@@ -297,6 +299,24 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation(Tag.DISK_IO_ERROR, Tag.ZFS_POOL_SUSPENDED, "a pool suspends on failed I/O", True),
     Relation(Tag.ZFS_POOL_SUSPENDED, Tag.KERNEL_PANIC, "failmode=panic panics the kernel"),
     Relation(Tag.ZFS_PANIC, Tag.KERNEL_PANIC, "spl_panic_halt panics the kernel"),
+    # kernel/power/process.c try_to_freeze_tasks: when the freezer gives up it dumps each
+    # task refusing to freeze with sched_show_task (6.x, pm_debug_messages or by default for
+    # user space): a D-state task line the hung-task report prints too, here the freeze's own
+    # (`task_dump`: a hung_task event of such lines only; a hung-task report's "INFO: task
+    # … blocked for more than" after a failed freeze is the stuck task that failed it, and
+    # leads)
+    Relation(Tag.SUSPEND_FAILURE, "task_dump", "the freezer dumps the tasks it could not freeze"),
+    # qla2xxx qla_os.c: the error handler's bus reset is a loop reset (qla2x00_loop_reset, a
+    # LIP) and its host reset restarts the ISP (qla2x00_abort_isp): the FC loop goes down
+    # and comes back ("LOOP DOWN detected", "LOOP UP detected") after the reset
+    Relation(Tag.SCSI_HOST_RESET, Tag.FC_LINK_DOWN, "a loop or adapter reset takes the loop down"),
+    # Lustre: a server thread waiting on a peer that stopped answering (an RPC it forwards,
+    # a lock callback to an unreachable client) is what its watchdog finds inactive
+    Relation(
+        Tag.LUSTRE_NETWORK_ERROR,
+        Tag.LUSTRE_SERVICE_THREAD_INACTIVE,
+        "a service thread waits on an unreachable peer",
+    ),
     # drivers/watchdog/softdog.c: the pinger of /dev/watchdog stops when the box or its
     # userspace is stuck (a stall detector's report, a hung task, memory running out), and
     # the watchdog then resets or (soft_panic=1) panics the box
@@ -326,7 +346,8 @@ RECOVERED: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def chain_tag(t: TagStats) -> str:
     """The name relations know an event by: its tag, `mce_notice` for mcelog's notice,
-    `mce_at_boot` for machine-check records all printed in the first minutes of a boot."""
+    `mce_at_boot` for machine-check records all printed in the first minutes of a boot,
+    `task_dump` for a hung_task event of bare task lines."""
     if t.tag == Tag.MCE and all(_mce_notice(i) for i in (t.first, t.last)):
         return "mce_notice"
     if t.tag == Tag.KERNEL_BUG and "BUG: workqueue lockup" in t.first.line.message:
@@ -338,7 +359,15 @@ def chain_tag(t: TagStats) -> str:
         return "mce_at_boot"
     if t.tag == Tag.MCE and t.first.line.ts_usec is None and t.last.line.ts_usec is None:
         return "mce_unstamped"
+    if t.tag == Tag.HUNG_TASK and all(_task_line(i) for i in (t.first, t.last)):
+        return "task_dump"
     return t.tag
+
+
+def _task_line(i: Item) -> bool:
+    """kernel/sched/core.c sched_show_task's "task:%-15.15s state:%c …" line, which the
+    hung-task report prints and so do the freezer (kernel/power/process.c) and SysRq-w."""
+    return i.line.message.lstrip().startswith("task:")
 
 
 def _mce_notice(i: Item) -> bool:
@@ -355,7 +384,8 @@ def selects(selector: str, t: TagStats) -> bool:
         return not sig.routine and (sig.subsystem == fam or sig.subsystem.startswith(fam + "."))
     if selector.endswith("*"):
         return t.tag.startswith(selector[:-1])
-    return chain_tag(t) == selector
+    name = chain_tag(t)
+    return name == selector or (name == "task_dump" and selector == Tag.HUNG_TASK)
 
 
 Key = tuple[str, str]  # (tag, device): one event of the final window

@@ -151,6 +151,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"INFO: task \S+ blocked",
         r"(?:\(XEN\) )?(?:domain_crash called from |Domain \d+ \(vcpu#\d+\) crashed)",
         r"\(XEN\) (?:Panic on CPU \d+:|Xen BUG at )",  # Xen panic() (catalogue/kernel.py)
+        r"cpu\d+:\d+\)(?=\S)",  # ESXi vmkernel's "cpu<N>:<world>)" (public wording, no source)
         r"Call Trace:",
         r"Modules linked in:",
         r"sysrq: ",
@@ -179,6 +180,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"clocksource: ",  # kernel/time/clocksource.c pr_fmt
         r"Clocksource \S+ unstable ",  # kernel/time/clocksource.c before its pr_fmt (2.6.28-3.x)
         r"tsc: ",  # arch/x86/kernel/tsc.c pr_fmt
+        r"x86/split lock detection: ",  # arch/x86/kernel/cpu/intel.c, bus_lock.c pr_fmt
     ),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
     # the report
@@ -230,7 +232,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
     "watchdog": (r"softdog: ", r"SOFTDOG: "),
-    "pcie": (r"AER: ", r"pcieport ", r"pci "),
+    # arch/s390/pci pr_fmt "zpci: " ("zPCI: " in 3.x)
+    "pcie": (r"AER: ", r"pcieport ", r"pci ", r"z(?:pci|PCI): "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (
@@ -266,6 +269,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"mmc(?:blk)?\d+: ",
         r"aacraid\d*: ",
         r"mpt(?:base|sas|spi|scsih): ioc\d+: ",  # drivers/message/fusion MYIOC_s_FMT
+        # FreeBSD CAM's xpt_print path "(%s%d:%s%d:%d:%d:%jx): " (sys/cam/cam_xpt.c)
+        r"\((?:[a-z]+\d+|noperiph):[a-z_]+\d+:\d+:\d+:[0-9a-f]+\): ",
     ),
     # iSCSI class devices (dev_printk with no driver: " connection1:0: ", " session1: "),
     # qla2xxx's ql_log "qla2xxx [<bus id>]-<id>:<host>: ", sunrpc's "<program>: server "
@@ -285,6 +290,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"drbd \S+(?: \S+){0,2}: ",
         r"rbd: rbd\d+: ",  # drivers/block/rbd.c rbd_warn
         r"block nbd\d+: ",  # drivers/block/nbd.c dev_printk of the disk
+        # Lustre's libcfs console prefixes (CERROR/CWARN/LCONSOLE, lnet's own)
+        r"(?:Lustre|LustreError|LNet|LNetError): ",
     ),
     "fs": (
         *(r"EXT[234]-fs ", r"XFS \(", r"BTRFS ", r"F2FS-fs ", r"JBD2: ", r"ZFS: "),
@@ -297,6 +304,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         # its "BTRFS <level> (device …)" (3.x-4.x), gfs2/ocfs2/squashfs/fat
         *(r"Aborting journal on device ", r"JBD: ", r'Filesystem "', r"(?:BTRFS|btrfs): "),
         *(r"(?:GFS2|gfs2): fsid=", r"OCFS2: ", r"SQUASHFS error: ", r"FAT-fs "),
+        # XFS's log replay by its body alone (a paste that lost "XFS"; catalogue/fs_words.py)
+        r"\S* ?\(\S+\): (?:Starting|Ending) recovery \(logdev: ",
     ),
     "lifecycle": (
         r"reboot: ",

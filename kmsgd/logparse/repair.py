@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import re
+from itertools import pairwise
 
 from kmsgd.logparse.parsed import LogFormat
 
@@ -39,6 +40,48 @@ _STATUS = re.compile(r"\[(?:  OK  |FAILED|DEPEND| TIME | INFO | WARN |\s*\*+\s*)
 # "Starting %s...", "Stopping %s...", "Reloading %s...", "Mounting %s...", "Unmounting %s...",
 # "Activating swap %s...", "Deactivating swap %s..."
 _JOB = re.compile(r"(?:Starting|Stopping|Reloading|Mounting|Unmounting|(?:Dea|A)ctivating swap) \S")
+
+
+# printk's level prefix "<%d>" at the start of each record (KERN_EMERG … KERN_DEBUG as the
+# record's text held it before 3.5, and as /proc/kmsg, syslog(2) and a console with the level
+# shown still print it): where a paste runs records together, each prefix opens one
+_LEVEL_MARK = re.compile(r"(?<!\S)<[0-7]>(?=\S)")
+# the markers a report prints as records of their own: lib/bug.c and kernel/panic.c CUT_HERE
+# before a WARNING or BUG, kernel/panic.c print_oops_end_marker after it ("---[ end trace
+# %016llx ]---", 2.6.2x-6.18; "---[ end trace 0000000000000000 ]---" from 5.19)
+_CUT_HERE = "------------[ cut here ]------------"
+_END_TRACE = re.compile(r"---\[ end trace [0-9a-f]+ \]---")
+
+
+def level_records(text: str) -> list[str] | None:
+    """The records of a line that holds two or more printk level prefixes ("… <1>BUG: …
+    <4>PGD … <0>Oops: …"), each from its prefix on, and the text before the first; None
+    when the line is not such a run."""
+    starts = [m.start() for m in _LEVEL_MARK.finditer(text)]
+    if len(starts) < 2:
+        return None
+    edges = [*starts, len(text)]
+    pieces = [text[: starts[0]].strip()] + [text[a:b].strip() for a, b in pairwise(edges)]
+    return [p for p in pieces if p]
+
+
+def marker_records(msg: str) -> list[str] | None:
+    """A message run together with a report's own marker records (the cut-here line before a
+    WARNING, the end-trace line after it), split at them; None when none is inside it."""
+    cut = msg.find(_CUT_HERE)
+    end = _END_TRACE.search(msg)
+    bounds = set()
+    if cut >= 0:
+        bounds |= {cut, cut + len(_CUT_HERE)}
+    if end is not None:
+        bounds |= {end.start(), end.end()}
+    bounds -= {0, len(msg)}
+    if not bounds:
+        return None
+    edges = [0, *sorted(bounds), len(msg)]
+    pieces = [msg[a:b].strip() for a, b in pairwise(edges)]
+    pieces = [p for p in pieces if p]
+    return pieces if len(pieces) > 1 else None
 
 
 def unescape(line: str) -> str:

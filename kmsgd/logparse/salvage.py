@@ -66,6 +66,17 @@ _LEVELED_KERNEL = re.compile(
 _LEVELS = {"emerg": 0, "alert": 1, "crit": 2, "err": 3, "error": 3, "warn": 4, "warning": 4}
 _LEVELS |= {"notice": 5, "info": 6, "debug": 7}
 _QUOTED = re.compile(r'(?:^|\s)"')
+# a facility and level column, then the stamp's date: Talos's `talosctl dmesg` prints each
+# record as "%s: %s: %7s: [%s]: %s" (node, facility, level, RFC 3339 time, message); group 1
+# `kern` is set when the facility is the kernel's
+_FACILITY_BEFORE_STAMP = re.compile(
+    r"(?:^|\s)(?:(?P<kern>kern)|(?P<other>\w+)): +"
+    r"(?:emerg|alert|crit|err|warning|notice|info|debug): +\[?\d{4}-\d\d-\d\dT$"
+)
+# ESXi's vmkernel.log: "<ISO time> cpu<N>:<world id>)<module>:<function>:<line>: …"; the
+# hypervisor's kernel, read on its public wording (vmkernel's source is not public); the
+# message keeps its "cpu<N>:<world>)" (origin.py knows it as an opening)
+_VMKERNEL_WORLD = re.compile(r"cpu\d+:\d+\)(?=\S)")
 # a whole line "ident[pid]: text", after the leading space a console indents it with
 _CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
 _HOST_WORD = re.compile(r"([\w.-]+) +")  # a scrubbed host may be padded
@@ -165,6 +176,13 @@ def salvage(text: str) -> Fields | None:
     if t is not None and t.start() <= 60:
         wall, md = _wall(head[: t.start()], t["time"], t["frac"])
         rest = text[t.end() :]
+        if (k := _FACILITY_BEFORE_STAMP.search(head, 0, t.start())) is not None:
+            # a collector's facility column before the stamp (talosctl dmesg: "<node>: kern:
+            # <level>: [<RFC 3339>]: text"): it says whose record it is, whatever its text
+            if k["kern"]:
+                return Fields(LogFormat.LOOSE, rest, None, wall, facility=0, month_day=md)
+            who = k["other"]
+            return Fields(LogFormat.LOOSE, rest, None, wall, facility=1, ident=who, month_day=md)
         return _after_stamp(rest, wall, md)
     k = _KERNEL_WORD.search(head)
     if k is not None and k.start() <= 80:
@@ -228,6 +246,8 @@ def _looks_like_message(prefix: str) -> bool:
 
 
 def _after_stamp(rest: str, wall: int | None, md: tuple[int, int] | None) -> Fields | None:
+    if rest[:3] == "cpu" and _VMKERNEL_WORLD.match(rest) is not None:
+        return Fields(LogFormat.LOOSE, rest, None, wall, facility=0, month_day=md)
     s = _STAMP.match(rest)
     if s is not None:  # rsyslog's "kernel: [ 12.3]" with the host cut off
         ts = usec(s[2], s[3])

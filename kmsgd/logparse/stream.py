@@ -207,6 +207,17 @@ class LogStream:
             fields, stripped = self._salvage(stripped)
             if not stripped:  # nothing but markup (a fence, `<details>`)
                 return
+        if (
+            fields is None
+            and "<" in stripped
+            and (recs := repair.level_records(stripped))
+            and any(r[:1] == "<" and salvage.kernelish(r[3:]) for r in recs)
+        ):
+            # records run together on one line, each behind its printk level prefix (one
+            # of them kernel wording: not prose that quotes a few "<n>")
+            for rec in recs:
+                self._line(lineno, rec, out)
+            return
         if fields is None:
             self._unparsed(lineno, stripped, out, indented=line[:1] in " \t")
             return
@@ -221,6 +232,11 @@ class LogStream:
             self._emit(lineno, stripped[:cut], fields, out)
             status = repair.console_status(stripped[cut:], False)
             self._emit(lineno, stripped[cut:], _pid1(status) if status else None, out)
+            return
+        if "---" in msg and (pieces := repair.marker_records(msg)) is not None:
+            # a report's cut-here or end-trace record run into the lines around it
+            for piece in pieces:
+                self._emit(lineno, piece, fields._replace(message=piece), out)
             return
         hint = GLUE_HINT.get(fields.fmt)
         if hint is not None and len(msg) > 10 and hint in msg:

@@ -174,6 +174,8 @@ TRANSPORTS = {
     "ceph_connection_error": "libceph: osd10 9.125.70.42:6801 socket closed (con state OPEN)",
     "cifs_server_not_responding": r"CIFS: VFS: \\nas01 has not responded in 180 seconds. "
     "Reconnecting...",
+    "lustre_network_error": "Lustre: 1160:0:(client.c:2114:ptlrpc_expire_one_request()) @@@ "
+    "Request sent has timed out for slow reply: [sent 1507651404/real 1507651404]",
 }
 EXAMPLES.update(
     {(c, e): (TRANSPORTS[c], TRANSPORT_EFFECTS[e]) for c in TRANSPORTS for e in TRANSPORT_EFFECTS}
@@ -449,3 +451,21 @@ def test_on_one_line_the_xid_names_the_event_before_the_words_it_reads() -> None
     assert {t.tag for t in tl.tags} == {"nvidia_xid_119", "nvidia_gsp_timeout"}
     primary = classify(tl).primary
     assert primary is not None and primary.tag == "nvidia_xid_119"
+
+
+# batch 25 (docs/accuracy.md): the freezer's dump of a task it could not freeze, qla2xxx's
+# loop going down after the error handler's reset, a Lustre thread behind a lost peer
+EXAMPLES[("suspend_failure", "task_dump")] = (
+    "Freezing user space processes failed after 20.005 seconds (1 tasks refusing to freeze, "
+    "wq_busy=0):",
+    "task:ente            state:D stack:0     pid:569301 tgid:569301 ppid:569186 flags:0x00004006",
+)
+EXAMPLES[("scsi_host_reset", "fc_link_down")] = (
+    "qla2xxx 0000:06:00.0: scsi(0:10:0): LOOP RESET ISSUED.",
+    "qla2xxx 0000:06:00.0: LOOP DOWN detected (0 0 0).",
+)
+EXAMPLES[("lustre_network_error", "lustre_service_thread_inactive")] = (
+    TRANSPORTS["lustre_network_error"],
+    "LNet: Service thread pid 25305 was inactive for 200.09s. The thread might be hung, or it "
+    "might only be slow and will resume later. Dumping the stack trace for debugging purposes:",
+)
