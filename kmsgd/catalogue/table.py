@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
+from kmsgd.catalogue.gpu_amd import AMD_SWEEP_SIGNATURES
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
@@ -58,6 +59,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + FIRMWARE_LOAD_SIGNATURES
     + VIRT_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
+    + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:
