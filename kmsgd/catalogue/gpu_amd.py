@@ -1,12 +1,10 @@
-"""amdgpu wordings from the AMD source sweep (drivers/gpu/drm/amd/, 4.4-6.18, and radeon's
-leftovers) that the other GPU modules did not catalogue: the GPU's thermal shutdown (HW/SW CTF),
-the RAS bad-page table over its threshold (the GPU is retired), the video engines (UVD, VCE,
-VCN) whose firmware does not start, the SR-IOV virtual function's mailbox and RLCG register
-path to the host, the VBIOS that cannot be found, the MES of 6.14+ that names its pipe, the
-per-ring reset of 6.10+ that failed, the TLB flush the memory hub never acknowledged, the
-KIQ's queue map that failed, RAS poison consumed by a shader, and radeon's reset that failed.
-amdgpu_dm's "Waiting for fences timed out!" stays untagged (tests/catalogue/test_batch9_gpu.py):
-the ring timeout names the hang the display commit waited on.
+"""amdgpu wordings from the AMD source sweep (drivers/gpu/drm/amd/, 4.4-6.18) that the other
+GPU modules did not catalogue, for a GPU that is lost or never comes up: the GPU's thermal
+shutdown (HW/SW CTF), the RAS bad-page table over its threshold (the GPU is retired), the
+video engines (UVD, VCE, VCN) whose firmware does not start, the SR-IOV virtual function's
+mailbox, RLCG and FLR handshakes with the host, the VBIOS that cannot be found, the PSP and
+RLC firmware that do not start, and KFD's 4.x refusal of the device. Hangs and resets are
+gpu_amd_reset.py's.
 
 Each entry's tag, where it adds wording to another module's tag, keeps that tag's meaning
 (its first entry's): the next step says "See <tag>".
@@ -188,11 +186,15 @@ AMD_SWEEP_SIGNATURES: tuple[Signature, ...] = (
     # amdgpu_virt_rlcg_reg_rw (5.18-6.18): dev_err "timeout: rlcg faled to program reg:
     # 0x%05x" ("failed" from 6.9), "register is not in range, rlcg failed to program reg:
     # 0x%05x", "unknown error type, rlcg failed to program reg: 0x%05x": the VF's register
-    # writes through the RLC firmware the host owns did not complete
+    # writes through the RLC firmware the host owns did not complete; mxgpu_ai.c/mxgpu_nv.c
+    # xgpu_*_mailbox_flr_work (6.0-6.8, dev_warn; dev_dbg after) "waiting
+    # IDH_FLR_NOTIFICATION_CMPL timeout": the host never said the function-level reset it
+    # announced was done
     sig(
         "amdgpu_vf_mailbox_error",
-        r"\bDoesn't get (?:TRN_MSG_ACK|msg:\d+) from pf\b|\brlcg fai?led to program reg: 0x",
-        ("Doesn", "rlcg"),
+        r"\bDoesn't get (?:TRN_MSG_ACK|msg:\d+) from pf\b|\brlcg fai?led to program reg: 0x"
+        r"|\bwaiting IDH_FLR_NOTIFICATION_CMPL timeout\b",
+        ("Doesn", "rlcg", "IDH_FLR_NOTIFICATION_CMPL"),
         Severity.ERROR,
         AMDGPU,
         "amdgpu, driving an SR-IOV virtual function, got no answer from the host's "
@@ -221,6 +223,12 @@ AMD_SWEEP_SIGNATURES: tuple[Signature, ...] = (
                 "5.18-6.8",
                 _DEV,
                 args=(0xA2C0,),
+            ),
+            Format(
+                "waiting IDH_FLR_NOTIFICATION_CMPL timeout",
+                _AMD + "mxgpu_ai.c",
+                "6.0-6.8",
+                _DEV,
             ),
             Format(
                 "register is not in range, rlcg failed to program reg: 0x%05x",
@@ -266,198 +274,65 @@ AMD_SWEEP_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # mes_v11_0.c / mes_v12_0.c mes_vN_submit_pkt_and_poll_completion, 6.14+ with the MES pipe
-    # (6.12-6.13's "MES failed to respond to msg=%s" is gpu.py's): dev_err "MES(%d) failed to
-    # respond to msg=%s (%s)", "MES(%d) failed to respond to msg=%s", "MES(%d) failed to
-    # respond to msg=%d"; mes_v12_1.c "MES(%d, %d) failed to respond to msg=%s" (XCC, pipe)
+    # psp_v11_0.c psp_v11_0_ring_create (5.0-6.18) DRM_ERROR "Failed to wait for sOS ready for
+    # ring creation"; psp_v13_0.c, psp_v13_0_4.c, psp_v14_0.c "Failed to wait for trust OS
+    # ready for ring creation" (5.15-6.18): the PSP's secure OS never came up, so no firmware
+    # loads: "PSP create ring failed!" and the hw_init failure follow
     sig(
-        "amdgpu_mes_timeout",
-        r"\bMES\(\d+(?:, \d+)?\) failed to respond to msg=",
-        ("MES",),
-        Severity.CRITICAL,
-        AMDGPU,
-        "The GPU's micro-engine scheduler (MES) firmware stopped answering queue requests.",
-        "See amdgpu_mes_timeout in gpu.py.",
-        32,
-        device_kind=_PCI,
-        formats=(
-            Format(
-                "MES(%d) failed to respond to msg=%s (%s)",
-                _AMD + "mes_v12_0.c",
-                "6.14-6.18",
-                _DEV,
-                args=(0, "MISC", "WRITE_REG"),
-            ),
-            Format(
-                "MES(%d) failed to respond to msg=%s",
-                _AMD + "mes_v11_0.c",
-                "6.14-6.18",
-                _DEV,
-                args=(0, "REMOVE_QUEUE"),
-            ),
-            Format(
-                "MES(%d, %d) failed to respond to msg=%s",
-                _AMD + "mes_v12_1.c",
-                "6.18+",
-                _DEV,
-                args=(0, 1, "SET_HW_RSRC"),
-            ),
-        ),
-    ),
-    # amdgpu_job.c amdgpu_job_timedout (6.10-6.18): on a ring timeout it first tries a reset of
-    # that ring alone (dev_err "Starting %s ring reset", routine); "Ring %s reset failure"
-    # (6.10-6.15), "Ring %s reset failed" (6.16+) says it did not work and the full GPU reset
-    # follows. "Ring %s reset succeeded" (6.14+) is a recovery (kmsgd/judge/chains.py).
-    sig(
-        "amdgpu_gpu_reset",
-        r"\bRing \S+ reset fail(?:ure|ed)$",
-        ("reset",),
-        Severity.CRITICAL,
-        AMDGPU,
-        "The driver's reset of one hung GPU ring failed: it resets the whole GPU next.",
-        "See amdgpu_gpu_reset in gpu.py.",
-        40,
-        device_kind=_PCI,
-        check=_amdgpu_line,
-        formats=(
-            Format(
-                "Ring %s reset failure",
-                _AMD + "amdgpu_job.c",
-                "6.10-6.15",
-                _DEV,
-                args=("gfx_0.0.0",),
-            ),
-            Format(
-                "Ring %s reset failed",
-                _AMD + "amdgpu_job.c",
-                "6.16-6.18",
-                _DEV,
-                args=("comp_1.3.0",),
-            ),
-        ),
-    ),
-    # gmc_v9_0.c gmc_v9_0_flush_gpu_tlb (4.15-6.18), gmc_v10_0.c gmc_v10_0_flush_vm_hub
-    # ("... VM flush ACK!" 5.4-5.5, "... VM flush hub: %d!" 5.6-6.18), gmc_v11_0.c,
-    # gmc_v12_0.c: DRM_ERROR/dev_err "Timeout waiting for VM flush ACK!", "Timeout waiting
-    # for VM flush hub: %d!", "Timeout waiting for sem acquire in VM flush!": the memory hub
-    # never acknowledged a TLB invalidation: the GPU (or its KIQ, under SR-IOV) stopped
-    # answering, typically on a resume or a reset that did not bring it back
-    sig(
-        "amdgpu_ring_timeout",
-        r"\bTimeout waiting for (?:VM flush (?:ACK|hub: \d+)!|sem acquire in VM flush!)",
-        ("flush",),
-        Severity.CRITICAL,
-        AMDGPU,
-        "The GPU's memory hub never acknowledged a TLB flush: the GPU stopped answering.",
-        "See amdgpu_ring_timeout in gpu.py.",
-        38,
-        device_kind=_PCI,
-        check=_amdgpu_line,
-        formats=(
-            Format(
-                "Timeout waiting for VM flush ACK!",
-                _AMD + "gmc_v9_0.c",
-                "4.15-6.18",
-                _drm("gmc_v9_0_flush_gpu_tlb"),
-            ),
-            Format(
-                "Timeout waiting for VM flush hub: %d!",
-                _AMD + "gmc_v10_0.c",
-                "5.6-6.18",
-                _drm("gmc_v10_0_flush_gpu_tlb"),
-                args=(0,),
-            ),
-            Format(
-                "Timeout waiting for sem acquire in VM flush!",
-                _AMD + "gmc_v11_0.c",
-                "6.0-6.18",
-                _drm("gmc_v11_0_flush_gpu_tlb"),
-            ),
-        ),
-    ),
-    # amdgpu_gfx.c amdgpu_gfx_enable_kcq / amdgpu_gfx_enable_kgq (5.10-6.18): DRM_ERROR/dev_err
-    # "KCQ enable failed", "KGQ enable failed": the KIQ ring that maps the compute (graphics)
-    # queues failed its test after the map packets; gfx_v9_0.c gfx_v9_0_kiq_kcq_enable
-    # (4.15-5.4) "KCQ enable failed (scratch(0x%04X)=0x%08X)". hw_init or resume of gfx fails.
-    sig(
-        "amdgpu_ring_test_failure",
-        r"\bK[CG]Q enable failed\b",
-        ("KCQ", "KGQ"),
+        "amdgpu_init_failure",
+        r"\bFailed to wait for (?:sOS|trust OS) ready for ring creation\b",
+        ("creation",),
         Severity.ERROR,
         AMDGPU,
-        "The GPU's KIQ ring did not execute the packets that map the compute or graphics "
-        "queues: those engines are not running.",
-        "See amdgpu_ring_test_failure in gpu_more.py.",
-        37,
+        "The GPU's security processor (PSP) firmware did not start: no GPU firmware loads, "
+        "the GPU fails to initialise.",
+        "See amdgpu_init_failure in gpu.py.",
+        42,
         device_kind=_PCI,
         formats=(
             Format(
-                "KCQ enable failed",
-                _AMD + "amdgpu_gfx.c",
-                "5.10-6.18",
-                _drm("amdgpu_gfx_enable_kcq"),
+                "Failed to wait for sOS ready for ring creation",
+                _AMD + "psp_v11_0.c",
+                "5.0-6.18",
+                _drm("psp_v11_0_ring_create"),
             ),
-            Format("KGQ enable failed", _AMD + "amdgpu_gfx.c", "6.5-6.18", _DEV),
             Format(
-                "KCQ enable failed (scratch(0x%04X)=0x%08X)",
-                _AMD + "gfx_v9_0.c",
-                "4.15-5.4",
-                _drm("gfx_v9_0_kiq_kcq_enable"),
-                args=(0xC040, 0xCAFEDEAD),
+                "Failed to wait for trust OS ready for ring creation",
+                _AMD + "psp_v13_0.c",
+                "5.15-6.18",
+                _drm("psp_v13_0_ring_create"),
             ),
         ),
     ),
-    # amdkfd/kfd_int_process_v9.c event_interrupt_poison_consumption_v9 (5.19-6.18):
-    # dev_warn, RAS_EVENT_LOG from 6.10, "poison is consumed by client %d, kick off gpu reset
-    # flow" (kfd_int_process_v12_1.c: "by source %d"); 5.16-5.18 "RAS poison consumption, fall
-    # back to gpu reset flow: client id %d": a shader read memory that an uncorrectable ECC
-    # error poisoned, and the GPU is reset
+    # amdkfd/kfd_device.c kgd2kfd_device_init (4.4-5.x, kfd_device's dev_err without amdgpu's
+    # dev_fmt: gpu.py reads the "kfd kfd: amdgpu: " form): "device %x:%x NOT added due to
+    # errors" after a failed step, e.g. kfd_resume's dev_err "Failed to resume IOMMU for
+    # device %x:%x" (4.4-5.x, APUs with IOMMUv2): ROCm has no GPU
     sig(
-        "amdgpu_ras_uncorrectable",
-        r"\bpoison is consumed by (?:client|source) \d+, kick off gpu reset flow"
-        r"|\bRAS poison consumption, fall back to gpu reset flow\b",
-        ("poison",),
-        Severity.CRITICAL,
+        "amdgpu_kfd_error",
+        r"^kfd kfd: (?:device [0-9a-f]+:[0-9a-f]+ NOT added due to errors"
+        r"|Failed to resume IOMMU for device [0-9a-f]+:[0-9a-f]+)",
+        ("NOT", "IOMMU"),
+        Severity.ERROR,
         AMDGPU,
-        "A GPU engine consumed data poisoned by an uncorrectable memory error: the GPU is reset.",
-        "See amdgpu_ras_uncorrectable in gpu.py.",
-        29,
-        device_kind=_PCI,
+        "The compute driver (KFD) could not add the GPU: ROCm/OpenCL compute has no device.",
+        "See amdgpu_kfd_error; on an APU with 'Failed to resume IOMMU', check the IOMMU is on "
+        "(amd_iommu=on, firmware setting) or update the kernel.",
+        36,
         formats=(
             Format(
-                "poison is consumed by client %d, kick off gpu reset flow",
-                "drivers/gpu/drm/amd/amdkfd/kfd_int_process_v9.c",
-                "5.19-6.18",
-                _DEV,
-                args=(1,),
+                "device %x:%x NOT added due to errors",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device.c",
+                "4.4-5.4",
+                "kfd kfd: ",
+                args=(0x1002, 0x15D8),
             ),
             Format(
-                "RAS poison consumption, fall back to gpu reset flow: client id %d",
-                "drivers/gpu/drm/amd/amdkfd/kfd_int_process_v9.c",
-                "5.16-5.18",
-                _DEV,
-                args=(1,),
-            ),
-        ),
-    ),
-    # drivers/gpu/drm/radeon/radeon_device.c radeon_gpu_reset (4.4-6.18): dev_info "GPU reset
-    # failed" after the ASIC reset or the resume behind it failed (the lockup lines before it)
-    sig(
-        "radeon_gpu_lockup",
-        r"^radeon \S+: GPU reset failed$",
-        ("failed",),
-        Severity.CRITICAL,
-        "gpu.radeon",
-        "radeon's reset of a locked-up GPU failed: the GPU stays hung.",
-        "See radeon_gpu_lockup.",
-        35,
-        device_kind=_PCI,
-        formats=(
-            Format(
-                "GPU reset failed",
-                "drivers/gpu/drm/radeon/radeon_device.c",
-                "4.4-6.18",
-                "radeon 0000:01:00.0: ",
+                "Failed to resume IOMMU for device %x:%x",
+                "drivers/gpu/drm/amd/amdkfd/kfd_device.c",
+                "4.4-5.4",
+                "kfd kfd: ",
+                args=(0x1002, 0x15D8),
             ),
         ),
     ),

@@ -19,6 +19,7 @@ from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
 from kmsgd.catalogue.gpu_amd import AMD_SWEEP_SIGNATURES
+from kmsgd.catalogue.gpu_amd_reset import AMD_RESET_SIGNATURES
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
@@ -60,6 +61,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + VIRT_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
     + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
+    + AMD_RESET_SIGNATURES
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

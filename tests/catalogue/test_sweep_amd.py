@@ -75,9 +75,11 @@ SWEEP_AMD_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             AMD + "timeout: rlcg faled to program reg: 0x0a2c0",
             AMD + "timeout: rlcg failed to program reg: 0x0a2c0",
             AMD + "register is not in range, rlcg failed to program reg: 0x0a2c0",
+            AMD + "waiting IDH_FLR_NOTIFICATION_CMPL timeout",
         ],
         [
             AMD + "SRIOV is enabled in VM",
+            AMD + "Got AI IDH_FLR_NOTIFICATION_CMPL after 120 ms",
             AMD + "use vbios provided pptable",
         ],
     ),
@@ -86,6 +88,8 @@ SWEEP_AMD_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             _drm("amdgpu_get_bios") + "Unable to locate a BIOS ROM",
             AMD + "Unable to locate a BIOS ROM",
             AMD + "rlc autoload: gc ucode autoload timeout",
+            _drm("psp_v11_0_ring_create") + "Failed to wait for sOS ready for ring creation",
+            _drm("psp_v13_0_ring_create") + "Failed to wait for trust OS ready for ring creation",
         ],
         [
             # radeon's and vendor-reset's copies of the words
@@ -105,11 +109,19 @@ SWEEP_AMD_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [AMD + "MES(0) msg=14 was emitted", AMD + "MES FW version must be >= 0x7f"],
     ),
     "amdgpu_gpu_reset": (
-        [AMD + "Ring gfx_0.0.0 reset failure", AMD + "Ring comp_1.3.0 reset failed"],
+        [
+            AMD + "Ring gfx_0.0.0 reset failure",
+            AMD + "Ring comp_1.3.0 reset failed",
+            AMD + "GPU mode1 reset failed",
+            AMD + "GPU psp mode1 reset failed",
+            AMD + "GPU smu mode1 reset failed",
+        ],
         [
             # the per-ring reset that starts, or worked: the GPU runs on
             AMD + "Starting gfx_0.0.0 ring reset",
             AMD + "Ring gfx_0.0.0 reset succeeded",
+            # vendor-reset's own mode1 reset of a passed-through card
+            "vfio-pci 0000:0b:00.0: vega20: psp mode1 reset failed",
         ],
     ),
     "amdgpu_ring_timeout": (
@@ -144,6 +156,25 @@ SWEEP_AMD_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             AMD + "RAS poison consumption, unmap queue flow succeeded: client id 1",
             AMD + "poison mode is enabled",
         ],
+    ),
+    "amdgpu_kfd_error": (
+        [
+            "kfd kfd: device 1002:15d8 NOT added due to errors",
+            "kfd kfd: Failed to resume IOMMU for device 1002:15d8",
+        ],
+        [
+            "kfd kfd: Allocated 3969056 bytes on gart",
+            "kfd kfd: added device 1002:15d8",
+        ],
+    ),
+    "amdgpu_sdma_illegal_command": (
+        [
+            _drm("sdma_v4_0_process_illegal_inst_irq")
+            + "Illegal instruction in SDMA command stream",
+            _drm("sdma_v5_2_process_illegal_inst_irq")
+            + "Illegal instruction in SDMA command stream",
+        ],
+        [_drm("cik_irq_process", "radeon") + "Illegal instruction in SDMA command stream"],
     ),
     "radeon_gpu_lockup": (
         ["radeon 0000:01:00.0: GPU reset failed"],
