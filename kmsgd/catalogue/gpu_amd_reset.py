@@ -1,11 +1,11 @@
 """amdgpu and radeon wordings of hangs and resets from the AMD source sweep
 (drivers/gpu/drm/amd/, drivers/gpu/drm/radeon/, 4.4-6.18) that the other GPU modules did not
 catalogue: the MES of 6.14+ that names its pipe, the per-ring reset of 6.10+ that failed, the
-mode-1 reset that failed, the TLB flush the memory hub never acknowledged, the KIQ's queue map
-that failed, RAS poison consumed by a shader, the SDMA engine's illegal instruction, and
-radeon's reset that failed. amdgpu_dm's "Waiting for fences timed out!" stays untagged
-(tests/catalogue/test_batch9_gpu.py): the ring timeout names the hang the display commit
-waited on.
+mode-1 reset that failed, the device DRM declares wedged, the TLB flush the memory hub never
+acknowledged, the KIQ's queue map that failed, RAS poison consumed by a shader, the SDMA
+engine's illegal instruction, and radeon's reset that failed. amdgpu_dm's "Waiting for fences
+timed out!" stays untagged (tests/catalogue/test_batch9_gpu.py): the ring timeout names the
+hang the display commit waited on.
 
 Each entry adds wording to another module's tag and keeps that tag's meaning (its first
 entry's): the next step says "See <tag>".
@@ -226,6 +226,33 @@ AMD_RESET_SIGNATURES: tuple[Signature, ...] = (
             Format("GPU mode1 reset failed", _AMD + "amdgpu_device.c", "5.14-6.18", _DEV),
             Format("GPU psp mode1 reset failed", _AMD + "nv.c", "5.10-5.13", _DEV),
             Format("GPU smu mode1 reset failed", _AMD + "amdgpu_device.c", "5.14-6.18", _DEV),
+        ),
+    ),
+    # drivers/gpu/drm/drm_drv.c drm_dev_wedged_event (6.14-6.18): drm_info "device wedged,
+    # %s" with "needs recovery" when the driver gave up on the device (amdgpu_device.c
+    # amdgpu_device_gpu_recover after a failed reset: rebind or bus reset needed) and "but
+    # recovered through reset" after a per-ring reset that worked (routine, tags nothing).
+    # xe and i915 call it too: the line must be amdgpu's.
+    sig(
+        "amdgpu_gpu_reset",
+        r"\bdevice wedged, needs recovery$",
+        ("wedged",),
+        Severity.CRITICAL,
+        AMDGPU,
+        "amdgpu gave up on the GPU after its reset failed: it needs a driver rebind or a bus "
+        "reset (or a reboot).",
+        "See amdgpu_gpu_reset in gpu.py.",
+        40,
+        device_kind=_PCI,
+        check=_amdgpu_line,
+        formats=(
+            Format(
+                "device wedged, %s",
+                "drivers/gpu/drm/drm_drv.c",
+                "6.14-6.18",
+                "amdgpu 0000:03:00.0: [drm] ",
+                args=("needs recovery",),
+            ),
         ),
     ),
     # sdma_v2_4.c, sdma_v3_0.c, sdma_v4_0.c, sdma_v4_4_2.c, sdma_v5_0.c, sdma_v5_2.c,

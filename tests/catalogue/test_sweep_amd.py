@@ -115,6 +115,7 @@ SWEEP_AMD_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             AMD + "GPU mode1 reset failed",
             AMD + "GPU psp mode1 reset failed",
             AMD + "GPU smu mode1 reset failed",
+            AMD_NOFMT + "[drm] device wedged, needs recovery",
         ],
         [
             # the per-ring reset that starts, or worked: the GPU runs on
@@ -122,6 +123,8 @@ SWEEP_AMD_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             AMD + "Ring gfx_0.0.0 reset succeeded",
             # vendor-reset's own mode1 reset of a passed-through card
             "vfio-pci 0000:0b:00.0: vega20: psp mode1 reset failed",
+            AMD_NOFMT + "[drm] device wedged, but recovered through reset",
+            "xe 0000:03:00.0: [drm] device wedged, needs recovery",
         ],
     ),
     "amdgpu_ring_timeout": (
