@@ -19,6 +19,8 @@ from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.fs_words import FS_WORDS_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
+from kmsgd.catalogue.gpu_amd import AMD_SWEEP_SIGNATURES
+from kmsgd.catalogue.gpu_amd_reset import AMD_RESET_SIGNATURES
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
@@ -66,6 +68,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + STORAGE_EH_SIGNATURES  # older drivers' wording of storage_hba.py's tags
     + FS_WORDS_SIGNATURES  # lifecycle.py's fs_recovery without its prefix
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
+    + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
+    + AMD_RESET_SIGNATURES
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

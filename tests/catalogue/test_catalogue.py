@@ -35,6 +35,7 @@ from tests.catalogue.test_fix23b import FIX23B_EXAMPLES
 from tests.catalogue.test_fix25 import FIX25_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
+from tests.catalogue.test_sweep_amd import SWEEP_AMD_EXAMPLES
 from tests.catalogue.test_sweep_core import SWEEP_CORE_EXAMPLES
 from tests.catalogue.test_sweep_fixleft import FIXLEFT_EXAMPLES
 from tests.catalogue.test_sweep_gpu import SWEEP_GPU_EXAMPLES
@@ -467,6 +468,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(SWEEP_GPU2_EXAMPLES)
     missing -= set(SWEEP_SYS_EXAMPLES)
     missing -= set(SWEEP_CORE_EXAMPLES)
+    missing -= set(SWEEP_AMD_EXAMPLES)
     missing -= set(SWEEP_NET_EXAMPLES)
     missing -= set(BATCH16_EXAMPLES)
     missing -= set(BATCH18_EXAMPLES)
