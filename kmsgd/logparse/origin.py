@@ -115,6 +115,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:Oops: )?(?:Bad pagetable|stack guard page): [0-9a-f]{4} \[#",
         r"list_(?:add|del) corruption",  # lib/list_debug.c
         r"BUG [\w.:-]+ \((?:Not tainted|Tainted: )",  # mm/slub.c slab_bug
+        r"Slab corruption \((?:Not tainted|Tainted: )",  # mm/slab.c check_poison_obj
         r"\w+: Bad swap (?:file|offset) entry ",  # mm/swapfile.c
         # lockdep: 4.14+ "WARNING: …", 2.6.18-4.13 "[ INFO: … ]", "[ BUG: … ]" banners
         r"WARNING: (?:possible|inconsistent|suspicious|bad unlock|held lock|\w+-safe -> "
@@ -196,8 +197,23 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"VM: killing process ",  # 2.4
         r"SLUB: Unable to allocate memory",  # mm/slub.c slab_out_of_memory
         r".{1,15}: vmalloc(?: error:| size \d+ allocation failure:|: allocation failure)",
+        r"Memory failure: ",  # mm/memory-failure.c ("MCE %#lx: " before 4.7)
+        r"MCE(?: 0x[0-9a-f]+)?: ",  # and the fault path's "MCE: Killing %s:%d …"
+        r"(?:Write|Read)-error on swap-device \(",  # mm/page_io.c
+        r"Write error -?\d+ on dio swapfile ",
     ),
-    "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    "hardware": (
+        r"mce: ",
+        r"(?:\{\d+\})?\[Hardware Error\]: ",
+        r"EDAC ",
+        r"RAS: ",
+        r"x86/amd: ",
+        # arch/arm64/kernel/traps.c arm64_serror_panic, bad_mode (before 4.14)
+        r"SError Interrupt on CPU\d+, ",
+        r"Bad mode in [\w ]{1,20} handler detected on CPU\d+, ",
+        # arch/powerpc/kernel/mce.c machine_check_print_event_info (4.4-5.3)
+        r"(?:Harmless|Warning|Severe|Fatal) Machine check interrupt \[",
+    ),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
     "hardware.nmi": (
         r"Uhhuh\. NMI received",
