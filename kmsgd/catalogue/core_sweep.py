@@ -1,10 +1,8 @@
 """Kernel-core and hardware wordings from the source sweep of kernel/, mm/, arch/ and power/:
 memory the hardware poisoned (mm/memory-failure.c and the x86 machine-check handler's
 user-access path), arm64's SError, a hibernation image that could not be resumed, swap I/O
-that failed, the hardware-protection shutdown (kernel/reboot.c), a SysRq reset or power-off,
-and the wordings of existing tags that the catalogue missed (the machine-check panics, AMD's
-deferred error, powerpc's machine check, therm_throt.c's 5.5+ throttling notice, the lock and
-slab debugging BUGs).
+that failed, the hardware-protection shutdown (kernel/reboot.c), a SysRq reset or power-off
+(their wording for tags of other modules is in core_wording.py).
 
 Routine neighbours stay untagged: a page that memory_failure recovered is a warning (the
 machine check before it is the event), "PM: Image not found" is a boot without an image.
@@ -17,7 +15,6 @@ from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 S = Severity
 _MF = "mm/memory-failure.c"
 _MCE_FILE = "arch/x86/kernel/cpu/mce/core.c"
-_MCE = "mce: [Hardware Error]: "
 
 CORE_SWEEP_SIGNATURES: tuple[Signature, ...] = (
     # mm/memory-failure.c: action_result pr_err "%#lx: recovery action for %s: %s" (the
@@ -303,168 +300,6 @@ CORE_SWEEP_SIGNATURES: tuple[Signature, ...] = (
             Format("SysRq : %s", "drivers/tty/sysrq.c", "4.4-5.8", "sysrq: ", args=("Resetting",)),
             Format("%s", "drivers/tty/sysrq.c", "5.9-6.18", "sysrq: ", args=("Resetting",)),
             Format("%s", "drivers/tty/sysrq.c", "5.9-6.18", "sysrq: ", args=("Power Off",)),
-        ),
-    ),
-    # arch/x86/kernel/cpu/mce/core.c: mce_timed_out's panics when the CPUs do not meet in
-    # the machine-check handler ("Timeout: Not all CPUs entered broadcast exception
-    # handler", "Timeout: Monarch CPU unable to finish machine check processing", "Timeout:
-    # Subject CPUs unable to finish machine check processing"), mce_reign's "Machine check
-    # from unknown source", do_machine_check's "Fatal local machine check" and "Failed
-    # kernel mode recovery": the panic of a machine check whose record a cut may have lost
-    sig(
-        "mce",
-        r"Kernel panic - not syncing: (?:Timeout: (?:Not all CPUs entered broadcast exception "
-        r"handler|(?:Monarch|Subject) CPUs? unable to finish machine check processing)"
-        r"|Machine check from unknown source|Fatal local machine check"
-        r"|Failed kernel mode recovery)",
-        ("broadcast", "Machine", "machine", "recovery"),
-        S.CRITICAL,
-        "hardware",
-        "The CPU reported a fatal machine-check (hardware) error and the kernel panicked.",
-        "Decode with rasdaemon/mcelog or the BMC's SEL: bank and address name the CPU, cache "
-        "or DIMM.",
-        10,
-        formats=(
-            Format(
-                "Timeout: Not all CPUs entered broadcast exception handler",
-                _MCE_FILE,
-                "4.4-6.18",
-                "Kernel panic - not syncing: ",
-            ),
-            Format(
-                "Timeout: Monarch CPU unable to finish machine check processing",
-                _MCE_FILE,
-                "4.4-6.18",
-                "Kernel panic - not syncing: ",
-            ),
-            Format(
-                "Machine check from unknown source",
-                _MCE_FILE,
-                "4.4-6.18",
-                "Kernel panic - not syncing: ",
-            ),
-            Format(
-                "Fatal local machine check", _MCE_FILE, "4.4-6.18", "Kernel panic - not syncing: "
-            ),
-        ),
-    ),
-    # drivers/edac/mce_amd.c decode_error_status (4.16+): pr_emerg(HW_ERR "%s") with
-    # "Deferred error, no action required." (an uncorrected error not yet consumed: the
-    # data is poisoned where it lies); arch/powerpc/kernel/mce.c
-    # machine_check_print_event_info: "%s%s Machine check interrupt [%s]" (4.4-5.3),
-    # "%sMCE: CPU%d: machine check (%s) %s %s %s %s[%s]" (5.4+), severity "Severe" or
-    # "Fatal" and disposition "Not recovered" for the errors that stop the machine
-    sig(
-        "mce",
-        r"\[Hardware Error\]: Deferred error, "
-        r"|^(?:Severe|Fatal) Machine check interrupt \[Not recovered\]"
-        r"|^MCE: CPU\d+: machine check \((?:Severe|Fatal)\) .*\[Not recovered\]$",
-        ("Deferred", "Machine", "machine"),
-        S.CRITICAL,
-        "hardware",
-        "The CPU reported an uncorrected machine-check (hardware) error.",
-        "Decode with rasdaemon/mcelog or the firmware's log: bank and address name the CPU, "
-        "cache or DIMM.",
-        10,
-        formats=(
-            Format(
-                "%s",
-                "drivers/edac/mce_amd.c",
-                "4.16-6.18",
-                "[Hardware Error]: ",
-                args=("Deferred error, no action required.",),
-            ),
-            Format(
-                "%s%s Machine check interrupt [%s]",
-                "arch/powerpc/kernel/mce.c",
-                "4.4-5.3",
-                args=("", "Severe", "Not recovered"),
-            ),
-            Format(
-                "%sMCE: CPU%d: machine check (%s) %s %s %s %s[%s]",
-                "arch/powerpc/kernel/mce.c",
-                "5.4-6.18",
-                args=(
-                    "",
-                    5,
-                    "Severe",
-                    "Host",
-                    "UE",
-                    "Load/Store",
-                    "DAR: 0000000012345678 ",
-                    "Not recovered",
-                ),
-            ),
-        ),
-    ),
-    # arch/x86/kernel/cpu/mce/therm_throt.c throttle_active_work (5.5+): pr_warn "CPU%d:
-    # %s temperature is above threshold, cpu clock is throttled (total events = %lu)" when
-    # the temperature keeps rising while throttled; "%s temperature/speed normal" after
-    sig(
-        "thermal_throttle",
-        r"\bCPU\d+: (?:Core|Package) temperature is above threshold, cpu clock is throttled\b",
-        ("throttled",),
-        S.WARNING,
-        "thermal",
-        "A CPU got hot enough to be slowed down.",
-        "Routine under load in warm rooms; check fans and airflow if frequent.",
-        13,
-        device_kind=DeviceKind.CPU,
-        routine=True,
-        formats=(
-            Format(
-                "CPU%d: %s temperature is above threshold, cpu clock is throttled (total "
-                "events = %lu)",
-                "arch/x86/kernel/cpu/mce/therm_throt.c",
-                "5.5-6.18",
-                "mce: ",
-                args=(3, "Package", 12),
-            ),
-        ),
-    ),
-    # kernel/locking/spinlock_debug.c rwlock_bug: "BUG: rwlock %s on CPU#%d, %s/%d, %p"
-    # ("bad magic", "recursion", "wrong owner", "wrong CPU"); lib/smp_processor_id.c
-    # check_preemption_disabled: "BUG: using %s%s() in preemptible [%08x] code: %s/%d" for
-    # the __this_cpu_ accessors; kernel/fork.c check_mm: "BUG: non-zero pgtables_bytes on
-    # freeing mm: %ld" (4.19+, "nr_ptes"/"nr_pmds" before); mm/slab.c check_poison_obj:
-    # "Slab corruption (%s): %s start=%px, len=%d" (4.4-6.7, SLAB's poison check)
-    sig(
-        "kernel_bug",
-        r"^BUG: (?:rwlock (?:bad magic|recursion|wrong owner|wrong CPU) on CPU#\d+"
-        r"|using __this_cpu_\w+\(\) in preemptible \[|non-zero (?:pgtables_bytes|nr_ptes"
-        r"|nr_pmds) on freeing mm: -?\d+)"
-        r"|^Slab corruption \((?:Not tainted|Tainted: [^)]*)\): \S+ start=",
-        ("BUG", "corruption"),
-        S.CRITICAL,
-        "kernel",
-        "The kernel hit an internal consistency check (BUG).",
-        "A kernel or driver bug: report with the backtrace; check for a newer kernel.",
-        79,
-        formats=(
-            Format(
-                "BUG: rwlock %s on CPU#%d, %s/%d, %p",
-                "kernel/locking/spinlock_debug.c",
-                "4.4-6.18",
-                args=("wrong owner", 1, "bash", 100),
-            ),
-            Format(
-                "BUG: using %s%s() in preemptible [%08x] code: %s/%d",
-                "lib/smp_processor_id.c",
-                "4.4-6.18",
-                args=("__this_cpu_", "read"),
-            ),
-            Format(
-                "BUG: non-zero pgtables_bytes on freeing mm: %ld",
-                "kernel/fork.c",
-                "4.19-6.18",
-                args=(-4096,),
-            ),
-            Format(
-                "Slab corruption (%s): %s start=%px, len=%d",
-                "mm/slab.c",
-                "4.15-6.7",
-                args=("Not tainted", "kmalloc-64"),
-            ),
         ),
     ),
 )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.core_sweep import CORE_SWEEP_SIGNATURES
+from kmsgd.catalogue.core_wording import CORE_WORDING_SIGNATURES
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
@@ -58,7 +59,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + PROBE_SIGNATURES  # the driver core's probe failure, for the GPU drivers' tags
     + FIRMWARE_LOAD_SIGNATURES
     + VIRT_SIGNATURES
-    + CORE_SWEEP_SIGNATURES  # after the modules whose tags (mce, kernel_bug) it adds wording to
+    + CORE_SWEEP_SIGNATURES
+    + CORE_WORDING_SIGNATURES  # after the modules whose tags (mce, kernel_bug) it adds wording to
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}

@@ -299,6 +299,38 @@ SOURCE_SWEEP_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "SLUB: HWalign=64, Order=0-3, MinObjects=0, CPUs=8, Nodes=1",
         ],
     ),
+    "watchdog_expired": (
+        [
+            "watchdog: watchdog0: pretimeout event",
+            "watchdog1: pretimeout event",
+            "Kernel panic - not syncing: watchdog pretimeout event",
+        ],
+        [
+            # the daemon closed the device without the magic close: routine at shutdown
+            "watchdog: watchdog0: watchdog did not stop!",
+            "watchdog: watchdog0: pretimeout governor: noop",
+        ],
+    ),
+    "oops": (
+        ["traps: PANIC: double fault, error_code: 0x0", "PANIC: double fault, error_code: 0x0"],
+        ["traps: python3[4123] general protection fault ip:7f12 sp:7ffd error:0 in libc.so.6"],
+    ),
+    "page_allocation_failure": (
+        [
+            "python3: page allocation stalls for 10020ms, order:0, mode:0x14200ca"
+            "(GFP_HIGHUSER_MOVABLE), nodemask=(null)",
+        ],
+        ["kswapd0: page allocation stats reset"],
+    ),
+    "kernel_warning": (
+        [
+            "ODEBUG: free active (active state 0) object type: timer_list hint: "
+            "foo_timer_fn+0x0/0x40 [foo]",
+            "ODEBUG: activate active (active state 1) object: 00000000deadbeef object type: "
+            "work_struct hint: bar_work+0x0/0x20",
+        ],
+        ["ODEBUG: selftest passed", "ODEBUG: 1023 of 1023 active objects replaced"],
+    ),
 }
 for _tag, (_pos, _neg) in SOURCE_SWEEP_EXAMPLES.items():
     _have = SWEEP_CORE_EXAMPLES.setdefault(_tag, ([], []))
@@ -550,3 +582,11 @@ def test_a_failed_hibernation_resume_is_named_and_a_missing_image_is_not() -> No
     )
     assert paste_primary(text) == "hibernate_resume_failure"
     assert paste_primary("[ 2.35] PM: hibernation: Image not found (code -22)\n") is None
+
+
+def test_a_hung_box_leads_the_watchdog_pretimeout_that_ends_it() -> None:
+    text = (
+        "[ 846.30] INFO: task python3:4123 blocked for more than 122 seconds.\n"
+        "[ 901.00] watchdog: watchdog0: pretimeout event\n"
+    )
+    assert paste_primary(text) == "hung_task"
