@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
+from kmsgd.catalogue.core_sweep import CORE_SWEEP_SIGNATURES
+from kmsgd.catalogue.core_wording import CORE_WORDING_SIGNATURES
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.fs_words import FS_WORDS_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
@@ -67,6 +69,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + PLATFORM_SIGNATURES
     + STORAGE_EH_SIGNATURES  # older drivers' wording of storage_hba.py's tags
     + FS_WORDS_SIGNATURES  # lifecycle.py's fs_recovery without its prefix
+    + CORE_SWEEP_SIGNATURES
+    + CORE_WORDING_SIGNATURES  # after the modules whose tags (mce, kernel_bug) it adds wording to
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
     + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
     + AMD_RESET_SIGNATURES

@@ -331,6 +331,28 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(cause, Tag.CLOCKSOURCE_UNSTABLE, "a stalled CPU skews its clock", True)
         for cause in _STALLS
     ),
+    # mm/memory-failure.c handles the page that a machine check (arch/x86/kernel/cpu/mce/
+    # core.c kill_me_maybe, uc_decode_notifier), a GHES record (ghes.c
+    # ghes_handle_memory_failure) or the EDAC decode of either reported: its recovery and
+    # the processes it kills are the memory error's; mce_log's "Machine check events
+    # logged" and the EDAC decode come from deferred work, after the handling may be printed
+    *(
+        Relation(cause, Tag.MEMORY_FAILURE, "the kernel's handling of a poisoned page", True)
+        for cause in (Tag.MCE, Tag.GHES_HARDWARE_ERROR, Tag.EDAC)
+    ),
+    # arch/arm64/kernel/traps.c arm64_serror_panic: pr_crit, then nmi_panic
+    Relation(Tag.ARM64_SERROR, Tag.KERNEL_PANIC, "an SError panics the kernel"),
+    # mm/page_io.c: swap I/O is block I/O; a failing swap disk fails it
+    Relation(Tag.DISK_IO_ERROR, Tag.SWAP_IO_ERROR, "swap I/O fails on its disk's errors", True),
+    # drivers/thermal/thermal_core.c handle_critical_trips: a zone past its critical trip
+    # calls hw_protection_shutdown (kernel/reboot.c) with "Temperature too high"
+    Relation(Tag.THERMAL_CRITICAL, Tag.HW_PROTECTION_SHUTDOWN, "a critical trip shuts down"),
+    # drivers/tty/sysrq.c: an operator or a watchdog script resets a box it finds stuck
+    # (the stall detectors' reports, memory run out): what it reacted to leads
+    *(
+        Relation(cause, Tag.SYSRQ_RESET, "a stuck box is reset by hand")
+        for cause in (*_STALLS, Tag.OOM_KILL)
+    ),
 )
 
 # lines that close a chain: the failure before them was recovered from

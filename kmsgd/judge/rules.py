@@ -132,10 +132,23 @@ def rule_panic(ctx: Context) -> Decision | None:
 
 def rule_thermal(ctx: Context) -> Decision | None:
     """thermal_critical in the final window ("critical temperature reached … shutting down",
-    amdgpu "SW CTF"): the kernel or firmware powered off to protect the hardware."""
+    amdgpu "SW CTF"), or else hw_protection_shutdown: the kernel or firmware powered off to
+    protect the hardware."""
     hot = ctx.final_of(Tag.THERMAL_CRITICAL)
     if not hot:
-        return None
+        # kernel/reboot.c hw_protection_shutdown without the thermal zone's line (a cut, or
+        # a regulator or battery's reason): the kernel powered off to protect the hardware,
+        # and the orderly shutdown it starts prints the clean end's markers after it
+        guard = ctx.final_of(Tag.HW_PROTECTION_SHUTDOWN)
+        if not guard:
+            return None
+        return Decision(
+            Outcome.THERMAL_SHUTDOWN,
+            Tag.HW_PROTECTION_SHUTDOWN.value,
+            Confidence.HIGH,
+            "Hardware protection shutdown",
+            tuple(evidence_of(t, "hardware protection shutdown") for t in guard),
+        )
     return Decision(
         Outcome.THERMAL_SHUTDOWN,
         "critical_temperature",

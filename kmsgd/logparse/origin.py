@@ -115,6 +115,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:Oops: )?(?:Bad pagetable|stack guard page): [0-9a-f]{4} \[#",
         r"list_(?:add|del) corruption",  # lib/list_debug.c
         r"BUG [\w.:-]+ \((?:Not tainted|Tainted: )",  # mm/slub.c slab_bug
+        r"Slab corruption \((?:Not tainted|Tainted: )",  # mm/slab.c check_poison_obj
+        r"(?:traps: )?PANIC: double fault, ",  # arch/x86/kernel/traps.c
+        r"ODEBUG: \w+ \w+ \(active state ",  # lib/debugobjects.c debug_print_object
         r"\w+: Bad swap (?:file|offset) entry ",  # mm/swapfile.c
         # lockdep: 4.14+ "WARNING: …", 2.6.18-4.13 "[ INFO: … ]", "[ BUG: … ]" banners
         r"WARNING: (?:possible|inconsistent|suspicious|bad unlock|held lock|\w+-safe -> "
@@ -198,8 +201,24 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"VM: killing process ",  # 2.4
         r"SLUB: Unable to allocate memory",  # mm/slub.c slab_out_of_memory
         r".{1,15}: vmalloc(?: error:| size \d+ allocation failure:|: allocation failure)",
+        r".{1,15}: page allocation stalls for ",  # mm/page_alloc.c 4.9-4.14
+        r"Memory failure: ",  # mm/memory-failure.c ("MCE %#lx: " before 4.7)
+        r"MCE(?: 0x[0-9a-f]+)?: ",  # and the fault path's "MCE: Killing %s:%d …"
+        r"(?:Write|Read)-error on swap-device \(",  # mm/page_io.c
+        r"Write error -?\d+ on dio swapfile ",
     ),
-    "hardware": (r"mce: ", r"(?:\{\d+\})?\[Hardware Error\]: ", r"EDAC ", r"RAS: ", r"x86/amd: "),
+    "hardware": (
+        r"mce: ",
+        r"(?:\{\d+\})?\[Hardware Error\]: ",
+        r"EDAC ",
+        r"RAS: ",
+        r"x86/amd: ",
+        # arch/arm64/kernel/traps.c arm64_serror_panic, bad_mode (before 4.14)
+        r"SError Interrupt on CPU\d+, ",
+        r"Bad mode in [\w ]{1,20} handler detected on CPU\d+, ",
+        # arch/powerpc/kernel/mce.c machine_check_print_event_info (4.4-5.3)
+        r"(?:Harmless|Warning|Severe|Fatal) Machine check interrupt \[",
+    ),
     # arch/x86/kernel/nmi.c unknown_nmi_error: "Uhhuh. NMI received for unknown reason …"
     "hardware.nmi": (
         r"Uhhuh\. NMI received",
@@ -231,7 +250,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
-    "watchdog": (r"softdog: ", r"SOFTDOG: "),
+    "watchdog": (
+        r"softdog: ",
+        r"SOFTDOG: ",
+        r"(?:watchdog: )?watchdog\d+: pretimeout event",  # drivers/watchdog/pretimeout_*.c
+    ),
     # arch/s390/pci pr_fmt "zpci: " ("zPCI: " in 3.x)
     "pcie": (r"AER: ", r"pcieport ", r"pci ", r"z(?:pci|PCI): "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),

@@ -10,7 +10,7 @@ from kmsgd.catalogue.table import match_record
 from kmsgd.judge.classify import classify
 from kmsgd.judge.timeline import Timeline
 from kmsgd.ring.records import KernelRecord
-from tests.catalogue.lines import check_wording
+from tests.catalogue.lines import check_wording, paste_primary
 
 MCE = "mce: [Hardware Error]: "
 
@@ -165,6 +165,179 @@ SWEEP_CORE_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 }
 
 
+# the second sweep (kmsgd/catalogue/core_sweep.py): memory the hardware poisoned, arm64's
+# SError, hibernation resume, swap I/O, the hardware-protection shutdown, SysRq resets, and
+# wordings of mce, thermal_throttle and kernel_bug; merged into the table above
+SOURCE_SWEEP_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "memory_failure": (
+        [
+            "Memory failure: 0x8a398a: recovery action for reserved kernel page: Ignored",
+            "Memory failure: 0x8a398a: recovery action for dirty LRU page: Failed",
+            "Memory failure: 0x8a398a: recovery action for huge page: Delayed",
+            "MCE 0x12345: recovery action for dirty swapcache page: Failed",
+            "Memory failure: 0x8a398a: Sending SIGBUS to python3:4123 due to hardware memory "
+            "corruption",
+            "Memory failure: 0x8a398a: Killing python3:4123 due to hardware memory corruption",
+            "MCE: Killing python3:4123 due to hardware memory corruption fault at 7f12345000",
+            "mce: Uncorrected hardware memory error in user-access at 8a398a400",
+            "mce: Memory error not recovered",
+            # recovered: a warning of the same tag, led by the machine check before it
+            "Memory failure: 0x8a398a: recovery action for clean LRU page: Recovered",
+        ],
+        [
+            # soft offlining a page with corrected errors, and a page already handled
+            "Memory failure: 0x8a398a: already hardware poisoned",
+            "soft offline: 0x8a398a: page migration failed 1, type 0x2fffff",
+            "pcieport 0000:00:1c.0: AER: can't recover (no error_detected callback)",
+        ],
+    ),
+    "arm64_serror": (
+        [
+            "SError Interrupt on CPU3, code 0x00000000be000011 -- SError",
+            "SError Interrupt on CPU0, code 0xbf000002 -- SError",
+            "Bad mode in Error handler detected on CPU1, code 0xbf000002 -- SError",
+            "Kernel panic - not syncing: Asynchronous SError Interrupt",
+        ],
+        [
+            "Bad mode in Synchronous Abort handler detected on CPU1, code 0x02000000 -- Unknown",
+            "CPU features: detected: RAS Extension Support",
+        ],
+    ),
+    "hibernate_resume_failure": (
+        [
+            "PM: Failed to load hibernation image, recovering.",
+            "PM: hibernation: Failed to load image, recovering.",
+            "PM: hibernation: resume failed (-5)",
+            "PM: resume from hibernation failed (-14)",
+        ],
+        [
+            # no image to resume: a plain boot
+            "PM: Image not found (code -22)",
+            "PM: hibernation: Image not found (code -22)",
+            "PM: Hibernation image not present or could not be loaded.",
+            "PM: hibernation: Registered nosave memory: [mem 0x00000000-0x00000fff]",
+        ],
+    ),
+    "swap_io_error": (
+        [
+            "Write-error on swap-device (254:1:39256632)",
+            "Read-error on swap-device (8:2:123456)",
+            "Write error -5 on dio swapfile (2048)",
+        ],
+        [
+            "Adding 8388604k swap on /dev/sda2.  Priority:-2 extents:1 across:8388604k SS",
+            "zram0: detected capacity change from 0 to 16777216",
+        ],
+    ),
+    "hw_protection_shutdown": (
+        [
+            "reboot: HARDWARE PROTECTION shutdown (Temperature too high)",
+            "reboot: HARDWARE PROTECTION reboot (Regulator failure)",
+            "reboot: Hardware protection timed-out. Trying forced poweroff",
+            "reboot: Hardware protection shutdown failed. Trying emergency restart",
+            "reboot: Failed to start orderly shutdown: forcing the issue",
+        ],
+        [
+            "reboot: Power down",
+            "reboot: Restarting system",
+            "thermal_sys: Registered thermal governor 'step_wise'",
+        ],
+    ),
+    "sysrq_reset": (
+        [
+            "sysrq: Resetting",
+            "sysrq: SysRq : Resetting",
+            "sysrq: Power Off",
+        ],
+        [
+            "sysrq: Emergency Sync",
+            "sysrq: Emergency Remount R/O",
+            "sysrq: Show Blocked State",
+            "sysrq: Trigger a crash",
+        ],
+    ),
+    "mce": (
+        [
+            "Kernel panic - not syncing: Timeout: Not all CPUs entered broadcast exception handler",
+            "Kernel panic - not syncing: Timeout: Monarch CPU unable to finish machine check "
+            "processing",
+            "Kernel panic - not syncing: Machine check from unknown source",
+            "Kernel panic - not syncing: Fatal local machine check",
+            "[Hardware Error]: Deferred error, no action required.",
+            "Severe Machine check interrupt [Not recovered]",
+            "MCE: CPU5: machine check (Severe) Host UE Load/Store DAR: 0000000012345678 "
+            "[Not recovered]",
+        ],
+        [
+            "Warning Machine check interrupt [Recovered]",
+            "MCE: CPU5: machine check (Warning) Host SLB Multihit [Recovered]",
+            "mce: CPU0: Thermal monitoring enabled (TM1)",
+            "Kernel panic - not syncing: Fatal exception",
+        ],
+    ),
+    "thermal_throttle": (
+        [
+            "mce: CPU3: Package temperature is above threshold, cpu clock is throttled (total "
+            "events = 12)",
+            "CPU3: Core temperature is above threshold, cpu clock is throttled (total events = 1)",
+        ],
+        [
+            "mce: CPU3: Core temperature/speed normal (total events = 12)",
+            "mce: CPU3: Package temperature/speed normal (total events = 12)",
+        ],
+    ),
+    "kernel_bug": (
+        [
+            "BUG: rwlock wrong owner on CPU#1, bash/100, 00000000deadbeef",
+            "BUG: rwlock recursion on CPU#3, kworker/3:1/123, 00000000deadbeef",
+            "BUG: using __this_cpu_read() in preemptible [00000000] code: bash/123",
+            "BUG: non-zero pgtables_bytes on freeing mm: -4096",
+            "Slab corruption (Not tainted): kmalloc-64 start=ffff888012345678, len=64",
+        ],
+        [
+            "Slab corruption detected on the box of a userspace checker",
+            "SLUB: HWalign=64, Order=0-3, MinObjects=0, CPUs=8, Nodes=1",
+        ],
+    ),
+    "watchdog_expired": (
+        [
+            "watchdog: watchdog0: pretimeout event",
+            "watchdog1: pretimeout event",
+            "Kernel panic - not syncing: watchdog pretimeout event",
+        ],
+        [
+            # the daemon closed the device without the magic close: routine at shutdown
+            "watchdog: watchdog0: watchdog did not stop!",
+            "watchdog: watchdog0: pretimeout governor: noop",
+        ],
+    ),
+    "oops": (
+        ["traps: PANIC: double fault, error_code: 0x0", "PANIC: double fault, error_code: 0x0"],
+        ["traps: python3[4123] general protection fault ip:7f12 sp:7ffd error:0 in libc.so.6"],
+    ),
+    "page_allocation_failure": (
+        [
+            "python3: page allocation stalls for 10020ms, order:0, mode:0x14200ca"
+            "(GFP_HIGHUSER_MOVABLE), nodemask=(null)",
+        ],
+        ["kswapd0: page allocation stats reset"],
+    ),
+    "kernel_warning": (
+        [
+            "ODEBUG: free active (active state 0) object type: timer_list hint: "
+            "foo_timer_fn+0x0/0x40 [foo]",
+            "ODEBUG: activate active (active state 1) object: 00000000deadbeef object type: "
+            "work_struct hint: bar_work+0x0/0x20",
+        ],
+        ["ODEBUG: selftest passed", "ODEBUG: 1023 of 1023 active objects replaced"],
+    ),
+}
+for _tag, (_pos, _neg) in SOURCE_SWEEP_EXAMPLES.items():
+    _have = SWEEP_CORE_EXAMPLES.setdefault(_tag, ([], []))
+    _have[0].extend(_pos)
+    _have[1].extend(_neg)
+
+
 def _record(line: str, n: int = 0, ts: int | None = None) -> KernelRecord:
     head, sep, _ = line.partition(": ")
     user = sep and "[" in head and head.endswith("]") and " " not in head
@@ -307,3 +480,113 @@ def test_a_pci_serr_nmi_leads_the_panic_it_ends_in() -> None:
         "nmi_hardware_error"
     )
     assert _primary(serr, "Dazed and confused, but trying to continue") == "nmi_hardware_error"
+
+
+def test_a_recovered_poisoned_page_is_routine_and_its_machine_check_leads() -> None:
+    text = (
+        "[183.64] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 1\n"
+        "[183.64] {1}[Hardware Error]: event severity: recoverable\n"
+        "[183.64] {1}[Hardware Error]:  Error 0, type: recoverable\n"
+        "[183.65] mce: Uncorrected hardware memory error in user-access at 8a398a400\n"
+        "[183.76] Memory failure: 0x8a398a: recovery action for dirty LRU page: Recovered\n"
+    )
+    assert paste_primary(text) == "ghes_hardware_error"
+
+
+def test_a_killed_process_after_a_machine_check_is_the_machine_check_s() -> None:
+    text = (
+        "[ 9001.10] mce: [Hardware Error]: Machine check events logged\n"
+        "[ 9001.10] mce: [Hardware Error]: CPU 12: Machine Check: 0 Bank 7: "
+        "bd80000000100134\n"
+        "[ 9001.11] Memory failure: 0x8a398a: Sending SIGBUS to python3:4123 due to hardware "
+        "memory corruption\n"
+        "[ 9001.11] Memory failure: 0x8a398a: recovery action for dirty LRU page: Recovered\n"
+    )
+    assert paste_primary(text) == "mce"
+
+
+def test_an_unrecovered_poisoned_page_alone_is_named() -> None:
+    text = (
+        "[ 52.10] Memory failure: 0x8a398a: recovery action for reserved kernel page: Ignored\n"
+        "[ 52.11] Kernel panic - not syncing: Memory failure on page 8a398a\n"
+    )
+    assert paste_primary(text) == "memory_failure"
+
+
+def test_an_serror_leads_the_panic_it_ends_in() -> None:
+    text = (
+        "[ 801.20] SError Interrupt on CPU3, code 0x00000000be000011 -- SError\n"
+        "[ 801.20] CPU: 3 PID: 0 Comm: swapper/3 Tainted: G   M   6.1.0 #1\n"
+        "[ 801.21] Kernel panic - not syncing: Asynchronous SError Interrupt\n"
+    )
+    assert paste_primary(text) == "arm64_serror"
+
+
+def test_a_critical_trip_leads_the_protection_shutdown_and_the_clean_poweroff_after_it() -> None:
+    text = (
+        "[ 4021.10] thermal thermal_zone0: acpitz: critical temperature reached\n"
+        "[ 4021.10] reboot: HARDWARE PROTECTION shutdown (Temperature too high)\n"
+        "[ 4023.40] systemd-shutdown[1]: Syncing filesystems and block devices.\n"
+        "[ 4024.00] reboot: Power down\n"
+    )
+    assert paste_primary(text) == "thermal_critical"
+
+
+def test_a_protection_shutdown_alone_is_named() -> None:
+    text = (
+        "[ 4021.10] reboot: HARDWARE PROTECTION shutdown (Regulator failure)\n"
+        "[ 4024.00] reboot: Power down\n"
+    )
+    assert paste_primary(text) == "hw_protection_shutdown"
+
+
+def test_a_failed_swap_disk_leads_the_swap_errors() -> None:
+    text = (
+        "[ 9692.84] blk_update_request: I/O error, dev sda, sector 39256632 op 0x1:(WRITE) "
+        "flags 0x0 phys_seg 4 prio class 0\n"
+        "[ 9692.85] Write-error on swap-device (8:2:39256632)\n"
+        "[ 9692.86] Write-error on swap-device (8:2:39256640)\n"
+    )
+    assert paste_primary(text) == "disk_io_error"
+
+
+def test_swap_errors_alone_are_named() -> None:
+    text = (
+        "[ 9692.85] Write-error on swap-device (254:1:39256632)\n"
+        "[ 9692.86] Write-error on swap-device (254:1:39256640)\n"
+    )
+    assert paste_primary(text) == "swap_io_error"
+
+
+def test_a_hang_leads_the_sysrq_reset_that_ended_it() -> None:
+    text = (
+        "[ 846.30] INFO: task python3:4123 blocked for more than 122 seconds.\n"
+        '[ 846.31] "echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.\n'
+        "[ 991.00] sysrq: Resetting\n"
+    )
+    assert paste_primary(text) == "hung_task"
+
+
+def test_a_sysrq_reset_alone_is_how_the_boot_ended() -> None:
+    assert paste_primary("[ 991.00] sysrq: Emergency Sync\n[ 991.50] sysrq: Resetting\n") == (
+        "sysrq_reset"
+    )
+
+
+def test_a_failed_hibernation_resume_is_named_and_a_missing_image_is_not() -> None:
+    text = (
+        "[ 2.35] PM: Image mismatch: memory size\n"
+        "[ 2.36] PM: Error -1 resuming\n"
+        "[ 2.36] PM: hibernation: Failed to load image, recovering.\n"
+        "[ 2.37] PM: hibernation: resume failed (-1)\n"
+    )
+    assert paste_primary(text) == "hibernate_resume_failure"
+    assert paste_primary("[ 2.35] PM: hibernation: Image not found (code -22)\n") is None
+
+
+def test_a_hung_box_leads_the_watchdog_pretimeout_that_ends_it() -> None:
+    text = (
+        "[ 846.30] INFO: task python3:4123 blocked for more than 122 seconds.\n"
+        "[ 901.00] watchdog: watchdog0: pretimeout event\n"
+    )
+    assert paste_primary(text) == "hung_task"

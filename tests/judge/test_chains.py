@@ -330,6 +330,41 @@ for cause, line in STALLS.items():
         "clocksource: timekeeping watchdog on CPU3: Marking clocksource 'tsc' as unstable "
         "because the skew is too large:",
     )
+# the source sweep of the kernel core (tests/catalogue/test_sweep_core.py has the wordings)
+MEMORY_FAILURE = (
+    "Memory failure: 0x8a398a: Sending SIGBUS to python3:4123 due to hardware memory corruption"
+)
+EXAMPLES.update(
+    {
+        ("mce", "memory_failure"): (
+            "mce: [Hardware Error]: Machine check: Data load in unrecoverable area of kernel",
+            MEMORY_FAILURE,
+        ),
+        ("ghes_hardware_error", "memory_failure"): (
+            "{1}[Hardware Error]: event severity: recoverable",
+            MEMORY_FAILURE,
+        ),
+        ("edac", "memory_failure"): (
+            "EDAC MC0: 1 UE memory read error on CPU_SrcID#0_MC#0_Chan#0_DIMM#0 (channel:0 "
+            "slot:0 page:0x8a398a offset:0x400 grain:32)",
+            MEMORY_FAILURE,
+        ),
+        ("arm64_serror", "kernel_panic"): (
+            "SError Interrupt on CPU3, code 0x00000000be000011 -- SError",
+            "Kernel panic - not syncing: Fatal exception in interrupt",
+        ),
+        ("disk_io_error", "swap_io_error"): (
+            "blk_update_request: I/O error, dev sdb, sector 2048 op 0x1:(WRITE) flags 0x0",
+            "Write-error on swap-device (8:18:2048)",
+        ),
+        ("thermal_critical", "hw_protection_shutdown"): (
+            "thermal thermal_zone0: acpitz: critical temperature reached",
+            "reboot: HARDWARE PROTECTION shutdown (Temperature too high)",
+        ),
+    }
+)
+for cause, line in (*STALLS.items(), ("oom_kill", "Out of memory: Killed process 4242 (python3)")):
+    EXAMPLES[(cause, "sysrq_reset")] = (line, "sysrq: Resetting")
 SELF_CHECK_OOPS = {
     "oops": "BUG: kernel NULL pointer dereference, address: 0000000000000008",
     "kernel_bug": "kernel BUG at mm/slub.c:4024!",
