@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
+from kmsgd.catalogue.eeh import EEH_SIGNATURES
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
 from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
@@ -23,9 +24,11 @@ from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
 from kmsgd.catalogue.gpu_more import MORE_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
+from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
+from kmsgd.catalogue.kernel_cut import KERNEL_CUT_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
 from kmsgd.catalogue.nmi import NMI_SIGNATURES
@@ -58,6 +61,9 @@ CATALOGUE: tuple[Signature, ...] = (
     + FIRMWARE_LOAD_SIGNATURES
     + VIRT_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
+    + EEH_SIGNATURES
+    + GPU_WORDING_SIGNATURES  # wording of tags of gpu.py, gpu_intel.py, gpu_other.py
+    + KERNEL_CUT_SIGNATURES  # wording of kernel.py's tags
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:
