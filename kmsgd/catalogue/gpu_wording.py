@@ -7,8 +7,10 @@ does not power up in time; KWin reports a page flip that the kernel driver never
 KFD's hardware-exception worker is the GPU reset of a scheduler (HWS) that stopped
 answering, and a trace taken in it shows that reset where a cut lost the lines before it.
 
-Every entry here carries a tag of another module, whose first entry gives its meaning and
-next step: table.py registers this module after those.
+One tag is new here, tegra_dce_error: the display controller engine (DCE) of NVIDIA's Orin,
+whose firmware boot NVIDIA's L4T kernel drives. Every other entry carries a tag of another
+module, whose first entry gives its meaning and next step: table.py registers this module
+after those.
 """
 
 from __future__ import annotations
@@ -155,6 +157,62 @@ GPU_WORDING_SIGNATURES: tuple[Signature, ...] = (
                 "kernel/workqueue.c",
                 "4.4-6.18",
                 args=("", "events", "kfd_process_hw_exception [amdkfd]"),
+            ),
+        ),
+    ),
+    # NVIDIA L4T (r35-r36, nvidia-oot drivers/platform/tegra/dce): dce_err/dce_info print
+    # "dce: %s:%d  " with the function and line (dce_log_msg). dce-admin.c dce_start_admin_seq
+    # boots the DCE firmware's admin sequence and gives up on "RPC failed for
+    # DCE_ADMIN_CMD_%s" (VERSION, IPC_CREATE, RM_BOOTSTRAP: DCE_FW_ADMIN_SEQ_FAILED), after
+    # dce_admin_setup_clients_ipc's "IPC create for type [%u] failed" / "Error sending IPC
+    # create msg for type [%u]" or dce_admin_send_rm_bootstrap's "Error in handling rm
+    # bootstrap cmd on dce: [0x%x]"; dce_admin_init's "Channel Initialization Failed" and
+    # "IPC region allocation failed" stop it earlier. The display then has no firmware
+    # behind it. dce_ipc_channel_init's "Invalid Channel State [0x%x] for ch_type [%d]" and
+    # dce_admin_setup_clients_ipc's "Get queue info failed for [%u]" are dce_info: a channel
+    # the platform did not set up (the display client on a headless board) is skipped and
+    # the boot goes on, so they tag nothing.
+    sig(
+        "tegra_dce_error",
+        r"^dce: \w+:\d+\s+(?:RPC failed for DCE_ADMIN_CMD_\w+|Channel Initialization Failed"
+        r"|IPC region allocation failed|IPC create for type \[\d+\] failed"
+        r"|Error sending IPC create msg for type \[\d+\]"
+        r"|Error in handling rm bootstrap cmd on dce: \[0x[0-9a-fA-F]+\])",
+        ("dce",),
+        Severity.ERROR,
+        SOC,
+        "The Orin display controller engine's (DCE) firmware failed its boot handshake with "
+        "the kernel: the display pipeline has no firmware behind it for this boot.",
+        "Check that the L4T kernel modules and the DCE firmware (display-t234-dce.bin) come "
+        "from the same JetPack release; reflash the board's firmware if they do.",
+        40,
+        formats=(
+            Format(
+                "RPC failed for DCE_ADMIN_CMD_%s",
+                "nvidia-oot:drivers/platform/tegra/dce/dce-admin.c",
+                "L4T r35-r36 (the copies read)",
+                "dce: dce_start_admin_seq:1120  ",
+                args=("IPC_CREATE",),
+            ),
+            Format(
+                "IPC create for type [%u] failed",
+                "nvidia-oot:drivers/platform/tegra/dce/dce-admin.c",
+                "L4T r35-r36 (the copies read)",
+                "dce: dce_admin_setup_clients_ipc:575  ",
+                args=(2,),
+            ),
+            Format(
+                "Error in handling rm bootstrap cmd on dce: [0x%x]",
+                "nvidia-oot:drivers/platform/tegra/dce/dce-admin.c",
+                "L4T r35-r36 (the copies read)",
+                "dce: dce_admin_send_rm_bootstrap:612  ",
+                args=(0x5,),
+            ),
+            Format(
+                "Channel Initialization Failed",
+                "nvidia-oot:drivers/platform/tegra/dce/dce-admin.c",
+                "L4T r35-r36 (the copies read)",
+                "dce: dce_admin_init:188  ",
             ),
         ),
     ),

@@ -146,6 +146,7 @@ class Tag(enum.StrEnum):
     SYSRQ_CRASH = "sysrq_crash"
     TCP_OUT_OF_MEMORY = "tcp_out_of_memory"
     TCP_SYN_FLOOD = "tcp_syn_flood"
+    TEGRA_DCE_ERROR = "tegra_dce_error"
     TEGRA_HOST1X_SYNCPT_TIMEOUT = "tegra_host1x_syncpt_timeout"
     THERMAL_CRITICAL = "thermal_critical"
     THERMAL_THROTTLE = "thermal_throttle"

@@ -84,6 +84,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         # msm/disp/dpu1: DPU_ERROR is pr_err("[dpu error]" …), dpu_hw_ctl.c's pr_err bare
         r"\[dpu error\]",
         r"hw recovery is not complete for ctl:\d",
+        # NVIDIA L4T's Orin display engine (nvidia-oot dce): dce_log_msg "dce: %s:%d  "
+        r"dce: \w+:\d+  ",
     ),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "

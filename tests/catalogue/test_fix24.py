@@ -1,8 +1,8 @@
 """Wording corpus batch 24 (docs/accuracy.md) showed the catalogue lacked, each as its
 source's format string prints it (file named in the catalogue entry): i915's pre-3.10
 hangcheck, kbase CSF's power-up timeouts, KWin's page-flip timeout report, KFD's hardware
-exception worker, powerpc EEH's frozen PE, vendor-reset's failed reset and a WARN header cut
-after "at"; the lines beside them that must not match, and what the judge makes of them."""
+exception worker, powerpc EEH's frozen PE, vendor-reset's failed reset, the Orin display
+engine's failed firmware boot (tegra_dce_error) and a WARN header cut after "at"; the lines beside them that must not match, and what the judge makes of them."""
 
 from __future__ import annotations
 
@@ -91,6 +91,23 @@ FIX24_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "vfio-pci 0000:c7:00.0: AMD_NAVI10: reset result = 0",
             "vfio-pci 0000:03:00.0: AMD_NAVI10: mode1 reset succeeded",
             "sps30 1-0069: failed to reset device",  # another driver's
+        ],
+    ),
+    "tegra_dce_error": (
+        [
+            "dce: dce_start_admin_seq:1120  RPC failed for DCE_ADMIN_CMD_IPC_CREATE",
+            "dce: dce_start_admin_seq:1127  RPC failed for DCE_ADMIN_CMD_RM_BOOTSTRAP",
+            "dce: dce_admin_setup_clients_ipc:575  IPC create for type [2] failed",
+            "dce: dce_admin_send_rm_bootstrap:612  Error in handling rm bootstrap cmd on dce: "
+            "[0x5]",
+            "dce: dce_admin_init:188  Channel Initialization Failed",
+        ],
+        [
+            # dce_info: a channel the platform did not set up is skipped, the boot goes on
+            "dce: dce_ipc_channel_init:311  Invalid Channel State [0x0] for ch_type [2]",
+            "dce: dce_admin_setup_clients_ipc:561  Get queue info failed for [2]",
+            "dce: dce_mailbox_set_full_interrupt:157  Intr bit set multiple times for MB : [0x5]",
+            "dce: dce_admin_send_cmd_ver:456  version : [0x3] err : [0x0]",
         ],
     ),
     "kernel_warning": (
