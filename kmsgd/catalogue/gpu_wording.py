@@ -3,7 +3,8 @@ that gpu.py, gpu_intel.py, gpu_other.py and gpu_more.py define.
 
 i915 before 3.10 reported a hang as the hangcheck timer's own "GPU hung"; Arm's kbase driver
 with a CSF GPU (Mali-G710 and later, Pixel's Tensor) resets the GPU when the MCU or the L2
-does not power up in time; KWin reports a page flip that the kernel driver never completed;
+does not power up in time; KWin reports a page flip that the kernel driver never completed
+(nvidia_flip_timeout for nvidia-drm, drm_flip_timeout for the others);
 KFD's hardware-exception worker is the GPU reset of a scheduler (HWS) that stopped
 answering, and a trace taken in it shows that reset where a cut lost the lines before it.
 
@@ -106,8 +107,8 @@ GPU_WORDING_SIGNATURES: tuple[Signature, ...] = (
     # report this at …" for amdgpu and NVIDIA; Qt's default pattern puts the category first
     # ("kwin_wayland_drm: "), and the journal's identifier is kwin_wayland. The screen the
     # flip was for stays frozen; with nvidia-drm it is nvidia-drm's flip timeout told by the
-    # compositor (the kernel's "Flip event timeout on head %u" is gpu_more.py's). Plasma 6.0's
-    # "Pageflip timed out! This is a kernel bug" names no driver and is not read.
+    # compositor (the kernel's "Flip event timeout on head %u" is gpu_more.py's); with any
+    # other driver, and in Plasma 6.0's wording, it is drm_flip_timeout (the next entry).
     sig(
         "nvidia_flip_timeout",
         r"^(?:kwin_wayland_drm: )?Pageflip timed out! This is a bug in the (?P<driver>\S+) "
@@ -130,6 +131,41 @@ GPU_WORDING_SIGNATURES: tuple[Signature, ...] = (
                 "kwin_wayland_drm: ",
                 program="kwin_wayland",
                 args=("nvidia-drm",),
+            ),
+        ),
+    ),
+    # the same KWin report for any other DRM driver (amdgpu, i915, virtio_gpu, evdi, …), and
+    # Plasma 6.0's "Pageflip timed out! This is a kernel bug" (the same place, no driver
+    # named): a page flip the driver never completed, as drm_atomic_helper's "flip_done timed
+    # out" reports it from the kernel's side
+    sig(
+        "drm_flip_timeout",
+        r"^(?:kwin_wayland_drm: )?Pageflip timed out! This is a (?:kernel bug"
+        r"|bug in the (?!nvidia-drm )\S+ kernel driver)",
+        ("Pageflip",),
+        Severity.ERROR,
+        "gpu",
+        "The compositor (KWin) waited in vain for a page flip to complete: the display "
+        "engine or the GPU work the flip waited on stopped, and that output froze.",
+        "See drm_flip_timeout; read the kernel's lines of the same second for the driver's "
+        "own report (a ring timeout, a DMCUB error, flip_done timed out).",
+        39,
+        idents=("kwin_wayland",),
+        formats=(
+            Format(
+                "Pageflip timed out! This is a bug in the %s kernel driver",
+                "kwin:src/backends/drm/drm_commit_thread.cpp",
+                "Plasma 6.1-6.5 (the copies read)",
+                "kwin_wayland_drm: ",
+                program="kwin_wayland",
+                args=("amdgpu",),
+            ),
+            Format(
+                "Pageflip timed out! This is a kernel bug",
+                "kwin:src/backends/drm/drm_commit_thread.cpp",
+                "Plasma 6.0 (the copy read)",
+                "kwin_wayland_drm: ",
+                program="kwin_wayland",
             ),
         ),
     ),

@@ -50,6 +50,18 @@ FIX24_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "bash[77]: Pageflip timed out! This is a bug in the nvidia-drm kernel driver",
         ],
     ),
+    "drm_flip_timeout": (
+        [
+            KWIN + "Pageflip timed out! This is a bug in the amdgpu kernel driver",
+            KWIN + "Pageflip timed out! This is a bug in the virtio_gpu kernel driver",
+            KWIN + "Pageflip timed out! This is a kernel bug",  # Plasma 6.0
+        ],
+        [
+            KWIN + "Pageflip timed out! This is a bug in the nvidia-drm kernel driver",
+            KWIN + "Pageflip arrived after all, 16730ms after the commit",
+            "bash[77]: Pageflip timed out! This is a kernel bug",
+        ],
+    ),
     "amdgpu_kfd_error": (
         [
             "Workqueue: events kfd_process_hw_exception [amdkfd]",
