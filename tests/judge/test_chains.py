@@ -344,7 +344,10 @@ for cause, line in SELF_CHECK_OOPS.items():
 EXAMPLES[("sleep_in_atomic", "scheduling_while_atomic")] = (SIA, SWA)
 for atomic, line in (("scheduling_while_atomic", SWA), ("sleep_in_atomic", SIA)):
     EXAMPLES[(atomic, "kernel_bug")] = (line, "kernel BUG at mm/vmalloc.c:2355!")
-    EXAMPLES[(atomic, "oops")] = (line, "Internal error: Oops - BUG: 0 [#1] SMP")
+EXAMPLES[("kernel_bug", "oops")] = (
+    "kernel BUG at mm/vmalloc.c:2355!",
+    "Internal error: Oops - BUG: 0 [#1] SMP",
+)
 EXAMPLES[("scheduling_while_atomic", "kernel_panic")] = (
     SWA,
     "Kernel panic - not syncing: scheduling while atomic",

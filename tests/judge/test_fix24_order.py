@@ -1,7 +1,7 @@
 """Culprit order added for batch 24: a report of code in atomic context (scheduling while
 atomic, sleeping in invalid context) before the BUG_ON(in_interrupt()) of a call that code
-may not make there (mm/vmalloc.c vunmap under iounmap) leads; the BUG and its arm64 die()
-("Internal error: Oops - BUG") follow from it."""
+may not make there (mm/vmalloc.c vunmap under iounmap) leads; the BUG follows from it, and
+its arm64 die() ("Internal error: Oops - BUG") from the BUG."""
 
 from __future__ import annotations
 
