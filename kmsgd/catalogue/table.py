@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from kmsgd.catalogue.base import DeviceKind, MatchInput, Severity, Signature
 from kmsgd.catalogue.core_sweep import CORE_SWEEP_SIGNATURES
 from kmsgd.catalogue.core_wording import CORE_WORDING_SIGNATURES
+from kmsgd.catalogue.eeh import EEH_SIGNATURES
 from kmsgd.catalogue.firmware import FIRMWARE_LOAD_SIGNATURES
 from kmsgd.catalogue.fs_words import FS_WORDS_SIGNATURES
 from kmsgd.catalogue.gpu import GPU_SIGNATURES, xid_details
@@ -28,9 +29,11 @@ from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
 from kmsgd.catalogue.gpu_more import MORE_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
+from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
+from kmsgd.catalogue.kernel_cut import KERNEL_CUT_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.lustre import LUSTRE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
@@ -74,6 +77,9 @@ CATALOGUE: tuple[Signature, ...] = (
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
     + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
     + AMD_RESET_SIGNATURES
+    + EEH_SIGNATURES
+    + GPU_WORDING_SIGNATURES  # wording of tags of gpu.py, gpu_intel.py, gpu_other.py
+    + KERNEL_CUT_SIGNATURES  # wording of kernel.py's tags
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

@@ -14,6 +14,23 @@ from __future__ import annotations
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
 VIRT = "virt"
+# vendor-reset's device names (src/device-db.h DEVICE_INFO: the info_str its vr_* macros put
+# before every message, "%s: " fmt); navi10.c's own nv_* macros of the older releases print
+# the lower-case chip name instead
+_VENDOR_RESET_CHIPS = (
+    "AMD_POLARIS10",
+    "AMD_POLARIS11",
+    "AMD_POLARIS12",
+    "AMD_VEGA10",
+    "AMD_VEGA20",
+    "AMD_NAVI10",
+    "AMD_NAVI12",
+    "AMD_NAVI14",
+    "AMD_NAVI23",
+    "navi10",
+    "navi12",
+    "navi14",
+)
 
 VIRT_SIGNATURES: tuple[Signature, ...] = (
     # virt/kvm/kvm_main.c hardware_enable_nolock (4.4-6.2), __hardware_enable_nolock
@@ -77,6 +94,54 @@ VIRT_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-6.18",
                 "vfio-pci 0000:05:00.0: ",
                 args=(0, "[mem 0xd0000000-0xdfffffff 64bit pref]"),
+            ),
+        ),
+    ),
+    # gnif/vendor-reset (an out-of-tree module that gives AMD GPUs without a working PCI reset
+    # a device-specific one, so that vfio-pci can hand them to a VM again): src/vendor-reset-
+    # dev.c vendor_reset_dev_locked vr_warn "failed to reset device" when the chip's reset
+    # returns an error (pci_warn "Failed to reset device", without the chip's name, in the
+    # first releases), and the mode-1 reset's own failures in src/amd/navi10.c, vega10.c,
+    # vega20.c amd_*_reset: "PSP did not acknowledger reset" (sic) and "timed out waiting for
+    # PSP bootloader to respond after reset". Its post-reset hook still runs and may report
+    # "reset result = 0": the GPU is left as it was, and the VM's start or the guest driver
+    # fails on it.
+    sig(
+        "vendor_reset_failure",
+        rf"\b(?:{'|'.join(_VENDOR_RESET_CHIPS)}): (?:failed to reset device"
+        r"|PSP did not acknowledger reset|timed out waiting for PSP bootloader to respond "
+        r"after reset)",
+        _VENDOR_RESET_CHIPS,
+        Severity.ERROR,
+        VIRT,
+        "vendor-reset could not reset the AMD GPU being passed through to a VM: the device "
+        "stays in the state its last user left it, and the guest cannot bring it up.",
+        "Check vendor-reset supports the chip (src/device-db.h; an APU's iGPU, as a 780M, is "
+        "not a Navi 10), use the reset method it documents, or reboot the host between guest "
+        "runs.",
+        50,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "%s: failed to reset device",
+                "vendor-reset:src/vendor-reset-dev.c",
+                "vendor-reset master (the tree read)",
+                "vfio-pci 0000:c7:00.0: ",
+                args=("AMD_NAVI10",),
+            ),
+            Format(
+                "%s: PSP did not acknowledger reset",
+                "vendor-reset:src/amd/navi10.c",
+                "vendor-reset master (the tree read)",
+                "vfio-pci 0000:03:00.0: ",
+                args=("AMD_NAVI10",),
+            ),
+            Format(
+                "%s: timed out waiting for PSP bootloader to respond after reset",
+                "vendor-reset:src/amd/navi10.c",
+                "vendor-reset 0.1 (navi10.c's nv_warn with the chip's own name, as read)",
+                "vfio-pci 0000:03:00.0: ",
+                args=("navi10",),
             ),
         ),
     ),

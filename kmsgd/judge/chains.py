@@ -264,6 +264,20 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # kernel/sched/core.c: __might_resched warns at the call that may sleep; if it does
     # sleep, __schedule_bug reports the schedule itself
     Relation(Tag.SLEEP_IN_ATOMIC, Tag.SCHEDULING_WHILE_ATOMIC, "the warned sleep happened"),
+    # code that runs with preemption or softirqs off (a leaked spin_lock_bh, a probe called
+    # under local_bh_disable) is reported when it sleeps (__schedule_bug, __might_resched)
+    # and then by the BUG_ON of a call it may not make there: mm/vmalloc.c vunmap's
+    # BUG_ON(in_interrupt()) (iounmap, 2.6.x-5.x), vfree's; the atomic report comes first
+    # and the BUG after it is the same code (the reverse, an oops's exit in atomic context,
+    # is above: the earlier of the two leads)
+    *(
+        Relation(atomic, Tag.KERNEL_BUG, "code in atomic context trips a BUG_ON(in_interrupt())")
+        for atomic in (Tag.SCHEDULING_WHILE_ATOMIC, Tag.SLEEP_IN_ATOMIC)
+    ),
+    # lib/bug.c report_bug prints "kernel BUG at %s:%u!" and the trap's die() then reports
+    # the same BUG as an oops: arm64's "Internal error: Oops - BUG: %08x" (bug_handler, die),
+    # x86's "invalid opcode: 0000 [#%d]" (do_error_trap), riscv's "Kernel BUG [#%d]"
+    Relation(Tag.KERNEL_BUG, Tag.OOPS, "the trap's die() reports the BUG as an oops"),
     # __schedule_bug: "if (panic_on_warn) panic("scheduling while atomic")"
     Relation(Tag.SCHEDULING_WHILE_ATOMIC, Tag.KERNEL_PANIC, "panic_on_warn panics"),
     # mm/page_alloc.c bad_page: a page found corrupted is one whose former user still holds

@@ -84,6 +84,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         # msm/disp/dpu1: DPU_ERROR is pr_err("[dpu error]" …), dpu_hw_ctl.c's pr_err bare
         r"\[dpu error\]",
         r"hw recovery is not complete for ctl:\d",
+        # NVIDIA L4T's Orin display engine (nvidia-oot dce): dce_log_msg "dce: %s:%d  "
+        r"dce: \w+:\d+  ",
     ),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
@@ -91,6 +93,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"i915 \S+: ",
         r"drm/i915: ",
         r"xe \S+: ",
+        # the error state's own first line (i915_gpu_error.c err_print_error_state /
+        # __err_print_to_sgl: "%s\n" of error_msg, then "Kernel: ", "Time: "), read from
+        # /sys/class/drm/card*/error: the capture's text is the kernel's, with no prefix
+        r"GPU HANG: ecode \d+:[0-9a-fA-F]+:(?:0x)?[0-9a-fA-F]{8}\b",
     ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     # DRM's atomic helpers WARN with the object they waited on: "[CRTC:82:pipe A] vblank …"
     # i915_sw_fence.c's pr_notice on a fence it waited on: no prefix
@@ -135,6 +141,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"EIP: \[<[0-9a-f]+>\]",
         r"#PF: ",
         r"Mem abort info:",
+        r"Workqueue: \S+ [\w.]+",  # kernel/workqueue.c print_worker_info, in a dump's header
         r"Fixing recursive fault but reboot is needed!",
         r"Process .{1,16} \(pid: \d+, stack limit = ",  # arm __die
         r"[LB]E PAGE_SIZE=\d+K",  # powerpc __die
@@ -255,8 +262,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"SOFTDOG: ",
         r"(?:watchdog: )?watchdog\d+: pretimeout event",  # drivers/watchdog/pretimeout_*.c
     ),
-    # arch/s390/pci pr_fmt "zpci: " ("zPCI: " in 3.x)
-    "pcie": (r"AER: ", r"pcieport ", r"pci ", r"z(?:pci|PCI): "),
+    # arch/s390/pci pr_fmt "zpci: " ("zPCI: " in 3.x); powerpc EEH (arch/powerpc/kernel/eeh.c,
+    # eeh_driver.c): "EEH: ", "EEH(%u): " (6.x)
+    "pcie": (r"AER: ", r"pcieport ", r"pci ", r"z(?:pci|PCI): ", r"EEH(?:\(\d+\))?: "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (

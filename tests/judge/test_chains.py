@@ -379,6 +379,12 @@ for cause, line in SELF_CHECK_OOPS.items():
     EXAMPLES[("bad_page_state", cause)] = (BAD_PAGE, line)
     EXAMPLES[(cause, "bad_page_state")] = (line, BAD_PAGE)
 EXAMPLES[("sleep_in_atomic", "scheduling_while_atomic")] = (SIA, SWA)
+for atomic, line in (("scheduling_while_atomic", SWA), ("sleep_in_atomic", SIA)):
+    EXAMPLES[(atomic, "kernel_bug")] = (line, "kernel BUG at mm/vmalloc.c:2355!")
+EXAMPLES[("kernel_bug", "oops")] = (
+    "kernel BUG at mm/vmalloc.c:2355!",
+    "Internal error: Oops - BUG: 0 [#1] SMP",
+)
 EXAMPLES[("scheduling_while_atomic", "kernel_panic")] = (
     SWA,
     "Kernel panic - not syncing: scheduling while atomic",
