@@ -152,6 +152,7 @@ class Tag(enum.StrEnum):
     UNKNOWN_NMI = "unknown_nmi"
     V3D_MMU_ERROR = "v3d_mmu_error"
     VFIO_BAR_RESERVE_FAILURE = "vfio_bar_reserve_failure"
+    VMWGFX_DEVICE_LOCKUP = "vmwgfx_device_lockup"
     WATCHDOG_EXPIRED = "watchdog_expired"
     WORKQUEUE_HOG = "workqueue_hog"
     XE_GPU_PAGEFAULT = "xe_gpu_pagefault"

@@ -85,6 +85,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"\[dpu error\]",
         r"hw recovery is not complete for ctl:\d",
     ),
+    # VMware's SVGA (drivers/gpu/drm/vmwgfx): dev_printk "vmwgfx <bus id>: ", DRM_ERROR
+    # "[drm:<func> [vmwgfx]] "
+    "gpu.virtual": (r"vmwgfx \S+: ", r"\[drm:vmw\w* \[vmwgfx\]\] "),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
     "gpu.i915": (
