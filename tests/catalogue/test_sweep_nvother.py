@@ -63,6 +63,29 @@ SWEEP_NVOTHER_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             'vmwgfx 0000:00:0f.0: [drm] *ERROR* Command "SVGA_3D_CMD_DRAW" causing device error.',
         ],
     ),
+    "i915_init_failure": (
+        [
+            "i915 0000:03:00.0: [drm] *ERROR* Device is non-operational; MMIO access returns "
+            "0xFFFFFFFF!",
+            "i915 0000:03:00.0: [drm] *ERROR* LMEM not initialized by firmware",
+            "i915 0000:03:00.0: [drm] *ERROR* GT0: LMEM not initialized by firmware",
+        ],
+        [
+            "i915 0000:03:00.0: [drm] Local memory IO size: 0x00000001fa000000",
+            "i915 0000:03:00.0: [drm] Using a reduced BAR size of 256MiB. Consider enabling "
+            "'Resizable BAR' or similar, if available in the BIOS.",
+        ],
+    ),
+    "nouveau_error": (
+        [
+            "nouveau 0000:01:00.0: gsp: Xid:13 Graphics Exception: ESR 0x404490=0x80000002",
+            "nouveau 0000:01:00.0: gsp: rc engn:00000001 chid:24 type:31 scope:1 part:65535",
+        ],
+        [
+            "nouveau 0000:01:00.0: gsp: RM version: 535.113.01",
+            "nouveau 0000:01:00.0: DRM: VRAM: 8192 MiB",
+        ],
+    ),
     "soc_gpu_hang": (
         [
             "msm_dpu ae01000.display-controller: [drm:a6xx_fault_detect_irq] *ERROR* gpu "
@@ -144,6 +167,16 @@ def test_a_vmware_svga_lockup_leads_the_tasks_blocked_behind_it() -> None:
         '[1087.30] "echo 0 > /proc/sys/kernel/hung_task_timeout_secs" disables this message.\n'
     )
     assert paste_primary(text) == "vmwgfx_device_lockup"
+
+
+def test_an_intel_gpu_that_does_not_answer_leads_the_failed_probe_after_it() -> None:
+    text = (
+        "[ 375.25] i915 0000:03:00.0: [drm] *ERROR* Device is non-operational; MMIO access "
+        "returns 0xFFFFFFFF!\n"
+        "[ 375.25] i915 0000:03:00.0: Device initialization failed (-5)\n"
+        "[ 375.26] i915 0000:03:00.0: probe with driver i915 failed with error -5\n"
+    )
+    assert paste_primary(text) == "i915_init_failure"
 
 
 def test_an_adreno_hang_detect_leads_the_recovery_after_it() -> None:
