@@ -4,10 +4,13 @@ NVIDIA (open-gpu-kernel-modules, r515-r595): the kernel module's own refusals of
 probe and open time (kernel-open/nvidia/nv.c, nv-pci.c, os-interface.c: another driver owns
 the GPU, no interrupt line, a BAR1 the PCI core could not give back, Grace Hopper memory that
 cannot be onlined) and GSP-RM's boot steps that fail before RmInitAdapter reports it
-(src/nvidia/src/kernel/gpu/gsp: Booter, FWSEC, GSP-FMC); each is nvidia_init_failure's.
+(src/nvidia/src/kernel/gpu/gsp: Booter, FWSEC, GSP-FMC); each is nvidia_init_failure's. The
+resource manager's channel watchdog declaring the GPU locked (nvidia_rc_watchdog_timeout).
 VMware's virtual GPU (drivers/gpu/drm/vmwgfx) declaring its device locked up; Adreno
 (drivers/gpu/drm/msm/adreno) hang-detect interrupts and ring-drain timeouts and lima's failed
-tasks, soc_gpu_hang's.
+tasks, soc_gpu_hang's; Tegra's multimedia engines whose Falcon firmware does not boot
+(tegra_engine_boot_failure); i915's dGPU that does not answer or whose memory was not trained
+(i915_init_failure); nouveau's GSP-RM error reports (nouveau_error).
 """
 
 from __future__ import annotations
@@ -189,6 +192,36 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # src/nvidia/src/kernel/gpu/rc/kernel_rc_watchdog_callback.c krcWatchdog (r515-r595):
+    # the resource manager's own channel watchdog (a kernel channel that must finish a
+    # notifier every second) found the GPU silent past its limit: NV_PRINTF(LEVEL_ERROR)
+    # "RC watchdog: GPU is probably locked!  Notify Timeout Seconds: %d", then its recovery
+    # (krcWatchdogRecovery, usually with Xid 8). Its warning a few seconds earlier, "RC
+    # watchdog: GPU is possibly locked. Attempting to restart watchdog." (LEVEL_WARNING, a
+    # busy GPU during a mode set or power event), is not a failure.
+    sig(
+        "nvidia_rc_watchdog_timeout",
+        r"\bRC watchdog: GPU is probably locked!",
+        ("watchdog",),
+        Severity.ERROR,
+        NVIDIA,
+        "NVIDIA's driver found the GPU stopped: its watchdog channel got no answer within the "
+        "timeout, and the driver tries to recover the GPU's channels.",
+        "Look for the Xid after it (usually 8); reset the GPU (nvidia-smi -r) or reboot; if it "
+        "repeats, check the GPU's power and cooling and update the driver.",
+        33,
+        device_kind=_PCI,
+        check=lambda m, i: "NVRM" in i.text,
+        formats=(
+            Format(
+                "RC watchdog: GPU is probably locked!  Notify Timeout Seconds: %d",
+                "nvidia:src/nvidia/src/kernel/gpu/rc/kernel_rc_watchdog_callback.c",
+                "r515-r595",
+                _nv("krcWatchdog_IMPL"),
+                args=(7,),
+            ),
+        ),
+    ),
     # drivers/gpu/drm/vmwgfx/vmwgfx_irq.c vmw_fallback_wait and vmwgfx_fifo.c
     # vmw_fifo_wait_noirq (4.4-5.x, read there): DRM_ERROR "SVGA device lockup." when the
     # VMware SVGA device has not passed a fence (or freed FIFO space) within the wait's
@@ -357,6 +390,45 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "6.7-6.15",
                 "nouveau 0000:01:00.0: gsp: ",
                 args=(0x1, 24, 31, 1, 0xFFFF),
+            ),
+        ),
+    ),
+    # The Tegra multimedia engines' Falcon microcontrollers (drivers/gpu/drm/tegra: vic.c
+    # vic_boot 4.16-6.18, nvdec.c nvdec_boot_falcon 5.17-6.18; NVIDIA's L4T adds nvenc.c,
+    # nvjpg.c, ofa.c with the same words): dev_err "falcon boot timed out" when the engine's
+    # firmware does not come up, and nvdec.c nvdec_wait_debuginfo "failed to boot %s,
+    # debuginfo=0x%x" (6.3-6.18, Tegra234's RISC-V boot): the engine (video compositor,
+    # decoder) is unusable, and every job sent to it stalls
+    sig(
+        "tegra_engine_boot_failure",
+        r"\bfalcon boot timed out\b|\bfailed to boot [\w -]+, debuginfo=0x",
+        ("falcon", "debuginfo"),
+        Severity.ERROR,
+        SOC,
+        "A Tegra multimedia engine (VIC, NVDEC, NVENC, NVJPG or OFA) did not boot its "
+        "firmware: video composition, decoding or encoding on the board fails.",
+        "Check that the engine's firmware (nvidia/tegra*/vic*.bin, nvdec*.bin) is in "
+        "/lib/firmware and in the initramfs, and that it matches the kernel (L4T release).",
+        38,
+        formats=(
+            Format(
+                "falcon boot timed out",
+                "drivers/gpu/drm/tegra/vic.c",
+                "4.16-6.18",
+                "tegra-vic 15340000.vic: ",
+            ),
+            Format(
+                "falcon boot timed out",
+                "drivers/gpu/drm/tegra/nvdec.c",
+                "5.17-6.18",
+                "tegra-nvdec 15480000.nvdec: ",
+            ),
+            Format(
+                "failed to boot %s, debuginfo=0x%x",
+                "drivers/gpu/drm/tegra/nvdec.c",
+                "6.3-6.18",
+                "tegra-nvdec 15480000.nvdec: ",
+                args=("RISC-V", 0x1),
             ),
         ),
     ),

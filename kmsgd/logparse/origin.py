@@ -81,6 +81,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"asahi \S+: ",  # Apple AGX (Asahi Linux)
         r"msm\w* \S+: ",
         r"host1x \S+: ",
+        r"tegra-(?:vic|nvdec|nvenc|nvjpg|ofa) \S+: ",  # Tegra's multimedia engines
         # msm/disp/dpu1: DPU_ERROR is pr_err("[dpu error]" …), dpu_hw_ctl.c's pr_err bare
         r"\[dpu error\]",
         r"hw recovery is not complete for ctl:\d",

@@ -52,6 +52,31 @@ SWEEP_NVOTHER_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "systemd[1]: The NVIDIA probe routine was not called for 1 device(s).",
         ],
     ),
+    "nvidia_rc_watchdog_timeout": (
+        [
+            "NVRM: GPU0 krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout "
+            "Seconds: 7",
+            "NVRM: krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout "
+            "Seconds: 7",
+        ],
+        [
+            "NVRM: GPU0 krcWatchdog_IMPL: RC watchdog: GPU is possibly locked. Attempting to "
+            "restart watchdog.",
+            "NVRM: GPU0 krcWatchdog_IMPL: RC watchdog: Trying to recover.",
+            "watchdog: watchdog0: watchdog did not stop!",
+        ],
+    ),
+    "tegra_engine_boot_failure": (
+        [
+            "tegra-vic 15340000.vic: falcon boot timed out",
+            "tegra-nvdec 15480000.nvdec: falcon boot timed out",
+            "tegra-nvdec 15480000.nvdec: failed to boot RISC-V, debuginfo=0x1",
+        ],
+        [
+            "tegra-vic 15340000.vic: Adding to iommu group 1",
+            "nouveau 0000:01:00.0: fb: VPR locked, but no scrubber binary!",
+        ],
+    ),
     "vmwgfx_device_lockup": (
         [
             "[drm:vmw_fallback_wait [vmwgfx]] *ERROR* SVGA device lockup.",
@@ -158,6 +183,16 @@ def test_a_failed_gsp_boot_leads_the_failed_adapter_init_after_it() -> None:
         "[ 6.23] NVRM: GPU 0000:41:00.0: rm_init_adapter failed, device minor number 0\n"
     )
     assert paste_primary(text) == "nvidia_init_failure"
+
+
+def test_the_rc_watchdog_leads_the_xid_of_its_recovery() -> None:
+    text = (
+        "[ 812.40] NVRM: GPU0 krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify "
+        "Timeout Seconds: 7\n"
+        "[ 812.41] NVRM: Xid (PCI:0000:41:00): 8, pid=1523, name=Xorg, Channel 00000010\n"
+        "[ 812.45] NVRM: GPU0 krcWatchdog_IMPL: RC watchdog: Trying to recover.\n"
+    )
+    assert paste_primary(text) == "nvidia_rc_watchdog_timeout"
 
 
 def test_a_vmware_svga_lockup_leads_the_tasks_blocked_behind_it() -> None:
