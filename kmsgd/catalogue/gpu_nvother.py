@@ -9,8 +9,8 @@ resource manager's channel watchdog declaring the GPU locked (nvidia_rc_watchdog
 VMware's virtual GPU (drivers/gpu/drm/vmwgfx) declaring its device locked up; Adreno
 (drivers/gpu/drm/msm/adreno) hang-detect interrupts and ring-drain timeouts and lima's failed
 tasks, soc_gpu_hang's; Tegra's multimedia engines whose Falcon firmware does not boot
-(tegra_engine_boot_failure); i915's dGPU that does not answer or whose memory was not trained
-(i915_init_failure); nouveau's GSP-RM error reports (nouveau_error).
+(tegra_engine_boot_failure). Intel's and nouveau's wordings of the sweep are in
+gpu_nvother2.py.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ _NVK = "nvidia:kernel-open/nvidia/"
 _GSP = "nvidia:src/nvidia/src/kernel/gpu/gsp/"
 _NV_DEV = "NVRM: GPU 0000:41:00.0: "  # NV_DEV_PRINTF (kernel-open/common/inc/os-interface.h)
 _MSM = "drivers/gpu/drm/msm/adreno/"
-I915 = "gpu.i915"
-NOUVEAU = "gpu.nouveau"
-_I915_DEV = "i915 0000:03:00.0: [drm] *ERROR* "  # drm_err (include/drm/drm_print.h)
 
 
 def _nv(func: str) -> str:
@@ -315,81 +312,6 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
                 "5.2-6.18",
                 "lima 1c40000.gpu: ",
                 args=(0, 0x1, 0x0),
-            ),
-        ),
-    ),
-    # i915's first look at a GPU's registers, intel_uncore.c (dGPUs: Arc, Flex, DG1):
-    # sanity_check_mmio_access drm_err "Device is non-operational; MMIO access returns
-    # 0xFFFFFFFF!" (6.2-6.18: the GPU does not answer on PCIe, a card left wedged by a VM or
-    # a failed reset) and intel_uncore_init_mmio "LMEM not initialized by firmware" (5.14-
-    # 6.18; gt_err, with "GT0: " first, 6.6+: the card's firmware did not train its local
-    # memory); "Device initialization failed (%d)" follows either
-    sig(
-        "i915_init_failure",
-        r"\bDevice is non-operational; MMIO access returns 0xFFFFFFFF!"
-        r"|\bLMEM not initialized by firmware\b",
-        ("operational", "LMEM"),
-        Severity.ERROR,
-        I915,
-        "Intel's GPU did not come up: its GuC firmware failed to load or is too old, or the "
-        "driver failed to initialise the GPU, so it renders nothing for this boot.",
-        "Install the GuC/HuC firmware the kernel asks for (linux-firmware's i915/ and xe/ "
-        "directories, named in the lines before) and rebuild the initramfs; on a backported "
-        "driver, match the firmware to the backport's release notes.",
-        42,
-        device_kind=_PCI,
-        check=lambda m, i: "i915" in i.text,
-        formats=(
-            Format(
-                "Device is non-operational; MMIO access returns 0xFFFFFFFF!",
-                "drivers/gpu/drm/i915/intel_uncore.c",
-                "6.2-6.18",
-                _I915_DEV,
-            ),
-            Format(
-                "LMEM not initialized by firmware",
-                "drivers/gpu/drm/i915/intel_uncore.c",
-                "5.14-6.5",
-                _I915_DEV,
-            ),
-            Format(
-                "LMEM not initialized by firmware",
-                "drivers/gpu/drm/i915/intel_uncore.c",
-                "6.6-6.18",
-                _I915_DEV + "GT0: ",
-            ),
-        ),
-    ),
-    # nouveau on GSP-RM (Turing and later, 6.7-6.18: drivers/gpu/drm/nouveau/nvkm/subdev/
-    # gsp/r535.c, rm/r535/rpc.c from 6.16): the firmware's own error reports, nvkm_error
-    # (dev_err "<subdev>: ") "gsp: Xid:%d %s" (r535_gsp_msg_os_error_log: the Xid NVIDIA's
-    # driver would print) and "gsp: rc engn:%08x chid:%d type:%d scope:%d part:%d"
-    # (r535_gsp_msg_rc_triggered: a channel the firmware's robust-channel recovery killed)
-    sig(
-        "nouveau_error",
-        r"\bnouveau \S+: gsp: (?:Xid:\d+ |rc engn:[0-9a-f]+ chid:\d+ type:\d+)",
-        ("Xid", "engn"),
-        Severity.ERROR,
-        NOUVEAU,
-        "The nouveau driver reports a GPU engine fault (FIFO, PBDMA, graphics trap or MMU fault).",
-        "Usually a nouveau bug on that chip or an application's GPU fault; repeated faults "
-        "before a freeze name the engine: update the kernel and Mesa, or try NVIDIA's driver.",
-        36,
-        device_kind=_PCI,
-        formats=(
-            Format(
-                "Xid:%d %s",
-                "drivers/gpu/drm/nouveau/nvkm/subdev/gsp/r535.c",
-                "6.7-6.15",
-                "nouveau 0000:01:00.0: gsp: ",
-                args=(13, "Graphics Exception: ESR 0x404490=0x80000002"),
-            ),
-            Format(
-                "rc engn:%08x chid:%d type:%d scope:%d part:%d",
-                "drivers/gpu/drm/nouveau/nvkm/subdev/gsp/r535.c",
-                "6.7-6.15",
-                "nouveau 0000:01:00.0: gsp: ",
-                args=(0x1, 24, 31, 1, 0xFFFF),
             ),
         ),
     ),

@@ -23,6 +23,7 @@ from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
 from kmsgd.catalogue.gpu_more import MORE_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_nvother import NVOTHER_GPU_SIGNATURES
+from kmsgd.catalogue.gpu_nvother2 import NVOTHER2_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
@@ -60,6 +61,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + VIRT_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
     + NVOTHER_GPU_SIGNATURES  # the NVIDIA/virtual/SoC sweep's wording, same rule
+    + NVOTHER2_GPU_SIGNATURES
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

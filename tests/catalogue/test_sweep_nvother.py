@@ -101,6 +101,16 @@ SWEEP_NVOTHER_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "'Resizable BAR' or similar, if available in the BIOS.",
         ],
     ),
+    "i915_gpu_hang": (
+        [
+            "xe 0000:03:00.0: [drm] *ERROR* GT0: GuC mmio request 0x5507: no reply 0x5507",
+            "xe 0000:03:00.0: [drm] *ERROR* Tile0: GT1: GuC mmio request 0x4100: no reply 0x0",
+        ],
+        [
+            "xe 0000:03:00.0: [drm] GT0: Using GuC firmware from xe/lnl_guc_70.bin version 70.29.2",
+            "i915 0000:00:02.0: [drm] GT0: GUC: submission enabled",
+        ],
+    ),
     "nouveau_error": (
         [
             "nouveau 0000:01:00.0: gsp: Xid:13 Graphics Exception: ESR 0x404490=0x80000002",
