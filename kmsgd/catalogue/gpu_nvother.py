@@ -5,7 +5,8 @@ probe and open time (kernel-open/nvidia/nv.c, nv-pci.c, os-interface.c: another 
 the GPU, no interrupt line, a BAR1 the PCI core could not give back, Grace Hopper memory that
 cannot be onlined) and GSP-RM's boot steps that fail before RmInitAdapter reports it
 (src/nvidia/src/kernel/gpu/gsp: Booter, FWSEC, GSP-FMC); each is nvidia_init_failure's. The
-resource manager's channel watchdog declaring the GPU locked (nvidia_rc_watchdog_timeout).
+resource manager's channel watchdog declaring the GPU locked (nvidia_rc_watchdog_timeout), and
+the PCI error recovery finding the GPU still unreachable (gpu_fell_off_bus).
 VMware's virtual GPU (drivers/gpu/drm/vmwgfx) declaring its device locked up; Adreno
 (drivers/gpu/drm/msm/adreno) hang-detect interrupts and ring-drain timeouts and lima's failed
 tasks, soc_gpu_hang's; Tegra's multimedia engines whose Falcon firmware does not boot
@@ -110,6 +111,33 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # kernel-open/nvidia/nv-pci.c nv_pci_mmio_enabled (the PCI error recovery's callback
+    # after an AER or EEH fatal error, r515-r560): NV_DEV_PRINTF "The kernel has enabled
+    # MMIO for the device,\nNVRM: but it still appears unreachable. The device\nNVRM: will
+    # not function properly until it is reset." when the GPU still does not answer once the
+    # link is back: the GPU is lost until a reset, as gpu_fell_off_bus says. The "A fatal
+    # error was detected." before it only names the recovery's start (the AER lines say why).
+    sig(
+        "gpu_fell_off_bus",
+        r"\bThe kernel has enabled MMIO for the device,",
+        ("MMIO",),
+        Severity.CRITICAL,
+        "gpu",
+        "The GPU stopped responding on PCIe: the system can no longer reach it.",
+        "Check power cabling, PSU headroom and PCIe seating/risers; not a driver bug.",
+        31,
+        device_kind=_PCI,
+        check=lambda m, i: "NVRM" in i.text,
+        formats=(
+            Format(
+                "The kernel has enabled MMIO for the device,\nNVRM: but it still appears "
+                "unreachable. The device\nNVRM: will not function properly until it is reset.",
+                _NVK + "nv-pci.c",
+                "r515-r560",
+                _NV_DEV,
+            ),
+        ),
+    ),
     # GSP-RM's boot on Turing and later (r515-r595), each printed with NV_PRINTF(LEVEL_ERROR)
     # before RmInitAdapter fails: the Booter ucode that loads GSP (arch/turing/
     # kernel_gsp_booter_tu102.c "failed to execute Booter: status 0x%x, mailbox 0x%x",
@@ -199,7 +227,7 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "nvidia_rc_watchdog_timeout",
         r"\bRC watchdog: GPU is probably locked!",
-        ("watchdog",),
+        ("probably",),
         Severity.ERROR,
         NVIDIA,
         "NVIDIA's driver found the GPU stopped: its watchdog channel got no answer within the "

@@ -97,7 +97,7 @@ NVOTHER2_GPU_SIGNATURES: tuple[Signature, ...] = (
     sig(
         "i915_gpu_hang",
         r"\bGuC mmio request 0x[0-9a-fA-F]+: no reply 0x[0-9a-fA-F]+",
-        ("mmio",),
+        ("GuC",),
         Severity.ERROR,
         I915,
         "Intel's GPU hung: a command buffer stopped making progress, and i915 captured an "

@@ -52,6 +52,15 @@ SWEEP_NVOTHER_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "systemd[1]: The NVIDIA probe routine was not called for 1 device(s).",
         ],
     ),
+    "gpu_fell_off_bus": (
+        [
+            NV_DEV + "The kernel has enabled MMIO for the device,",
+        ],
+        [
+            NV_DEV + "A fatal error was detected.",
+            "pcieport 0000:40:01.1: AER: device recovery successful",
+        ],
+    ),
     "nvidia_rc_watchdog_timeout": (
         [
             "NVRM: GPU0 krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout "
@@ -203,6 +212,20 @@ def test_the_rc_watchdog_leads_the_xid_of_its_recovery() -> None:
         "[ 812.45] NVRM: GPU0 krcWatchdog_IMPL: RC watchdog: Trying to recover.\n"
     )
     assert paste_primary(text) == "nvidia_rc_watchdog_timeout"
+
+
+def test_a_fatal_pcie_error_leads_the_gpu_that_stays_unreachable_after_it() -> None:
+    text = (
+        "[ 91.10] pcieport 0000:40:01.1: AER: Uncorrected (Fatal) error received: "
+        "0000:41:00.0\n"
+        "[ 91.10] nvidia 0000:41:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), "
+        "type=Transaction Layer, (Receiver ID)\n"
+        f"[ 91.30] {NV_DEV}A fatal error was detected.\n"
+        f"[ 91.30] {NV_DEV}The kernel has enabled MMIO for the device,\n"
+        "[ 91.30] NVRM: but it still appears unreachable. The device\n"
+        "[ 91.30] NVRM: will not function properly until it is reset.\n"
+    )
+    assert paste_primary(text) == "aer_fatal"
 
 
 def test_a_vmware_svga_lockup_leads_the_tasks_blocked_behind_it() -> None:
