@@ -28,6 +28,8 @@ from kmsgd.catalogue.gpu_faults import GPU_FAULT_SIGNATURES
 from kmsgd.catalogue.gpu_firmware import FIRMWARE_SIGNATURES
 from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
 from kmsgd.catalogue.gpu_more import MORE_GPU_SIGNATURES
+from kmsgd.catalogue.gpu_nvother import NVOTHER_GPU_SIGNATURES
+from kmsgd.catalogue.gpu_nvother2 import NVOTHER2_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
@@ -80,6 +82,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + EEH_SIGNATURES
     + GPU_WORDING_SIGNATURES  # wording of tags of gpu.py, gpu_intel.py, gpu_other.py
     + KERNEL_CUT_SIGNATURES  # wording of kernel.py's tags
+    + NVOTHER_GPU_SIGNATURES  # the NVIDIA/virtual/SoC sweep's wording, same rule
+    + NVOTHER2_GPU_SIGNATURES
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

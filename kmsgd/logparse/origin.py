@@ -81,12 +81,16 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"asahi \S+: ",  # Apple AGX (Asahi Linux)
         r"msm\w* \S+: ",
         r"host1x \S+: ",
+        r"tegra-(?:vic|nvdec|nvenc|nvjpg|ofa) \S+: ",  # Tegra's multimedia engines
         # msm/disp/dpu1: DPU_ERROR is pr_err("[dpu error]" …), dpu_hw_ctl.c's pr_err bare
         r"\[dpu error\]",
         r"hw recovery is not complete for ctl:\d",
         # NVIDIA L4T's Orin display engine (nvidia-oot dce): dce_log_msg "dce: %s:%d  "
         r"dce: \w+:\d+  ",
     ),
+    # VMware's SVGA (drivers/gpu/drm/vmwgfx): dev_printk "vmwgfx <bus id>: ", DRM_ERROR
+    # "[drm:<func> [vmwgfx]] "
+    "gpu.virtual": (r"vmwgfx \S+: ", r"\[drm:vmw\w* \[vmwgfx\]\] "),
     # drivers/gpu/drm/i915 and xe: dev_printk "i915 <bus id>: ", "xe <bus id>: " (also
     # device), 4.x DRM_INFO "[drm] " (gpu) and pr_notice "drm/i915: "
     "gpu.i915": (
