@@ -25,9 +25,11 @@ from kmsgd.catalogue.gpu_more import MORE_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
+from kmsgd.catalogue.io_sweep import IO_SWEEP_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
+from kmsgd.catalogue.net_sweep import NET_SWEEP_SIGNATURES
 from kmsgd.catalogue.nmi import NMI_SIGNATURES
 from kmsgd.catalogue.probe import PROBE_SIGNATURES
 from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
@@ -57,6 +59,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + PROBE_SIGNATURES  # the driver core's probe failure, for the GPU drivers' tags
     + FIRMWARE_LOAD_SIGNATURES
     + VIRT_SIGNATURES
+    + IO_SWEEP_SIGNATURES  # the I/O source sweep: new tags, and wording for others'
+    + NET_SWEEP_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )
 BY_TAG: dict[str, Signature] = {}

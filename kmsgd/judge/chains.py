@@ -220,6 +220,24 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(cause, Tag.NETDEV_TX_TIMEOUT, "a NIC's firmware stopped")
         for cause in (Tag.ENA_KEEP_ALIVE_TIMEOUT, Tag.MLX4_FIRMWARE_ERROR)
     ),
+    # a NIC gone from the bus (ixgbe_remove_adapter, igb/igc_rd32 detach it) or whose
+    # firmware asserted (bnx2x, ixgbe) or could not be rebuilt (ice_rebuild) stops sending and
+    # drops its carrier: its transmit watchdog, its link and the bond above it report after
+    *(
+        Relation(cause, effect, "a NIC that is gone or whose firmware stopped")
+        for cause in (Tag.NIC_DEVICE_LOST, Tag.NIC_FIRMWARE_FAULT)
+        for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.NIC_LINK_DOWN, Tag.BOND_LINK_DOWN)
+    ),
+    # net/core/dev.c netdev_wait_allrefs_any: the unregister that waits for a leaked
+    # reference holds every later unregister (and rtnl users behind the netns teardown)
+    Relation(Tag.NETDEV_UNREGISTER_HANG, Tag.HUNG_TASK, "tasks wait on a stuck unregister"),
+    # an IOMMU that stopped completing commands is spun on by every CPU that maps or unmaps
+    # DMA (amd/iommu.c wait_on_sem, intel/dmar.c qi_submit_sync with interrupts off,
+    # arm-smmu-v3.c arm_smmu_cmdq_poll_until_sync): the stall detectors report those CPUs
+    *(
+        Relation(Tag.IOMMU_HARDWARE_ERROR, effect, "CPUs spin on an IOMMU that stopped")
+        for effect in _STALLS
+    ),
     # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
     # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the
     # same exhaustion, and its first sign is the first failed allocation

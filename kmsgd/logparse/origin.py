@@ -217,6 +217,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
         r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
         r"e1000e?: ",  # drivers/net/ethernet/intel/e1000e, e1000 pr_fmt (link lines)
+        # net/core/dev.c netdev_wait_allrefs(_any)'s pr_emerg, and netdev_printk of an Intel
+        # NIC before its register_netdev (igc_rd32 at probe: "(unnamed net_device)
+        # (uninitialized)" for the interface name)
+        r"unregister_netdevice: waiting for ",
+        r"(?:igb|igc|ixgbe|i40e|ice|e1000e) \S+ \(unnamed net_device\) \(uninitialized\): ",
         # i40e/ice's pr_info "%s: %s" of the driver's name (the banner before the probe) and
         # Intel's out-of-tree i40e hw_dbg "i40e %02x:%02x.%x " (bus:device.function, no colon)
         r"(?:i40e|ice): ",

@@ -346,6 +346,30 @@ EXAMPLES[("scheduling_while_atomic", "kernel_panic")] = (
     SWA,
     "Kernel panic - not syncing: scheduling while atomic",
 )
+# the I/O source sweep (tests/judge/test_sweep_io_order.py): a NIC gone or whose firmware
+# stopped, an unregister waiting on a leaked reference, an IOMMU that stopped answering
+for cause, line in (
+    ("nic_device_lost", "ixgbe 0000:01:00.0: Adapter removed"),
+    ("nic_firmware_fault", "bnx2x: [bnx2x_attn_int_deasserted3:4323(eth0)]MC assert!"),
+):
+    EXAMPLES[(cause, "netdev_tx_timeout")] = (
+        line,
+        "NETDEV WATCHDOG: eth0 (x): transmit queue 0 timed out",
+    )
+    EXAMPLES[(cause, "nic_link_down")] = (line, "e1000e: eth0 NIC Link is Down")
+    EXAMPLES[(cause, "bond_link_down")] = (
+        line,
+        "bond0: (slave eth0): link status definitely down, disabling slave",
+    )
+EXAMPLES[("netdev_unregister_hang", "hung_task")] = (
+    "unregister_netdevice: waiting for veth1 to become free. Usage count = 1",
+    HUNG,
+)
+for effect, line in STALLS.items():
+    EXAMPLES[("iommu_hardware_error", effect)] = (
+        "DMAR: VT-d detected Invalidation Time-out Error: SID ffff",
+        line,
+    )
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 UNSTAMPED = {("mce_logged_at_boot", "mce_unstamped")}  # relations of lines without stamps
 
