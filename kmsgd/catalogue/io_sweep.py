@@ -1,164 +1,19 @@
-"""Storage, USB and IOMMU wordings from the source sweep of the I/O drivers: the IOMMU's own
-hardware failing (its command queue or invalidations timing out, its tables unreadable), and
-wording added to the tags of other modules' families (a multipath LUN that lost its last
-path, an md array that cannot start, a SATA disk libata gave up on, a USB host controller
-halted by a host system error, the NVMe fabrics' command timeouts).
-
-The IOMMU's failures differ from its page faults (iommu_fault): a fault is one device's bad
-DMA; a command or invalidation timeout is the IOMMU itself no longer answering, and every CPU
-that maps or unmaps DMA then spins waiting for it (drivers/iommu/amd/iommu.c wait_on_sem,
-intel/dmar.c qi_submit_sync, arm-smmu-v3.c arm_smmu_cmdq_poll_until_sync), so lockups,
-stalls and hung tasks follow (kmsgd/judge/chains.py).
+"""Storage, USB and PCI wordings from the source sweep of the I/O drivers: a device that
+never answers again after a reset, data that failed its dm-integrity checksum, a tri-mode
+storage controller's firmware fault, and wording added to the tags of other modules'
+families (a multipath LUN that lost its last path, an md array that cannot start, a SATA
+disk libata gave up on, a USB host controller halted by a host system error, the NVMe
+fabrics' command timeouts). The IOMMU's are in iommu_sweep.py, the network's in
+net_sweep.py.
 """
 
 from __future__ import annotations
 
 from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
 
-IOMMU = "iommu"
 STORAGE = "storage"
 
 IO_SWEEP_SIGNATURES: tuple[Signature, ...] = (
-    # drivers/iommu/amd/iommu.c (amd_iommu.c before 5.9) wait_on_sem: pr_alert
-    # "Completion-Wait loop timed out" (pr_fmt "AMD-Vi: " 4.20-6.18; the literal prefix
-    # before); iommu_print_event: the IOMMU's own hardware errors, "Event logged [" then
-    # DEV_TAB_HARDWARE_ERROR, PAGE_TAB_HARDWARE_ERROR, ILLEGAL_COMMAND_ERROR,
-    # COMMAND_HARDWARE_ERROR, IOTLB_INV_TIMEOUT (one line from 5.19, the event name on its
-    # own dev_err line 5.0-5.18, printk continuations 4.x); drivers/iommu/intel/dmar.c
-    # qi_check_fault: pr_err "VT-d detected Invalidation Time-out Error: SID %llx" (and the
-    # Queue and Completion errors, 5.16-6.18, pr_fmt "DMAR: "), pr_info "Invalidation
-    # Time-out Error (ITE) cleared" (4.4-6.18); drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c
-    # dev_err_ratelimited "CMD_SYNC timeout at 0x%08x [hwprod 0x%08x, hwcons 0x%08x]" (5.3-
-    # 6.18; "CMD_SYNC timeout" 4.x-5.2), "CMDQ error (cons 0x%08x): %s", arm_smmu_gerror_handler
-    # dev_warn "unexpected global error reported (0x%08x), this could be serious" and
-    # arm-smmu.c arm_smmu_global_fault "Unexpected global fault, this could be serious"
-    sig(
-        "iommu_hardware_error",
-        r"\bAMD-Vi: Completion-Wait loop timed out\b"
-        r"|\b(?:DEV_TAB_HARDWARE_ERROR|PAGE_TAB_HARDWARE_ERROR|ILLEGAL_COMMAND_ERROR"
-        r"|COMMAND_HARDWARE_ERROR|IOTLB_INV_TIMEOUT) (?:device|address)="
-        r"|\bDMAR: (?:VT-d detected Invalidation (?:Time-out|Queue|Completion) Error\b"
-        r"|Invalidation Time-out Error \(ITE\) cleared)"
-        r"|\barm-smmu-v3 \S+: (?:CMD_SYNC timeout\b|CMDQ error \(cons 0x)"
-        r"|\barm-smmu(?:-v3)? \S+: [Uu]nexpected global (?:error reported \(0x[0-9a-f]+\)|"
-        r"fault), this could be serious",
-        (
-            "Completion",
-            "DEV_TAB_HARDWARE_ERROR",
-            "PAGE_TAB_HARDWARE_ERROR",
-            "ILLEGAL_COMMAND_ERROR",
-            "COMMAND_HARDWARE_ERROR",
-            "IOTLB_INV_TIMEOUT",
-            "Invalidation",
-            "CMD_SYNC",
-            "CMDQ",
-            "serious",
-        ),
-        Severity.ERROR,
-        IOMMU,
-        "The IOMMU itself failed: its command queue or a TLB invalidation timed out, or it "
-        "reported a hardware error in its tables or commands; every CPU that maps or unmaps "
-        "DMA then waits on it, so devices stall and the box can lock up.",
-        "Update the system firmware (BIOS/UEFI, SMMU/IOMMU microcode) and the kernel; check "
-        "the device named by the invalidation that timed out (a device gone from the bus "
-        "never answers ATS invalidations); as a workaround iommu=pt or disabling ATS.",
-        21,
-        formats=(
-            Format(
-                "Completion-Wait loop timed out",
-                "drivers/iommu/amd/iommu.c",
-                "4.20-6.18",
-                "AMD-Vi: ",
-            ),
-            Format(
-                "Event logged [IOTLB_INV_TIMEOUT device=%04x:%02x:%02x.%x address=0x%llx]",
-                "drivers/iommu/amd/iommu.c",
-                "5.19-6.18",
-                "pci 0000:00:00.2: ",
-                args=(0, 3, 0, 0, 0x42B5FF000),
-            ),
-            Format(
-                "COMMAND_HARDWARE_ERROR address=0x%llx flags=0x%04x]",
-                "drivers/iommu/amd/iommu.c",
-                "5.0-5.18",
-                "iommu ivhd0: ",
-                args=(0, 0),
-            ),
-            Format(
-                "VT-d detected Invalidation Time-out Error: SID %llx",
-                "drivers/iommu/intel/dmar.c",
-                "5.16-6.18",
-                "DMAR: ",
-                args=(0xFFFF,),
-            ),
-            Format(
-                "Invalidation Time-out Error (ITE) cleared",
-                "drivers/iommu/intel/dmar.c",
-                "4.4-6.18",
-                "DMAR: ",
-            ),
-            Format(
-                "CMD_SYNC timeout at 0x%08x [hwprod 0x%08x, hwcons 0x%08x]",
-                "drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c",
-                "5.3-6.18",
-                "arm-smmu-v3 arm-smmu-v3.0.auto: ",
-                args=(0x105, 0x106, 0),
-            ),
-            Format(
-                "CMDQ error (cons 0x%08x): %s",
-                "drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c",
-                "4.4-6.18",
-                "arm-smmu-v3 arm-smmu-v3.0.auto: ",
-                args=(0x01000104, "Illegal command"),
-            ),
-            Format(
-                "unexpected global error reported (0x%08x), this could be serious",
-                "drivers/iommu/arm/arm-smmu-v3/arm-smmu-v3.c",
-                "4.4-6.18",
-                "arm-smmu-v3 arm-smmu-v3.0.auto: ",
-                args=(1,),
-            ),
-            Format(
-                "Unexpected global fault, this could be serious",
-                "drivers/iommu/arm/arm-smmu/arm-smmu.c",
-                "4.4-6.18",
-                "arm-smmu 2b500000.iommu: ",
-            ),
-        ),
-    ),
-    # drivers/iommu/amd/iommu.c iommu_print_event: a device's DMA through a device table
-    # entry the IOMMU finds invalid ("ILLEGAL_DEV_TABLE_ENTRY device=%02x:%02x.%x
-    # address=0x%016llx flags=0x%04x]" 4.4-5.18, with the domain and pasid, on one "Event
-    # logged [" line, 5.19-6.18): that device's DMA is refused, as a page fault's
-    sig(
-        "iommu_fault",
-        r"\bILLEGAL_DEV_TABLE_ENTRY device=",
-        ("ILLEGAL_DEV_TABLE_ENTRY",),
-        Severity.ERROR,
-        IOMMU,
-        "A device did DMA through a device table entry the IOMMU found invalid: its DMA is "
-        "refused.",
-        "Driver/firmware bug or IOMMU mode trouble; try iommu=pt to confirm, update firmware.",
-        22,
-        device_kind=DeviceKind.PCI,
-        formats=(
-            Format(
-                "Event logged [ILLEGAL_DEV_TABLE_ENTRY device=%04x:%02x:%02x.%x pasid=0x%05x "
-                "address=0x%016llx flags=0x%04x]",
-                "drivers/iommu/amd/iommu.c",
-                "5.19-6.18",
-                "pci 0000:00:00.2: ",
-                args=(0, 3, 0, 0, 0, 0xFFFFFFFDF8000000, 0x0A00),
-            ),
-            Format(
-                "ILLEGAL_DEV_TABLE_ENTRY device=%02x:%02x.%x address=0x%016llx flags=0x%04x]",
-                "drivers/iommu/amd_iommu.c",
-                "4.4-4.19",
-                "AMD-Vi: Event logged [",
-                args=(3, 0, 0, 0xFFFFFFFDF8000000, 0x0A00),
-            ),
-        ),
-    ),
     # drivers/md/dm-mpath.c queue_if_no_path_timeout_work: DMWARN "queue_if_no_path timeout
     # on %s, failing queued IO" (5.9-6.18): every path of the LUN stayed failed past
     # queue_if_no_path_timeout_secs, and the I/O queued for it is failed
@@ -297,6 +152,102 @@ IO_SWEEP_SIGNATURES: tuple[Signature, ...] = (
                 "5.13-6.18",
                 "nvme nvme1: ",
                 args=(0, 3, 2, 0, "Read", 0, 0),
+            ),
+        ),
+    ),
+    # drivers/pci/pci.c pci_dev_wait: pci_warn "not ready %dms after %s; giving up" (4.17-6.18,
+    # dev_warn before) for a reset's wait: "FLR" (pcie_flr, vfio-pci's reset of a device
+    # handed to a VM), "AF_FLR", "PM D3hot->D0", "bus reset" (the secondary bus reset of
+    # pci_bridge_wait_for_secondary_bus), "DPC"; "resume" is pci_d3cold_resume_failure's.
+    # The device's config space never answered again: it is lost until a power cycle
+    sig(
+        "pci_reset_timeout",
+        r"\bnot ready \d+ms after (?!resume;)[\w >-]+; giving up",
+        ("giving",),
+        Severity.CRITICAL,
+        "pcie",
+        "A PCI device did not come back after a reset (function level reset, bus reset, or "
+        "power-state change): its config space never answered again, so the device is gone "
+        "until the box is power-cycled.",
+        "Power-cycle the box (a warm reboot may not bring it back); for a device passed "
+        "through to a VM, try another reset method (reset_method in sysfs) or the vendor's "
+        "reset quirk; check the device's power and seating, and update its firmware.",
+        20,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "not ready %dms after %s; giving up",
+                "drivers/pci/pci.c",
+                "4.17-6.18",
+                "vfio-pci 0000:41:00.0: ",
+                args=(65535, "FLR"),
+            ),
+            Format(
+                "not ready %dms after %s; giving up",
+                "drivers/pci/pci.c",
+                "4.17-6.18",
+                "pcieport 0000:00:01.1: ",
+                args=(60000, "bus reset"),
+            ),
+        ),
+    ),
+    # drivers/md/dm-integrity.c integrity_metadata (and the inline recheck, 6.11-6.18):
+    # DMERR_LIMIT "%pg: Checksum failed at sector 0x%llx" (5.18-6.18; "%s: " 4.19-5.17, bare
+    # 4.12-4.18); drivers/md/dm-crypt.c crypt_convert_block_aead: DMERR_LIMIT "%pg: INTEGRITY
+    # AEAD ERROR, sector %llu" (5.18-6.18; "%s: " 4.19-5.17, bare 4.12-4.18): data read back
+    # does not match its checksum or authentication tag, and the read fails (EILSEQ)
+    sig(
+        "dm_integrity_error",
+        r"device-mapper: integrity: (?:\S+: )?Checksum failed at sector 0x[0-9a-f]+"
+        r"|device-mapper: crypt: (?:\S+: )?INTEGRITY AEAD ERROR, sector \d+",
+        ("Checksum", "AEAD"),
+        Severity.ERROR,
+        STORAGE,
+        "Data read from a dm-integrity (or authenticated dm-crypt) device failed its checksum: "
+        "the disk returned corrupted data, and the read failed.",
+        "Check the disk under it (SMART, cables, memory errors: bad RAM corrupts the data "
+        "before it is written); restore the damaged files, or let the RAID above repair them.",
+        54,
+        device_kind=DeviceKind.DISK,
+        formats=(
+            Format(
+                "%s: Checksum failed at sector 0x%llx",
+                "drivers/md/dm-integrity.c",
+                "4.19-6.18",
+                "device-mapper: integrity: ",
+                args=("dm-1", 0x1F4),
+            ),
+            Format(
+                "%s: INTEGRITY AEAD ERROR, sector %llu",
+                "drivers/md/dm-crypt.c",
+                "4.19-6.18",
+                "device-mapper: crypt: ",
+                args=("dm-0", 1234),
+            ),
+        ),
+    ),
+    # drivers/scsi/mpi3mr/mpi3mr_fw.c mpi3mr_print_fault_info: ioc_info "fault code(0x%08X):
+    # Additional code: (0x%08X:0x%08X:0x%08X)" (5.15-6.18, "<name>: " from ioc_info), printed
+    # only while the controller's IOC status has its fault bit set
+    sig(
+        "mpi3mr_ioc_fault",
+        r"^mpi3mr\d+: fault code\(0x[0-9A-Fa-f]+\): Additional code: \(",
+        ("Additional",),
+        Severity.ERROR,
+        STORAGE,
+        "A Broadcom tri-mode (mpi3mr, 9600-series) storage controller's firmware faulted: "
+        "the driver resets it, and its disks' I/O stalls or fails meanwhile.",
+        "Note the fault code for Broadcom support; update the controller firmware and the "
+        "driver; check its cooling and PCIe slot. Repeated faults mean a failing controller.",
+        49,
+        device_kind=DeviceKind.PCI,
+        formats=(
+            Format(
+                "fault code(0x%08X): Additional code: (0x%08X:0x%08X:0x%08X)",
+                "drivers/scsi/mpi3mr/mpi3mr_fw.c",
+                "5.15-6.18",
+                "mpi3mr0: ",
+                args=(0x5000, 0, 0, 0),
             ),
         ),
     ),

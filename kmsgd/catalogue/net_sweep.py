@@ -210,4 +210,25 @@ NET_SWEEP_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # net/netfilter/nf_conntrack_expect.c __nf_ct_expect_check: net_warn_ratelimited
+    # "nf_conntrack: expectation table full" (4.4-6.18): a helper's (FTP, SIP) expected
+    # connection is refused, as the connection table's "table full" drops a packet
+    sig(
+        "nf_conntrack_table_full",
+        r"\bnf_conntrack: expectation table full\b",
+        ("expectation",),
+        Severity.WARNING,
+        NET,
+        "The connection tracker's expectation table is full (nf_conntrack_expect_max): the "
+        "related connections of helpers (FTP, SIP) are refused.",
+        "Raise net.netfilter.nf_conntrack_expect_max, or find what opens so many expectations.",
+        48,
+        formats=(
+            Format(
+                "nf_conntrack: expectation table full",
+                "net/netfilter/nf_conntrack_expect.c",
+                "4.4-6.18",
+            ),
+        ),
+    ),
 )

@@ -26,6 +26,7 @@ from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
 from kmsgd.catalogue.io_sweep import IO_SWEEP_SIGNATURES
+from kmsgd.catalogue.iommu_sweep import IOMMU_SWEEP_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
@@ -60,6 +61,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + FIRMWARE_LOAD_SIGNATURES
     + VIRT_SIGNATURES
     + IO_SWEEP_SIGNATURES  # the I/O source sweep: new tags, and wording for others'
+    + IOMMU_SWEEP_SIGNATURES
     + NET_SWEEP_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
 )

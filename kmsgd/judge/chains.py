@@ -64,6 +64,7 @@ CONTROLLER_FAULTS = (
     Tag.HPSA_CONTROLLER_LOCKUP,
     Tag.SMARTPQI_CONTROLLER_OFFLINE,
     Tag.AACRAID_ADAPTER_PANIC,
+    Tag.MPI3MR_IOC_FAULT,
 )
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
@@ -237,6 +238,15 @@ MAY_CAUSE: tuple[Relation, ...] = (
     *(
         Relation(Tag.IOMMU_HARDWARE_ERROR, effect, "CPUs spin on an IOMMU that stopped")
         for effect in _STALLS
+    ),
+    # a device that a failing driver resets (vfio-pci's FLR of a hung passed-through GPU, a
+    # driver's bus reset in its recovery) may never answer again: the driver's failure leads
+    Relation("family:gpu", Tag.PCI_RESET_TIMEOUT, "a failing GPU is reset", same_device=True),
+    # dm-integrity/dm-crypt fail the read whose checksum does not match (EILSEQ): the file
+    # system above it fails on that read, md fails the member it came from
+    *(
+        Relation(Tag.DM_INTEGRITY_ERROR, effect, "a read that failed its checksum fails")
+        for effect in (Tag.FS_ERROR, Tag.MD_DISK_FAILURE)
     ),
     # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
     # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the

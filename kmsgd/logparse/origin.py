@@ -255,6 +255,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Buffer I/O error",
         r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
         r"mpt[23]sas(?:_cm)?\d+: ",
+        r"mpi3mr\d+: ",  # drivers/scsi/mpi3mr ioc_info/ioc_err: "<name>: "
         r"megasas: ",
         r"megaraid_sas: ",  # megaraid_sas_base.c's bare printk (2.6.3x-3.x)
         r"ata\d+(?:\.\d+)?: ",

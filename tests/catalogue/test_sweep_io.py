@@ -33,6 +33,7 @@ SWEEP_IO_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             SMMU + "CMDQ error (cons 0x01000104): Illegal command",
             SMMU + "unexpected global error reported (0x00000001), this could be serious",
             "arm-smmu 2b500000.iommu: Unexpected global fault, this could be serious",
+            "arm-smmu 15000000.iommu: TLB sync timed out -- SMMU may be deadlocked",
         ],
         [
             # the IOMMU's probe lines of every boot, and a device's page fault (iommu_fault)
@@ -138,6 +139,42 @@ SWEEP_IO_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "ixgbe 0000:05:00.0: Warning firmware error detected FWSM: 0x00000000",
         ],
     ),
+    "pci_reset_timeout": (
+        [
+            "vfio-pci 0000:41:00.0: not ready 65535ms after FLR; giving up",
+            "pcieport 0000:00:01.1: not ready 60000ms after bus reset; giving up",
+            "amdgpu 0000:03:00.0: not ready 65535ms after PM D3hot->D0; giving up",
+        ],
+        [
+            # the wait before the give-up, and a resume's (pci_d3cold_resume_failure)
+            "vfio-pci 0000:41:00.0: not ready 1023ms after FLR; waiting",
+            "nvme 0000:01:00.0: not ready 65535ms after resume; giving up",
+            "vfio-pci 0000:41:00.0: enabling device (0000 -> 0003)",
+        ],
+    ),
+    "dm_integrity_error": (
+        [
+            "device-mapper: integrity: dm-1: Checksum failed at sector 0x1f4",
+            "device-mapper: integrity: Checksum failed at sector 0x1f4",
+            "device-mapper: crypt: dm-0: INTEGRITY AEAD ERROR, sector 1234",
+        ],
+        [
+            "device-mapper: integrity: dm-1: Resizing journal",
+            'device-mapper: crypt: xts(aes) using implementation "xts-aes-aesni"',
+        ],
+    ),
+    "mpi3mr_ioc_fault": (
+        ["mpi3mr0: fault code(0x00005000): Additional code: (0x00000000:0x00000000:0x00000000)"],
+        [
+            "mpi3mr0: Issuing Message unit Reset(MUR)",
+            "mpi3mr0: Base IOC Sts/Config after successful MUR is (0x0)/(0x470000)",
+            "mpi3mr0: controller initialization completed successfully",
+        ],
+    ),
+    "nf_conntrack_table_full": (
+        ["nf_conntrack: expectation table full"],
+        ["nf_conntrack: default automatic helper assignment has been turned off for security"],
+    ),
     "netdev_unregister_hang": (
         [
             "unregister_netdevice: waiting for eth0 to become free. Usage count = 2",
@@ -185,6 +222,9 @@ def test_the_source_wording_matches_and_the_lines_beside_it_do_not(tag: str) -> 
 def test_the_new_wordings_add_no_tag_to_the_routine_lines() -> None:
     # the negatives carry none of this sweep's new tags either
     new = {
+        "pci_reset_timeout",
+        "dm_integrity_error",
+        "mpi3mr_ioc_fault",
         "iommu_hardware_error",
         "nic_device_lost",
         "nic_firmware_fault",
@@ -201,6 +241,7 @@ def test_the_new_wordings_add_no_tag_to_the_routine_lines() -> None:
         "unregister_netdevice: waiting for eth0 to become free. Usage count = 2",
         "igc 0000:70:00.0 (unnamed net_device) (uninitialized): PCIe link lost, device now "
         "detached",
+        "mpi3mr0: fault code(0x00005000): Additional code: (0x00000000:0x00000000:0x00000000)",
     ],
 )
 def test_the_new_openings_read_a_bare_line_as_the_kernels(line: str) -> None:

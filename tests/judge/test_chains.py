@@ -186,6 +186,8 @@ CONTROLLERS = {
     "smartpqi_controller_offline": "smartpqi 0000:5e:00.0: controller is offline: status code "
     "0x6100c",
     "aacraid_adapter_panic": "aacraid 0000:04:00.0: adapter kernel panic'd ef.",
+    "mpi3mr_ioc_fault": "mpi3mr0: fault code(0x00005000): Additional code: "
+    "(0x00000000:0x00000000:0x00000000)",
 }
 EH_RESET = "megaraid_sas 0000:18:00.0: [30]waiting for 65 commands to complete for scsi0"
 EXAMPLES.update({(c, "scsi_host_reset"): (line, EH_RESET) for c, line in CONTROLLERS.items()})
@@ -368,6 +370,22 @@ EXAMPLES[("netdev_unregister_hang", "hung_task")] = (
 for effect, line in STALLS.items():
     EXAMPLES[("iommu_hardware_error", effect)] = (
         "DMAR: VT-d detected Invalidation Time-out Error: SID ffff",
+        line,
+    )
+EXAMPLES[("family:gpu", "pci_reset_timeout")] = (
+    "NVRM: Xid (PCI:0000:41:00): 79, pid=1, name=python3, GPU has fallen off the bus.",
+    "nvidia 0000:41:00.0: not ready 65535ms after FLR; giving up",
+)
+for effect, line in (
+    (
+        "fs_error",
+        "EXT4-fs error (device dm-2): ext4_find_entry:1455: inode #2: comm ls: reading "
+        "directory lblock 0",
+    ),
+    ("md_disk_failure", "md/raid1:md0: Disk failure on dm-1, disabling device."),
+):
+    EXAMPLES[("dm_integrity_error", effect)] = (
+        "device-mapper: integrity: dm-1: Checksum failed at sector 0x1f4",
         line,
     )
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes

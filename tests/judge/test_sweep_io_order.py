@@ -58,3 +58,36 @@ def test_a_multipath_lun_without_paths_leads_after_its_path_failures() -> None:
         "device-mapper: multipath: queue_if_no_path timeout on 253:3, failing queued IO",
     )
     assert paste_primary(text) == "multipath_path_failure"
+
+
+def test_a_passed_through_gpu_that_fell_off_leads_its_failed_reset() -> None:
+    text = _log(
+        "NVRM: Xid (PCI:0000:41:00): 79, pid=1, name=python3, GPU has fallen off the bus.",
+        "nvidia 0000:41:00.0: not ready 65535ms after FLR; giving up",
+    )
+    assert paste_primary(text) == "nvidia_xid_79"
+
+
+def test_a_reset_that_never_came_back_leads_alone() -> None:
+    text = _log(
+        "vfio-pci 0000:41:00.0: not ready 1023ms after FLR; waiting",
+        "vfio-pci 0000:41:00.0: not ready 65535ms after FLR; giving up",
+    )
+    assert paste_primary(text) == "pci_reset_timeout"
+
+
+def test_a_failed_checksum_leads_the_file_system_error_on_it() -> None:
+    text = _log(
+        "device-mapper: integrity: dm-1: Checksum failed at sector 0x1f4",
+        "EXT4-fs error (device dm-2): ext4_find_entry:1455: inode #2: comm ls: reading "
+        "directory lblock 0",
+    )
+    assert paste_primary(text) == "dm_integrity_error"
+
+
+def test_an_mpi3mr_fault_leads_the_disk_errors_behind_it() -> None:
+    text = _log(
+        "mpi3mr0: fault code(0x00005000): Additional code: (0x00000000:0x00000000:0x00000000)",
+        "blk_update_request: I/O error, dev sda, sector 2048 op 0x1:(WRITE) flags 0x0",
+    )
+    assert paste_primary(text) == "mpi3mr_ioc_fault"
