@@ -43,12 +43,13 @@ IO_SWEEP_SIGNATURES: tuple[Signature, ...] = (
     # a member does not start (the box's root or data never mounts); drivers/md/md.c
     # analyze_sbs: pr_warn "md: kicking non-fresh %s from array!" (%s 4.4-5.19, %pg 6.0-6.18):
     # a member whose superblock is older than the others' is dropped at assembly, the array
-    # runs degraded
+    # runs degraded; raid5_run's pr_warn "md/raid:%s: failed to run raid set." and md_run's
+    # pr_warn "md: pers->run() failed ..." (4.10-6.18; printk before): the array did not start
     sig(
         "md_disk_failure",
-        r"md/raid\d*:\S+: cannot start dirty degraded array\b|^md: kicking non-fresh \S+ from "
-        r"array!",
-        ("dirty", "fresh"),
+        r"md/raid\d*:\S+: (?:cannot start dirty degraded array\b|failed to run raid set\.)"
+        r"|^md: (?:kicking non-fresh \S+ from array!|pers->run\(\) failed \.\.\.)",
+        ("dirty", "fresh", "raid", "pers"),
         Severity.ERROR,
         STORAGE,
         "A software RAID (md) array would not start (it was not stopped cleanly and lost a "
@@ -71,6 +72,13 @@ IO_SWEEP_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-5.19",
                 args=("sdb1",),
             ),
+            Format(
+                "md/raid:%s: failed to run raid set.",
+                "drivers/md/raid5.c",
+                "4.10-6.18",
+                args=("md1",),
+            ),
+            Format("md: pers->run() failed ...", "drivers/md/md.c", "4.10-6.18"),
         ),
     ),
     # drivers/ata/libata-eh.c ata_dev_disable: ata_dev_warn "disable device" (5.19-6.18;
@@ -124,13 +132,15 @@ IO_SWEEP_SIGNATURES: tuple[Signature, ...] = (
     # (%s) QID %d timeout" (6.5-6.18; "queue %d: timeout request %#x type %d" before, which
     # hardware.py's entry reads);
     # drivers/nvme/host/fc.c nvme_fc_timeout: dev_info "NVME-FC{%d.%d}: io timeout: opcode %d
-    # fctype %d (%s) w10/11: x%08x/x%08x" (5.13-6.18)
+    # fctype %d (%s) w10/11: x%08x/x%08x" (5.13-6.18); 4.4's pci.c nvme_timeout: dev_warn
+    # "Timeout I/O %d QID %d" (the PCI device's prefix), before it aborts the command
     sig(
         "nvme_timeout",
         r"\bnvme\d+: I/O tag \d+ \([0-9a-f]+\) type \d+ opcode 0x[0-9a-f]+ \([^)]*\) QID \d+ "
         r"timeout\b"
-        r"|\bNVME-FC\{\d+\.\d+\}: io timeout: opcode \d+",
-        ("timeout",),
+        r"|\bNVME-FC\{\d+\.\d+\}: io timeout: opcode \d+"
+        r"|^nvme [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d: Timeout I/O \d+ QID \d+$",
+        ("timeout", "Timeout"),
         Severity.ERROR,
         STORAGE,
         "An NVMe over Fabrics (TCP, FC) command timed out: the controller is reset or "
@@ -145,6 +155,13 @@ IO_SWEEP_SIGNATURES: tuple[Signature, ...] = (
                 "6.5-6.18",
                 "nvme nvme0: ",
                 args=(12, 0x100C, 4, 2, "Read", 3),
+            ),
+            Format(
+                "Timeout I/O %d QID %d",
+                "drivers/nvme/host/pci.c",
+                "4.4",
+                "nvme 0000:01:00.0: ",
+                args=(123, 1),
             ),
             Format(
                 "NVME-FC{%d.%d}: io timeout: opcode %d fctype %d (%s) w10/11: x%08x/x%08x",
@@ -248,6 +265,96 @@ IO_SWEEP_SIGNATURES: tuple[Signature, ...] = (
                 "5.15-6.18",
                 "mpi3mr0: ",
                 args=(0x5000, 0, 0, 0),
+            ),
+        ),
+    ),
+    # fs/f2fs/super.c f2fs_handle_critical_error: f2fs_warn "Stopped filesystem due to
+    # reason: %d" (6.9-6.18, "F2FS-fs (<dev>): "): f2fs stopped its checkpoints after an
+    # inconsistency, a failed write or a shutdown with errors=continue or on a read-only
+    # mount (its other path remounts read-only, fs_error's "Remounting filesystem read-only")
+    sig(
+        "fs_error",
+        r"^F2FS-fs \(\S+\): Stopped filesystem due to reason: \d+",
+        ("reason",),
+        Severity.ERROR,
+        "fs",
+        "f2fs stopped the file system after a critical error (an inconsistency found, a "
+        "metadata write that failed): no more writes reach the disk.",
+        "Unmount it and run fsck.f2fs; check the disk under it for I/O errors.",
+        56,
+        device_kind=DeviceKind.FS,
+        formats=(
+            Format(
+                "Stopped filesystem due to reason: %d",
+                "fs/f2fs/super.c",
+                "6.9-6.18",
+                "F2FS-fs (dm-64): ",
+                args=(4,),
+            ),
+        ),
+    ),
+    # drivers/scsi/lpfc/lpfc_hbadisc.c lpfc_dev_loss_tmo_handler: lpfc_printf_vlog KERN_ERR
+    # "0203 Devloss timeout on WWPN %8phC NPort x%06x Data: x%x x%x x%x" (4.4-6.18, behind
+    # lpfc_printf_vlog's "<board>:(<vport>):"): a remote FC port stayed away past
+    # dev_loss_tmo, its SCSI targets are removed and their I/O fails
+    sig(
+        "fc_link_down",
+        r"\blpfc \S+: (?:\d+:)*(?:\(\d+\):)?0203 Devloss timeout on WWPN \S+ NPort x",
+        ("Devloss",),
+        Severity.ERROR,
+        "storage.net",
+        "A Fibre Channel remote port (a storage array's port) stayed unreachable past its "
+        "dev_loss_tmo: the HBA removed its LUNs, and their I/O fails.",
+        "Check the fabric (switch zoning, the array's port, cables, SFPs) and the HBA's link "
+        "events before this line; multipath should have moved the I/O to another path.",
+        46,
+        formats=(
+            Format(
+                "0203 Devloss timeout on WWPN %8phC NPort x%06x Data: x%x x%x x%x",
+                "drivers/scsi/lpfc/lpfc_hbadisc.c",
+                "4.4-6.18",
+                "lpfc 0000:82:00.0: 2:(0):",
+                args=("50:01:43:80:12:8e:40:20", 0x05DF00, 0x82000000, 8, 0xA),
+            ),
+        ),
+    ),
+    # fs/nfs/nfs4state.c: nfs4_reclaim_open_state's "NFS: %s: Lock reclaim failed!"
+    # (pr_warn_ratelimited 4.4-6.12, bare printk "%s: ..." before), nfs4_handle_reclaim_lease_
+    # error's pr_err "NFS: Server %s reports our clientid is in use" (4.4-6.18: another client
+    # holds this one's NFSv4 identity, its state is refused, EPERM), nfs4_state_manager's
+    # pr_warn_ratelimited "NFS: state manager%s%s failed on NFSv4 server %s with error %d"
+    # (4.4-6.18, the failed step after ": "): the client could not re-establish its open
+    # files and locks with the server
+    sig(
+        "nfs_state_recovery_failure",
+        r"^NFS: (?:\w+: Lock reclaim failed!|Server \S+ reports our clientid is in use"
+        r"|state manager(?:: [\w ]+)? failed on NFSv4 server \S+ with error -?\d+)",
+        ("reclaim", "clientid", "manager"),
+        Severity.ERROR,
+        "storage.net",
+        "The NFSv4 client could not recover its state (open files, locks, its lease) with the "
+        "server: locks held by programs are lost, or the mount's I/O fails.",
+        "Check the server (a restart, a failover, its grace period); give every client a "
+        "unique identity (nfs4_unique_id, or a unique hostname); restart what held locks.",
+        46,
+        formats=(
+            Format(
+                "NFS: %s: Lock reclaim failed!",
+                "fs/nfs/nfs4state.c",
+                "4.4-6.12",
+                args=("__nfs4_reclaim_open_state",),
+            ),
+            Format(
+                "NFS: Server %s reports our clientid is in use",
+                "fs/nfs/nfs4state.c",
+                "4.4-6.18",
+                args=("fileserver",),
+            ),
+            Format(
+                "NFS: state manager%s%s failed on NFSv4 server %s with error %d",
+                "fs/nfs/nfs4state.c",
+                "4.4-6.18",
+                args=(": ", "lease expired", "fileserver", 1),
             ),
         ),
     ),

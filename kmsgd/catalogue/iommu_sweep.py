@@ -1,6 +1,7 @@
 """IOMMU wordings from the source sweep of drivers/iommu: the IOMMU's own hardware failing
 (its command queue or invalidations timing out, its tables unreadable), and AMD-Vi's invalid
-device table entry added to iommu_fault.
+device table entry added to iommu_fault, and VFIO refusing a device for want of interrupt
+remapping.
 
 The IOMMU's failures differ from its page faults (iommu_fault): a fault is one device's bad
 DMA; a command or invalidation timeout is the IOMMU itself no longer answering, and every CPU
@@ -163,6 +164,31 @@ IOMMU_SWEEP_SIGNATURES: tuple[Signature, ...] = (
                 "4.4-4.19",
                 "AMD-Vi: Event logged [",
                 args=(3, 0, 0, 0xFFFFFFFDF8000000, 0x0A00),
+            ),
+        ),
+    ),
+    # drivers/vfio/vfio_iommu_type1.c vfio_iommu_type1_attach_group: pr_warn "%s: No interrupt
+    # remapping support.  Use the module param \"allow_unsafe_interrupts\" to enable VFIO IOMMU
+    # support on this platform" (4.4-6.18, with the function's name): the IOMMU offers no
+    # interrupt remapping, so VFIO refuses the device (EPERM) and the VM using it does not start
+    sig(
+        "vfio_no_interrupt_remapping",
+        r"\bNo interrupt remapping support\. +Use the module param \"allow_unsafe_interrupts\"",
+        ("allow_unsafe_interrupts",),
+        Severity.ERROR,
+        "virt",
+        "VFIO refused a device for a VM because the IOMMU offers no interrupt remapping: the "
+        "virtual machine it was passed to does not start.",
+        "Enable interrupt remapping (VT-d/AMD-Vi and x2APIC in the firmware, intremap=on), or, "
+        "knowing the risk, load vfio_iommu_type1 with allow_unsafe_interrupts=1.",
+        50,
+        formats=(
+            Format(
+                "%s: No interrupt remapping support.  Use the module param "
+                '"allow_unsafe_interrupts" to enable VFIO IOMMU support on this platform',
+                "drivers/vfio/vfio_iommu_type1.c",
+                "4.4-6.18",
+                args=("vfio_iommu_type1_attach_group",),
             ),
         ),
     ),

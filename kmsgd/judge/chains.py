@@ -239,6 +239,13 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(Tag.IOMMU_HARDWARE_ERROR, effect, "CPUs spin on an IOMMU that stopped")
         for effect in _STALLS
     ),
+    # a device gone from the bus (a NIC detached, a GPU fallen off) never answers the
+    # Device-TLB (ATS) invalidations the IOMMU sends it: VT-d reports the invalidation
+    # time-out (dmar.c qi_check_fault) and SMMUv3 its CMD_SYNC timeout after the loss
+    *(
+        Relation(cause, Tag.IOMMU_HARDWARE_ERROR, "a lost device answers no invalidation")
+        for cause in (Tag.NIC_DEVICE_LOST, *_LOST)
+    ),
     # a device that a failing driver resets (vfio-pci's FLR of a hung passed-through GPU, a
     # driver's bus reset in its recovery) may never answer again: the driver's failure leads
     Relation("family:gpu", Tag.PCI_RESET_TIMEOUT, "a failing GPU is reset", same_device=True),
@@ -247,6 +254,13 @@ MAY_CAUSE: tuple[Relation, ...] = (
     *(
         Relation(Tag.DM_INTEGRITY_ERROR, effect, "a read that failed its checksum fails")
         for effect in (Tag.FS_ERROR, Tag.MD_DISK_FAILURE)
+    ),
+    # fs/nfs/nfs4state.c: a server that stopped answering (sunrpc's "not responding") is the
+    # one whose lease the client then cannot renew, nor its opens and locks reclaim
+    Relation(
+        Tag.NFS_SERVER_NOT_RESPONDING,
+        Tag.NFS_STATE_RECOVERY_FAILURE,
+        "an unreachable server's state expires",
     ),
     # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
     # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the

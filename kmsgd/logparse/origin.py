@@ -230,7 +230,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
     ),
     # virt/kvm/kvm_main.c writes its "kvm: " by hand
-    "virt": (r"kvm: ",),
+    # vfio_iommu_type1.c's pr_warn opens with its function's name
+    "virt": (r"kvm: ", r"vfio_iommu_type1_attach_group: "),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
@@ -282,6 +283,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:nfs|lockd|portmap|rpcbind|mountd): server ",
         r"libceph: ",  # net/ceph and fs/ceph pr_fmt: KBUILD_MODNAME ": "
         r"ceph: ",
+        r"NFS: ",  # fs/nfs's "NFS: " printks (nfs4state.c's state manager)
         r" ?rport-\d+:\d+-\d+: ",  # scsi_transport_fc.c dev_printk of a remote port
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
         # drivers/block/drbd: 8.3's dev_printk "block drbd0: ", 8.4's "d-con r0: " (3.8-3.x)

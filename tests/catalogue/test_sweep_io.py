@@ -69,6 +69,8 @@ SWEEP_IO_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "md/raid:md1: cannot start dirty degraded array.",
             "md: kicking non-fresh sdb1 from array!",
+            "md/raid:md1: failed to run raid set.",
+            "md: pers->run() failed ...",
         ],
         [
             "md/raid:md1: raid level 5 active with 4 out of 4 devices, algorithm 2",
@@ -98,10 +100,12 @@ SWEEP_IO_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "nvme nvme0: I/O tag 12 (100c) type 4 opcode 0x2 (Read) QID 3 timeout",
             "nvme nvme1: NVME-FC{0.3}: io timeout: opcode 2 fctype 0 (Read) w10/11: "
             "x00000000/x00000000",
+            "nvme 0000:01:00.0: Timeout I/O 123 QID 1",
         ],
         [
             'nvme nvme0: new ctrl: NQN "nqn.2014-08.org.nvmexpress:uuid:1", addr 10.0.0.1:4420',
             "nvme nvme0: Shutdown timeout set to 10 seconds",
+            "nvme 0000:01:00.0: Cancelling I/O 5 QID 1",
         ],
     ),
     "nic_device_lost": (
@@ -139,6 +143,10 @@ SWEEP_IO_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "ixgbe 0000:05:00.0: Warning firmware error detected FWSM: 0x00000000",
         ],
     ),
+    "fs_error": (
+        ["F2FS-fs (dm-64): Stopped filesystem due to reason: 4"],
+        ["F2FS-fs (sda5): Mounted with checkpoint version = 7b1ed9c2"],
+    ),
     "pci_reset_timeout": (
         [
             "vfio-pci 0000:41:00.0: not ready 65535ms after FLR; giving up",
@@ -169,6 +177,42 @@ SWEEP_IO_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "mpi3mr0: Issuing Message unit Reset(MUR)",
             "mpi3mr0: Base IOC Sts/Config after successful MUR is (0x0)/(0x470000)",
             "mpi3mr0: controller initialization completed successfully",
+        ],
+    ),
+    "fc_link_down": (
+        [
+            "lpfc 0000:82:00.0: 2:(0):0203 Devloss timeout on WWPN 50:01:43:80:12:8e:40:20 "
+            "NPort x05df00 Data: x82000000 x8 xa",
+            "lpfc 0001:00:02.0: 0:0203 Devloss timeout on WWPN 10:0:0:6:2b:8:b:9c NPort x130100 "
+            "Data: x2000008 x7 x5",
+        ],
+        [
+            "lpfc 0000:82:00.0: 2:(0):2755 ADISC failure DID:05DF00 Status:x9/x70000",
+            "lpfc 0000:82:00.0: 0:1303 Link Up Event x1 received Data: x1 x1 x10 x2 x0 x0 0",
+        ],
+    ),
+    "nfs_state_recovery_failure": (
+        [
+            "NFS: __nfs4_reclaim_open_state: Lock reclaim failed!",
+            "NFS: nfs4_reclaim_open_state: Lock reclaim failed!",
+            "NFS: Server fct reports our clientid is in use",
+            "NFS: state manager: lease expired failed on NFSv4 server fct with error 1",
+            "NFS: state manager failed on NFSv4 server fileserver with error 5",
+        ],
+        [
+            "NFS: Registering the id_resolver key type",
+            "NFS: state manager: reclaim reboot succeeded",
+            "nfs: server fileserver OK",
+        ],
+    ),
+    "vfio_no_interrupt_remapping": (
+        [
+            "vfio_iommu_type1_attach_group: No interrupt remapping support.  Use the module param "
+            '"allow_unsafe_interrupts" to enable VFIO IOMMU support on this platform',
+        ],
+        [
+            "VFIO - User Level meta-driver version: 0.3",
+            "vfio-pci 0000:41:00.0: vgaarb: VGA decodes",
         ],
     ),
     "nf_conntrack_table_full": (
@@ -225,6 +269,8 @@ def test_the_new_wordings_add_no_tag_to_the_routine_lines() -> None:
         "pci_reset_timeout",
         "dm_integrity_error",
         "mpi3mr_ioc_fault",
+        "vfio_no_interrupt_remapping",
+        "nfs_state_recovery_failure",
         "iommu_hardware_error",
         "nic_device_lost",
         "nic_firmware_fault",

@@ -388,6 +388,19 @@ for effect, line in (
         "device-mapper: integrity: dm-1: Checksum failed at sector 0x1f4",
         line,
     )
+EXAMPLES[("nfs_server_not_responding", "nfs_state_recovery_failure")] = (
+    "nfs: server fileserver not responding, still trying",
+    "NFS: __nfs4_reclaim_open_state: Lock reclaim failed!",
+)
+for cause, line in (
+    ("nic_device_lost", "igc 0000:05:00.0 enp5s0: PCIe link lost, device now detached"),
+    ("gpu_fell_off_bus", "amdgpu 0000:c5:00.0: amdgpu: device lost from bus!"),
+    ("nvidia_xid_79", NV + "79, pid=1, name=python3, GPU has fallen off the bus."),
+):
+    EXAMPLES[(cause, "iommu_hardware_error")] = (
+        line,
+        "DMAR: VT-d detected Invalidation Time-out Error: SID ffff",
+    )
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 UNSTAMPED = {("mce_logged_at_boot", "mce_unstamped")}  # relations of lines without stamps
 

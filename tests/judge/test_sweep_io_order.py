@@ -91,3 +91,20 @@ def test_an_mpi3mr_fault_leads_the_disk_errors_behind_it() -> None:
         "blk_update_request: I/O error, dev sda, sector 2048 op 0x1:(WRITE) flags 0x0",
     )
     assert paste_primary(text) == "mpi3mr_ioc_fault"
+
+
+def test_an_unreachable_nfs_server_leads_the_lost_locks_after_it() -> None:
+    text = _log(
+        "nfs: server fileserver not responding, still trying",
+        "NFS: __nfs4_reclaim_open_state: Lock reclaim failed!",
+    )
+    assert paste_primary(text) == "nfs_server_not_responding"
+
+
+def test_a_nic_gone_from_the_bus_leads_the_invalidation_timeouts_after_it() -> None:
+    text = _log(
+        "igc 0000:05:00.0 enp5s0: PCIe link lost, device now detached",
+        "NETDEV WATCHDOG: enp5s0 (igc): transmit queue 0 timed out 5440 ms",
+        "DMAR: VT-d detected Invalidation Time-out Error: SID ffff",
+    )
+    assert paste_primary(text) == "nic_device_lost"
