@@ -34,11 +34,14 @@ from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
+from kmsgd.catalogue.io_sweep import IO_SWEEP_SIGNATURES
+from kmsgd.catalogue.iommu_sweep import IOMMU_SWEEP_SIGNATURES
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 from kmsgd.catalogue.kernel_cut import KERNEL_CUT_SIGNATURES
 from kmsgd.catalogue.lifecycle import LIFECYCLE_SIGNATURES
 from kmsgd.catalogue.lustre import LUSTRE_SIGNATURES
 from kmsgd.catalogue.net import NET_SIGNATURES
+from kmsgd.catalogue.net_sweep import NET_SWEEP_SIGNATURES
 from kmsgd.catalogue.nmi import NMI_SIGNATURES
 from kmsgd.catalogue.platform import PLATFORM_SIGNATURES
 from kmsgd.catalogue.probe import PROBE_SIGNATURES
@@ -76,6 +79,9 @@ CATALOGUE: tuple[Signature, ...] = (
     + FS_WORDS_SIGNATURES  # lifecycle.py's fs_recovery without its prefix
     + CORE_SWEEP_SIGNATURES
     + CORE_WORDING_SIGNATURES  # after the modules whose tags (mce, kernel_bug) it adds wording to
+    + IO_SWEEP_SIGNATURES  # the I/O source sweep: new tags, and wording for others'
+    + IOMMU_SWEEP_SIGNATURES
+    + NET_SWEEP_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
     + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
     + AMD_RESET_SIGNATURES

@@ -66,6 +66,7 @@ CONTROLLER_FAULTS = (
     Tag.HPSA_CONTROLLER_LOCKUP,
     Tag.SMARTPQI_CONTROLLER_OFFLINE,
     Tag.AACRAID_ADAPTER_PANIC,
+    Tag.MPI3MR_IOC_FAULT,
 )
 MAY_CAUSE: tuple[Relation, ...] = (
     # amdgpu and NVRM log each step of a failure as it happens (amdgpu_job.c, amdgpu_device.c
@@ -221,6 +222,47 @@ MAY_CAUSE: tuple[Relation, ...] = (
     *(
         Relation(cause, Tag.NETDEV_TX_TIMEOUT, "a NIC's firmware stopped")
         for cause in (Tag.ENA_KEEP_ALIVE_TIMEOUT, Tag.MLX4_FIRMWARE_ERROR)
+    ),
+    # a NIC gone from the bus (ixgbe_remove_adapter, igb/igc_rd32 detach it) or whose
+    # firmware asserted (bnx2x, ixgbe) or could not be rebuilt (ice_rebuild) stops sending and
+    # drops its carrier: its transmit watchdog, its link and the bond above it report after
+    *(
+        Relation(cause, effect, "a NIC that is gone or whose firmware stopped")
+        for cause in (Tag.NIC_DEVICE_LOST, Tag.NIC_FIRMWARE_FAULT)
+        for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.NIC_LINK_DOWN, Tag.BOND_LINK_DOWN)
+    ),
+    # net/core/dev.c netdev_wait_allrefs_any: the unregister that waits for a leaked
+    # reference holds every later unregister (and rtnl users behind the netns teardown)
+    Relation(Tag.NETDEV_UNREGISTER_HANG, Tag.HUNG_TASK, "tasks wait on a stuck unregister"),
+    # an IOMMU that stopped completing commands is spun on by every CPU that maps or unmaps
+    # DMA (amd/iommu.c wait_on_sem, intel/dmar.c qi_submit_sync with interrupts off,
+    # arm-smmu-v3.c arm_smmu_cmdq_poll_until_sync): the stall detectors report those CPUs
+    *(
+        Relation(Tag.IOMMU_HARDWARE_ERROR, effect, "CPUs spin on an IOMMU that stopped")
+        for effect in _STALLS
+    ),
+    # a device gone from the bus (a NIC detached, a GPU fallen off) never answers the
+    # Device-TLB (ATS) invalidations the IOMMU sends it: VT-d reports the invalidation
+    # time-out (dmar.c qi_check_fault) and SMMUv3 its CMD_SYNC timeout after the loss
+    *(
+        Relation(cause, Tag.IOMMU_HARDWARE_ERROR, "a lost device answers no invalidation")
+        for cause in (Tag.NIC_DEVICE_LOST, *_LOST)
+    ),
+    # a device that a failing driver resets (vfio-pci's FLR of a hung passed-through GPU, a
+    # driver's bus reset in its recovery) may never answer again: the driver's failure leads
+    Relation("family:gpu", Tag.PCI_RESET_TIMEOUT, "a failing GPU is reset", same_device=True),
+    # dm-integrity/dm-crypt fail the read whose checksum does not match (EILSEQ): the file
+    # system above it fails on that read, md fails the member it came from
+    *(
+        Relation(Tag.DM_INTEGRITY_ERROR, effect, "a read that failed its checksum fails")
+        for effect in (Tag.FS_ERROR, Tag.MD_DISK_FAILURE)
+    ),
+    # fs/nfs/nfs4state.c: a server that stopped answering (sunrpc's "not responding") is the
+    # one whose lease the client then cannot renew, nor its opens and locks reclaim
+    Relation(
+        Tag.NFS_SERVER_NOT_RESPONDING,
+        Tag.NFS_STATE_RECOVERY_FAILURE,
+        "an unreachable server's state expires",
     ),
     # mm/page_alloc.c: allocations that fail (warn_alloc, 2.4's __alloc_pages) are the memory
     # running out; when the OOM killer (mm/oom_kill.c) runs after them, it is the end of the

@@ -249,6 +249,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"bond\d+: ",  # drivers/net/bonding: netdev_printk of the bond, no bus id
         r"bonding: ",  # drivers/net/bonding pr_fmt before netdev_printk (2.6.3x-3.x)
         r"e1000e?: ",  # drivers/net/ethernet/intel/e1000e, e1000 pr_fmt (link lines)
+        # net/core/dev.c netdev_wait_allrefs(_any)'s pr_emerg, and netdev_printk of an Intel
+        # NIC before its register_netdev (igc_rd32 at probe: "(unnamed net_device)
+        # (uninitialized)" for the interface name)
+        r"unregister_netdevice: waiting for ",
+        r"(?:igb|igc|ixgbe|i40e|ice|e1000e) \S+ \(unnamed net_device\) \(uninitialized\): ",
         # i40e/ice's pr_info "%s: %s" of the driver's name (the banner before the probe) and
         # Intel's out-of-tree i40e hw_dbg "i40e %02x:%02x.%x " (bus:device.function, no colon)
         r"(?:i40e|ice): ",
@@ -257,7 +262,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
     ),
     # virt/kvm/kvm_main.c writes its "kvm: " by hand
-    "virt": (r"kvm: ",),
+    # vfio_iommu_type1.c's pr_warn opens with its function's name
+    "virt": (r"kvm: ", r"vfio_iommu_type1_attach_group: "),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
@@ -288,6 +294,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Buffer I/O error",
         r"nvme\d+(?:c\d+)?n\d+: [\w /]+\(0x[0-9a-f]+\) @ LBA ",  # core.c nvme_log_error
         r"mpt[23]sas(?:_cm)?\d+: ",
+        r"mpi3mr\d+: ",  # drivers/scsi/mpi3mr ioc_info/ioc_err: "<name>: "
         r"megasas: ",
         r"megaraid_sas: ",  # megaraid_sas_base.c's bare printk (2.6.3x-3.x)
         r"ata\d+(?:\.\d+)?: ",
@@ -316,6 +323,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"(?:nfs|lockd|portmap|rpcbind|mountd): server ",
         r"libceph: ",  # net/ceph and fs/ceph pr_fmt: KBUILD_MODNAME ": "
         r"ceph: ",
+        r"NFS: ",  # fs/nfs's "NFS: " printks (nfs4state.c's state manager)
         r" ?rport-\d+:\d+-\d+: ",  # scsi_transport_fc.c dev_printk of a remote port
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
         # drivers/block/drbd: 8.3's dev_printk "block drbd0: ", 8.4's "d-con r0: " (3.8-3.x)
