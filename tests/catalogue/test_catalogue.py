@@ -32,8 +32,8 @@ from tests.catalogue.test_fix22a import FIX22A_EXAMPLES
 from tests.catalogue.test_fix22b import FIX22B_EXAMPLES
 from tests.catalogue.test_fix23a import FIX23A_EXAMPLES
 from tests.catalogue.test_fix23b import FIX23B_EXAMPLES
-from tests.catalogue.test_fix25 import FIX25_EXAMPLES
 from tests.catalogue.test_fix24 import FIX24_EXAMPLES
+from tests.catalogue.test_fix25 import FIX25_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
 from tests.catalogue.test_sweep_amd import SWEEP_AMD_EXAMPLES
