@@ -191,7 +191,14 @@ def _judge_key(key: str, prefix: str, fmt: LogFormat) -> int:
         return _PARSE
     if _APART.search(key) is not None:
         return _APART_KEY | flag
-    if not _NORM_TRIGGERS.isdisjoint(key.translate(WORD_SPLIT).split()):
+    body = key
+    if fmt is LogFormat.JOURNAL:
+        # the catalogue's trigger words are looked for in the message (_shows_tag, table.py),
+        # never in the ident before it: "kernel: " on every kernel line of a journal would
+        # send each one down the per-line path for a word its message does not hold
+        cut = key.find(": ")
+        body = key[cut + 2 :] if cut >= 0 else key
+    if not _NORM_TRIGGERS.isdisjoint(body.translate(WORD_SPLIT).split()):
         return _TRIGGER | flag
     return _PLAIN | flag
 

@@ -38,6 +38,7 @@ SPECIAL = (
     "[drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring gfx timeout, signaled seq=1, emitted seq=3",
     "NVRM: Xid (PCI:0000:01:00): 79, pid=1234, GPU has fallen off the bus.",
     "mce: [Hardware Error]: Machine check events logged",
+    "Starting new kernel",  # a trigger word ("kernel") that every journal line's ident holds
     "Out of memory: Killed process {n} (python3) total-vm:1000kB",
     "watchdog: BUG: soft lockup - CPU#3 stuck for 22s! [kworker:{n}]",
     "a line with trailing blanks   ",
@@ -230,3 +231,15 @@ def test_only_the_at_boot_entries_read_the_stamp() -> None:
     link-down lines printed at every boot's open: kmsgd/catalogue/net.py)."""
     timed = {s.tag for s in CATALOGUE if s.timed}
     assert timed == {"mce", "mce_logged_at_boot", "nic_link_down"}
+
+
+def test_a_journal_ident_is_not_a_trigger_word() -> None:
+    """A kernel line of a journal is counted in the block when its message holds no trigger
+    word, although its ident ("kernel: ") is one: "Starting new kernel" keys on it."""
+    prefix = "Dec 00 00:00:00.000000 gpubox "
+    routine = skim._judge_key(
+        "kernel: usb 0-0: new high-speed USB device", prefix, skim.LogFormat.JOURNAL
+    )
+    assert routine & skim._NEEDS == 0
+    kexec = skim._judge_key("kernel: Starting new kernel", prefix, skim.LogFormat.JOURNAL)
+    assert kexec & skim._NEEDS
