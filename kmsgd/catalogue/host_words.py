@@ -1,9 +1,9 @@
 """Host-side wordings corpus batch 27 (docs/accuracy.md) showed no entry read: KVM's dump of a
 VM entry the CPU refused, an Intel VF whose PF rejects its mailbox requests, a CIFS mount whose
-connect fails, Hyper-V storvsc's failed data commands, multipathd's path checkers, ice running
-in Safe Mode without its DDP package, and the bonding driver's downdelay notice. Each entry is
-written from the format string of the source file it names; the userspace one (multipathd)
-applies to that program's lines only.
+connect fails, Hyper-V storvsc's failed data commands, multipathd's path checkers, ice in Safe
+Mode without its DDP package or unable to read its PHY at init, and the bonding driver's
+downdelay notice. Each entry is written from the format string of the source file it names;
+the userspace one (multipathd) applies to that program's lines only.
 """
 
 from __future__ import annotations
@@ -294,6 +294,71 @@ HOST_WORDS_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/net/ethernet/intel/ice/ice_main.c",
                 "5.8-6.18",
                 "ice 0000:01:00.0: ",
+            ),
+        ),
+    ),
+    # drivers/net/ethernet/intel/ice: the NIC's firmware cannot report its PHY capabilities
+    # at init. ice_common.c ice_init_hw dev_warn "Get PHY capabilities failed status = %d,
+    # continuing anyway" (5.9-6.18; Intel's out-of-tree ice ice_warn the same; before 5.9
+    # ice_init_hw failed there, net.py's "ice_init_hw failed"); ice_main.c then reads them
+    # again: ice_init_nvm_phy_type / ice_init_phy_user_cfg dev_err "Get PHY capability
+    # failed." and ice_probe's dev_err "ice_init_nvm_phy_type failed: %d", "ice_init_phy_user_cfg
+    # failed: %d" (5.8-6.18), the probe's end: that function has no netdev. The warning alone
+    # is routine (the driver continues; blamed only alone)
+    sig(
+        "nic_probe_failure",
+        r"\bGet PHY capabilities failed status = -?\d+, continuing anyway\b",
+        ("capabilities",),
+        Severity.WARNING,
+        _NET,
+        "The ice driver could not read the NIC's PHY capabilities from its firmware at init; "
+        "it continues, but the port's next init steps usually fail and it gets no netdev.",
+        "Check the NIC's NVM/firmware version (devlink dev info, ethtool -i) and update it; a "
+        "device left at a generic device ID by its vendor needs the vendor's NVM.",
+        40,
+        routine=True,
+        formats=(
+            Format(
+                "Get PHY capabilities failed status = %d, continuing anyway",
+                "drivers/net/ethernet/intel/ice/ice_common.c",
+                "5.9-6.18",
+                "ice 0000:ec:00.0: ",
+                args=(-5,),
+            ),
+        ),
+    ),
+    sig(
+        "nic_probe_failure",
+        r"\bice \S+: (?:Get PHY capability failed\.|ice_init_(?:nvm_phy_type|phy_user_cfg) "
+        r"failed: -?\d+)",
+        ("capability", "ice_init_nvm_phy_type", "ice_init_phy_user_cfg"),
+        Severity.ERROR,
+        _NET,
+        "The ice driver failed to initialise an Intel E800-series NIC function (its PHY "
+        "could not be read): that port is missing for this boot.",
+        "Check the NIC's NVM/firmware version (devlink dev info, ethtool -i) and update it; a "
+        "device left at a generic device ID by its vendor needs the vendor's NVM.",
+        40,
+        formats=(
+            Format(
+                "Get PHY capability failed.",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.8-6.18",
+                "ice 0000:ca:00.0: ",
+            ),
+            Format(
+                "ice_init_nvm_phy_type failed: %d",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.8-6.18",
+                "ice 0000:ca:00.0: ",
+                args=(-5,),
+            ),
+            Format(
+                "ice_init_phy_user_cfg failed: %d",
+                "drivers/net/ethernet/intel/ice/ice_main.c",
+                "5.8-6.18",
+                "ice 0000:ca:00.0: ",
+                args=(-5,),
             ),
         ),
     ),

@@ -98,6 +98,20 @@ FIX27B_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "failed with error -2",
         ],
     ),
+    "nic_probe_failure": (
+        [
+            "ice 0000:ca:00.0: Get PHY capabilities failed status = -5, continuing anyway",
+            "ice 0000:ca:00.0: Get PHY capability failed.",
+            "ice 0000:ca:00.0: ice_init_nvm_phy_type failed: -5",
+            "ice 0000:ca:00.0: ice_init_phy_user_cfg failed: -5",
+        ],
+        [
+            # the link report's own read of the active configuration, a loaded package
+            "ice 0000:ca:00.0 eth0: Get phy capability failed.",
+            "ice 0000:ca:00.0: The DDP package was successfully loaded: ICE OS Default Package "
+            "version 1.3.28.0",
+        ],
+    ),
     "bond_link_down": (
         [
             "bond0: (slave eno1): link status down for interface, disabling it in 200 ms",
@@ -200,3 +214,10 @@ def test_a_pasted_ice_safe_mode_is_the_missing_package() -> None:
         "Safe Mode\n"
     )
     assert paste_primary(text) == "firmware_load_failure"
+
+
+def test_ice_s_unreadable_phy_is_blamed_alone_and_its_probe_failure_leads() -> None:
+    warn = "ice 0000:ca:00.0: Get PHY capabilities failed status = -5, continuing anyway"
+    assert primary_of(warn) == "nic_probe_failure"
+    # routine alone: a real failure after it leads
+    assert primary_of(warn, "nvme nvme0: I/O 12 QID 3 timeout, aborting") != "nic_probe_failure"
