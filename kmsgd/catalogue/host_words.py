@@ -394,7 +394,7 @@ HOST_WORDS_SIGNATURES: tuple[Signature, ...] = (
                 "link status down for %sinterface %s, disabling it in %d ms",
                 "drivers/net/bonding/bond_main.c",
                 "4.4-5.3",
-                "internet: ",
+                "bond0: ",
                 args=("", "eno4", 200),
             ),
             Format(
