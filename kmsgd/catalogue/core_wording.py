@@ -208,15 +208,19 @@ CORE_WORDING_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     # arch/x86/kernel/traps.c do_double_fault / exc_double_fault: pr_emerg "PANIC: double
-    # fault, error_code: 0x%lx" (pr_fmt "traps: "), before die("double fault")'s oops
+    # fault, error_code: 0x%lx" (pr_fmt "traps: "), before die("double fault")'s oops and
+    # panic("Machine halted."): the handler never returns (it runs on the #DF IST stack in
+    # NMI context, ist_enter / irqentry_nmi_enter, so die()'s oops_end panics "Fatal
+    # exception in interrupt"). The line is the panic's first word, not an oops a box
+    # survives: kernel_panic
     sig(
-        "oops",
+        "kernel_panic",
         r"^(?:traps: )?PANIC: double fault, error_code: 0x[0-9a-f]+",
         ("PANIC",),
         S.CRITICAL,
         "kernel",
-        "The kernel oopsed on a double fault (a fault while handling a fault, often a kernel "
-        "stack overflow).",
+        "The kernel took a double fault (a fault while handling a fault, often a kernel "
+        "stack overflow) and panicked: x86 never returns from one.",
         "A kernel or driver bug: report with the backtrace; check for a newer kernel.",
         80,
         formats=(

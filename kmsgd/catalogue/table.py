@@ -33,6 +33,7 @@ from kmsgd.catalogue.gpu_nvother2 import NVOTHER2_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
+from kmsgd.catalogue.host_words import HOST_WORDS_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
 from kmsgd.catalogue.io_sweep import IO_SWEEP_SIGNATURES
 from kmsgd.catalogue.iommu_sweep import IOMMU_SWEEP_SIGNATURES
@@ -86,6 +87,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
     + AMD_RESET_SIGNATURES
     + EEH_SIGNATURES
+    + HOST_WORDS_SIGNATURES  # batch 27's host wordings: new tags, and wording for others'
     + GPU_WORDING_SIGNATURES  # wording of tags of gpu.py, gpu_intel.py, gpu_other.py
     + KERNEL_CUT_SIGNATURES  # wording of kernel.py's tags
     + NVOTHER_GPU_SIGNATURES  # the NVIDIA/virtual/SoC sweep's wording, same rule

@@ -362,6 +362,16 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # … blocked for more than" after a failed freeze is the stuck task that failed it, and
     # leads)
     Relation(Tag.SUSPEND_FAILURE, "task_dump", "the freezer dumps the tasks it could not freeze"),
+    # kernel/power/suspend.c suspend_devices_and_enter: a suspend a driver refused (or a wake
+    # event aborted) is undone at once, dpm_resume_end resuming every device already
+    # suspended: amdgpu's resume then failing (amdgpu_device.c amdgpu_device_ip_resume_phase2
+    # "resume of IP block <smu> failed", amdgpu_device_resume "amdgpu_device_ip_resume
+    # failed") is on the path the aborted suspend started. Only in time order: the GPU's own
+    # suspend error before the PM core's line is the refusal, and leads
+    *(
+        Relation(Tag.SUSPEND_FAILURE, effect, "an aborted suspend resumes the GPU it suspended")
+        for effect in (Tag.AMDGPU_SMU_TIMEOUT, Tag.AMDGPU_INIT_FAILURE)
+    ),
     # qla2xxx qla_os.c: the error handler's bus reset is a loop reset (qla2x00_loop_reset, a
     # LIP) and its host reset restarts the ISP (qla2x00_abort_isp): the FC loop goes down
     # and comes back ("LOOP DOWN detected", "LOOP UP detected") after the reset

@@ -266,6 +266,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     "virt": (r"kvm: ", r"vfio_iommu_type1_attach_group: "),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
+    # arch/x86/kvm: vmx.c's dump_vmcs, bare in 4.x ("*** Guest State ***", no pr_fmt), and the
+    # module prefixes of 6.x's pr_fmt (vmx/, svm/: "kvm_intel: ", "kvm_amd: "; svm.c's
+    # "SVM: " before)
+    "virt.kvm": (r"\*\*\* Guest State \*\*\*$", r"kvm_intel: ", r"kvm_amd: ", r"SVM: "),
+    # drivers/scsi/storvsc_drv.c storvsc_log: dev_printk of the VMBus device (its GUID,
+    # "vmbus_0_N" before 4.x's GUID names)
+    "storage.hv": (r"hv_storvsc \S+: ",),
     # drivers/watchdog/softdog.c pr_fmt (2.6-3.x "SOFTDOG: ")
     "watchdog": (
         r"softdog: ",

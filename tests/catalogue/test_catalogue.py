@@ -34,6 +34,7 @@ from tests.catalogue.test_fix23a import FIX23A_EXAMPLES
 from tests.catalogue.test_fix23b import FIX23B_EXAMPLES
 from tests.catalogue.test_fix24 import FIX24_EXAMPLES
 from tests.catalogue.test_fix25 import FIX25_EXAMPLES
+from tests.catalogue.test_fix27b import FIX27B_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
 from tests.catalogue.test_sweep_amd import SWEEP_AMD_EXAMPLES
@@ -465,6 +466,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(BATCH78_EXAMPLES) | set(BATCH9_GPU_EXAMPLES) | set(BATCH9_EXAMPLES)
     missing -= set(BATCH11_EXAMPLES) | set(BATCH14_EXAMPLES) | set(BATCH15_EXAMPLES)
     missing -= set(FIXLEFT_EXAMPLES)
+    missing -= set(FIX27B_EXAMPLES)
     missing -= set(BATCH17_EXAMPLES)
     missing -= set(SWEEP_GPU_EXAMPLES)
     missing -= set(SWEEP_STORAGE_EXAMPLES)

@@ -311,7 +311,9 @@ SOURCE_SWEEP_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "watchdog: watchdog0: pretimeout governor: noop",
         ],
     ),
-    "oops": (
+    # a double fault panics (exc_double_fault: die(), then panic("Machine halted.")):
+    # kernel_panic since batch 27 (tests/catalogue/test_fix27b.py)
+    "kernel_panic": (
         ["traps: PANIC: double fault, error_code: 0x0", "PANIC: double fault, error_code: 0x0"],
         ["traps: python3[4123] general protection fault ip:7f12 sp:7ffd error:0 in libc.so.6"],
     ),

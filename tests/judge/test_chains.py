@@ -565,3 +565,14 @@ EXAMPLES[("lustre_network_error", "lustre_service_thread_inactive")] = (
     "LNet: Service thread pid 25305 was inactive for 200.09s. The thread might be hung, or it "
     "might only be slow and will resume later. Dumping the stack trace for debugging purposes:",
 )
+
+
+# batch 27 (docs/accuracy.md): the GPU's resume failing on the resume an aborted suspend starts
+EXAMPLES[("suspend_failure", "amdgpu_smu_timeout")] = (
+    "xhci_hcd 0000:13:00.0: PM: failed to suspend async: error -16",
+    "amdgpu 0000:03:00.0: amdgpu: resume of IP block <smu> failed -62",
+)
+EXAMPLES[("suspend_failure", "amdgpu_init_failure")] = (
+    "xhci_hcd 0000:13:00.0: PM: failed to suspend async: error -16",
+    "amdgpu 0000:03:00.0: amdgpu: amdgpu_device_ip_resume failed (-62).",
+)
