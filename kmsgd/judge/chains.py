@@ -469,12 +469,26 @@ def selects(selector: str, t: TagStats) -> bool:
 Key = tuple[str, str]  # (tag, device): one event of the final window
 
 
+def _same_device(cause: TagStats, effect: TagStats) -> bool:
+    """Whether both events are one device's: both name it, or the cause names none (a DRM
+    driver's DRM_ERROR without its device, as amdgpu_job_timedout before 5.x's dev_err) and
+    the effect is printed under the cause's driver's name for its device ("amdgpu
+    0000:0d:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT …]": the IOMMU fault of a device that
+    driver holds)."""
+    if cause.device:
+        return cause.device == effect.device
+    driver = cause.hit.signature.subsystem.rpartition(".")[2]
+    return bool(effect.device) and effect.first.line.message.startswith(
+        f"{driver} {effect.device}:"
+    )
+
+
 def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relation | None:
     """The relation by which `cause` may have caused `effect`, order respected; one that
     holds in any order first."""
     found = None
     for r in MAY_CAUSE:
-        if r.same_device and not (cause.device and cause.device == effect.device):
+        if r.same_device and not _same_device(cause, effect):
             continue
         if selects(r.cause, cause) and selects(r.effect, effect):
             if r.any_order:
