@@ -108,6 +108,12 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation(
         Tag.NVIDIA_GSP_RPC_FAILURE, Tag.NVIDIA_RM_ASSERTION, "a failed RPC's status asserted", True
     ),
+    # a GSP task that crashed (Xid 120, "GSP task exception", the CrashCat report) is noticed
+    # by kernel-RM only when kgspHealthCheck next runs (kernel_gsp.c, message_queue_cpu.c,
+    # kernel_gsp_tu102.c: after draining GSP's events, while waiting for queue space, when
+    # servicing GSP's halt interrupt): the assertions of the calls that ran against the dead
+    # GSP meanwhile are printed before the report that names their cause
+    Relation("nvidia_xid_120", Tag.NVIDIA_RM_ASSERTION, "a crashed GSP's calls asserted", True),
     # a GPU that needs a reset (NV_ERR_RESET_REQUIRED, 0x62) fails every allocation sent to
     # GSP-RM with that status, and the "GspRmAlloc failed: … status=0x00000062" line may come
     # before the assertion that names the status: the state leads the calls it fails
