@@ -2,7 +2,7 @@
 
 The DRM scheduler's refusal of a job for an entity it killed (amdgpu's contexts after a hang),
 virtio-gpu's error replies from the host, nouveau's falcon firmware that did not boot and the
-device init it fails, Adreno's SMMU faults and V3D's reset report read on their own words,
+device init it fails, Adreno's hang recovery and V3D's reset report read on their own words,
 and vendor-reset's Vega 10 driver-reset refusal. Each entry names the function and file that
 print it.
 """
@@ -17,7 +17,6 @@ SOC = "gpu.soc"
 VIRTUAL = "gpu.virtual"
 VIRT = "virt"
 _PCI = DeviceKind.PCI
-_MSM = "drivers/gpu/drm/msm/adreno/"
 
 GPU_WORDING2_SIGNATURES: tuple[Signature, ...] = (
     # drivers/gpu/drm/scheduler/sched_entity.c drm_sched_entity_push_job (4.19-6.18;
@@ -120,18 +119,18 @@ GPU_WORDING2_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # Adreno's SMMU fault handler: drivers/gpu/drm/msm/adreno/a6xx_gpu.c a6xx_fault_handler
-    # (5.11-6.4) and adreno_gpu.c adreno_fault_handler (6.5-6.18, a5xx/a6xx/a7xx)
-    # pr_warn_ratelimited "*** gpu fault: ttbr0=%.16llx iova=%.16lx dir=%s type=%s source=%s
-    # (%u,%u,%u,%u)", before 5.11 (a5xx 4.14-5.10, a6xx 4.19-5.10) "*** gpu fault: iova=%08lx,
-    # flags=%d (%u,%u,%u,%u)": the GPU read or wrote an address its page table does not map,
-    # and the job stalls or the recovery worker resets the GPU; and msm_gpu.c recover_worker
-    # DRM_DEV_ERROR "%s: hangcheck recover!" (4.4-6.18), the reset itself
+    # Adreno's hang recovery: drivers/gpu/drm/msm/msm_gpu.c recover_worker DRM_DEV_ERROR
+    # "%s: hangcheck recover!" (4.4-6.18) and "%s: offending task: %s (%s)" / "%s: offending
+    # task: unknown" (the submit's process), gpu->name the chip id ("6.4.0.1"; "%08x",
+    # "06040001", from 6.8's ADRENO_CHIPID_FMT). The SMMU fault report before a recovery
+    # (adreno_gpu.c adreno_fault_handler's "*** gpu fault: ttbr0=… iova=… dir=… type=…
+    # source=…") is not read: stall-on-fault resumes the GPU, it is no hang
+    # (tests/catalogue/test_sweep_nvother.py)
     sig(
         "soc_gpu_hang",
-        r"^\*\*\* gpu fault: (?:ttbr0=[0-9a-f]+ iova=[0-9a-f]+ dir=|iova=[0-9a-f]+, flags=\d+ )"
-        r"|\b\d+\.\d+\.\d+\.\d+: hangcheck recover!",
-        ("iova", "hangcheck"),
+        r"\b(?:\d+\.\d+\.\d+\.\d+|[0-9a-f]{8}): (?:hangcheck recover!"
+        r"|offending task: (?:unknown$|\S+ \())",
+        ("hangcheck", "offending"),
         Severity.ERROR,
         SOC,
         "A SoC's GPU (V3D, Mali, Vivante or Adreno) stopped finishing its jobs: the driver "
@@ -141,23 +140,18 @@ GPU_WORDING2_SIGNATURES: tuple[Signature, ...] = (
         38,
         formats=(
             Format(
-                "*** gpu fault: ttbr0=%.16llx iova=%.16lx dir=%s type=%s source=%s (%u,%u,%u,%u)",
-                _MSM + "adreno_gpu.c",
-                "5.11-6.18 (a6xx_gpu.c before 6.5)",
-                args=(0x18BBD9000, 0x10BED0000, "READ", "TRANSLATION", "CCU", 0, 0, 0, 1),
-            ),
-            Format(
-                "*** gpu fault: iova=%08lx, flags=%d (%u,%u,%u,%u)",
-                _MSM + "a5xx_gpu.c",
-                "4.14-5.10",
-                args=(0x1000, 0, 0, 0, 0, 0),
-            ),
-            Format(
                 "%s: hangcheck recover!",
                 "drivers/gpu/drm/msm/msm_gpu.c",
                 "4.4-6.18",
                 "msm_dpu ae01000.display-controller: [drm:recover_worker] *ERROR* ",
                 args=("6.4.0.1",),
+            ),
+            Format(
+                "%s: offending task: %s (%s)",
+                "drivers/gpu/drm/msm/msm_gpu.c",
+                "4.14-6.18",
+                "adreno 3d00000.gpu: [drm:recover_worker] *ERROR* ",
+                args=("06040001", "gnome-shell", "/usr/bin/gnome-shell"),
             ),
         ),
     ),

@@ -1,6 +1,6 @@
 """The wordings the second half of corpus batch 26 (docs/accuracy.md) showed no entry read: the
 DRM scheduler's killed-entity refusal, virtio-gpu's error replies, nouveau's falcon firmware
-boot and device init failures, Adreno's SMMU faults, V3D's reset report without its device,
+boot and device init failures, Adreno's hang recovery, V3D's reset report without its device,
 vendor-reset's Vega 10 driver-reset refusal; each line written from its source's format string
 (file named in the catalogue entry, kmsgd/catalogue/gpu_wording2.py), the lines printed beside
 them that must not match, and what the judge makes of them."""
@@ -52,21 +52,22 @@ FIX26B_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "soc_gpu_hang": (
         [
-            "*** gpu fault: ttbr0=000000018bbd9000 iova=000000010bed0000 dir=READ "
-            "type=TRANSLATION source=CCU (0,0,0,1)",
-            "*** gpu fault: ttbr0=0000000101fd5000 iova=0000000001074000 dir=WRITE "
-            "type=PERMISSION source=1f030000 (0,0,0,0)",
-            "*** gpu fault: iova=00001000, flags=0 (0,0,0,0)",
             "msm_dpu ae01000.display-controller: [drm:recover_worker] *ERROR* 6.4.0.1: "
             "hangcheck recover!",
+            "adreno 3d00000.gpu: [drm:recover_worker] *ERROR* 06040001: offending task: "
+            "kwin_wayland (/usr/bin/kwin_wayland --wayland-fd 7)",
+            "msm 5000000.gpu: [drm:recover_worker] *ERROR* 5.3.0.2: offending task: unknown",
             "v3d: Resetting GPU for hang.",
             "Resetting GPU for hang.",
             "V3D_ERR_STAT: 0x00001000",
             "v3d fec00000.v3d: [drm:v3d_reset [v3d]] *ERROR* V3D_ERR_STAT: 0x00001000",
         ],
         [
-            # vc4's reset (its own words), a prose mention, a register dump of another chip
+            # vc4's reset (its own words), a prose mention, a register dump of another chip,
+            # Adreno's SMMU fault (stall-on-fault resumes: no hang)
             "vc4-drm gpu: [drm:vc4_reset [vc4]] *ERROR* Resetting GPU.",
+            "*** gpu fault: ttbr0=0000000101fd5000 iova=0000000001074000 dir=WRITE "
+            "type=PERMISSION source=1f030000 (0,0,0,0)",
             "the log says gpu fault: ttbr0 is zero",
             "V3D_ERR_STAT is 0x00001000",
         ],
