@@ -150,7 +150,7 @@ GPU_WORDING2_SIGNATURES: tuple[Signature, ...] = (
                 "%s: offending task: %s (%s)",
                 "drivers/gpu/drm/msm/msm_gpu.c",
                 "4.14-6.18",
-                "adreno 3d00000.gpu: [drm:recover_worker] *ERROR* ",
+                "msm_dpu ae01000.display-controller: [drm:recover_worker] *ERROR* ",
                 args=("06040001", "gnome-shell", "/usr/bin/gnome-shell"),
             ),
         ),
@@ -171,11 +171,17 @@ GPU_WORDING2_SIGNATURES: tuple[Signature, ...] = (
         "etnaviv, freedreno); repeated hangs with one application point at it or its driver.",
         38,
         formats=(
-            Format("Resetting GPU for hang.", "drivers/gpu/drm/v3d/v3d_gem.c", "4.18-6.18"),
+            Format(
+                "Resetting GPU for hang.",
+                "drivers/gpu/drm/v3d/v3d_gem.c",
+                "4.18-6.18",
+                "v3d fec00000.v3d: [drm:v3d_reset [v3d]] *ERROR* ",
+            ),
             Format(
                 "V3D_ERR_STAT: 0x%08x",
                 "drivers/gpu/drm/v3d/v3d_gem.c",
                 "4.18-6.18",
+                "v3d fec00000.v3d: [drm:v3d_reset [v3d]] *ERROR* ",
                 args=(0x1000,),
             ),
         ),
