@@ -47,7 +47,9 @@ class Relation:
     effect: str
     why: str
     any_order: bool = False  # the effect may be printed before its cause
-    same_device: bool = False  # only when both name one device (a PCI address)
+    # only when both name one device (a PCI address), or the cause names none and the effect
+    # is printed under the cause's driver's name for its device (_same_device)
+    same_device: bool = False
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
