@@ -32,6 +32,7 @@ from kmsgd.catalogue.gpu_nvother import NVOTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_nvother2 import NVOTHER2_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
+from kmsgd.catalogue.gpu_wording2 import GPU_WORDING2_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.host_words import HOST_WORDS_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
@@ -89,6 +90,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + EEH_SIGNATURES
     + HOST_WORDS_SIGNATURES  # batch 27's host wordings: new tags, and wording for others'
     + GPU_WORDING_SIGNATURES  # wording of tags of gpu.py, gpu_intel.py, gpu_other.py
+    + GPU_WORDING2_SIGNATURES  # batch 26 wordings: the scheduler, virtio-gpu, nouveau, msm, v3d
     + KERNEL_CUT_SIGNATURES  # wording of kernel.py's tags
     + NVOTHER_GPU_SIGNATURES  # the NVIDIA/virtual/SoC sweep's wording, same rule
     + NVOTHER2_GPU_SIGNATURES

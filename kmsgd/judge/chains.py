@@ -47,7 +47,9 @@ class Relation:
     effect: str
     why: str
     any_order: bool = False  # the effect may be printed before its cause
-    same_device: bool = False  # only when both name one device (a PCI address)
+    # only when both name one device (a PCI address), or the cause names none and the effect
+    # is printed under the cause's driver's name for its device (_same_device)
+    same_device: bool = False
 
 
 _LOST = tuple(sorted(DEVICE_LOSS_TAGS))
@@ -108,6 +110,12 @@ MAY_CAUSE: tuple[Relation, ...] = (
     Relation(
         Tag.NVIDIA_GSP_RPC_FAILURE, Tag.NVIDIA_RM_ASSERTION, "a failed RPC's status asserted", True
     ),
+    # a GSP task that crashed (Xid 120, "GSP task exception", the CrashCat report) is noticed
+    # by kernel-RM only when kgspHealthCheck next runs (kernel_gsp.c, message_queue_cpu.c,
+    # kernel_gsp_tu102.c: after draining GSP's events, while waiting for queue space, when
+    # servicing GSP's halt interrupt): the assertions of the calls that ran against the dead
+    # GSP meanwhile are printed before the report that names their cause
+    Relation("nvidia_xid_120", Tag.NVIDIA_RM_ASSERTION, "a crashed GSP's calls asserted", True),
     # a GPU that needs a reset (NV_ERR_RESET_REQUIRED, 0x62) fails every allocation sent to
     # GSP-RM with that status, and the "GspRmAlloc failed: … status=0x00000062" line may come
     # before the assertion that names the status: the state leads the calls it fails
@@ -479,12 +487,26 @@ def selects(selector: str, t: TagStats) -> bool:
 Key = tuple[str, str]  # (tag, device): one event of the final window
 
 
+def _same_device(cause: TagStats, effect: TagStats) -> bool:
+    """Whether both events are one device's: both name it, or the cause names none (a DRM
+    driver's DRM_ERROR without its device, as amdgpu_job_timedout before 5.x's dev_err) and
+    the effect is printed under the cause's driver's name for its device ("amdgpu
+    0000:0d:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT …]": the IOMMU fault of a device that
+    driver holds)."""
+    if cause.device:
+        return cause.device == effect.device
+    driver = cause.hit.signature.subsystem.rpartition(".")[2]
+    return bool(effect.device) and effect.first.line.message.startswith(
+        f"{driver} {effect.device}:"
+    )
+
+
 def _relation(cause: TagStats, effect: TagStats, pos: dict[Key, int]) -> Relation | None:
     """The relation by which `cause` may have caused `effect`, order respected; one that
     holds in any order first."""
     found = None
     for r in MAY_CAUSE:
-        if r.same_device and not (cause.device and cause.device == effect.device):
+        if r.same_device and not _same_device(cause, effect):
             continue
         if selects(r.cause, cause) and selects(r.effect, effect):
             if r.any_order:

@@ -106,6 +106,9 @@ _KERNELISH = re.compile(
     r"<TASK>|</TASK>|<IRQ>|</IRQ>|\? [\w.]+\+0x|\[<[0-9a-f]+>\]|thermal|Linux version|"
     r"Command line: |VFS: |List of all|audit: |device_attach: |systemd\[1\]|"
     r"[\w.-]+ (?:[0-9a-f]{4}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]: |"
+    # the SoC GPU drivers' names as a paste shortens their dev_printk prefix ("v3d: …" for
+    # "v3d fec00000.v3d: [drm:v3d_reset [v3d]] *ERROR* …"), and v3d_reset's register line
+    r"(?:v3d|vc4|panfrost|panthor|lima|etnaviv|msm|adreno): |V3D_[A-Z0-9_]+: 0x[0-9a-f]+$|"
     r"[\w-]+ [\w-]+: \w+ (?:error|fault|timeout)|"
     r"[a-z_][\w.-]*\+0x[0-9a-f]+/0x[0-9a-f]+)"
 )

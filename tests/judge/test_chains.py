@@ -161,6 +161,12 @@ EXAMPLES[("family:gpu", "iommu_fault")] = (
     "amdgpu 0000:2f:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001a "
     "address=0xec68053da00 flags=0x0010]",
 )
+# a crashed GSP task (CrashCat's Xid 120) and an assertion of a call made against it
+EXAMPLES[("nvidia_xid_120", "nvidia_rm_assertion")] = (
+    "NVRM: Xid (PCI:0000:41:00): 120, GSP task exception: store access page fault "
+    "(cause:0xf) @ pc:0x1a2b3c4, partition:1#0, task:2, gfid: 0",
+    "NVRM: nvAssertFailedNoLog: Assertion failed: status == NV_OK @ kern_bus.c:1200",
+)
 TRANSPORT_EFFECTS = {
     "disk_io_error": "blk_update_request: I/O error, dev sde, sector 2048 op 0x0:(READ) flags 0x0",
     "fs_error": "EXT4-fs warning (device dm-8): ext4_end_bio:316: I/O error -5 writing to inode "
