@@ -34,8 +34,8 @@ from tests.catalogue.test_fix23a import FIX23A_EXAMPLES
 from tests.catalogue.test_fix23b import FIX23B_EXAMPLES
 from tests.catalogue.test_fix24 import FIX24_EXAMPLES
 from tests.catalogue.test_fix25 import FIX25_EXAMPLES
-from tests.catalogue.test_fix27b import FIX27B_EXAMPLES
 from tests.catalogue.test_fix26b import FIX26B_EXAMPLES
+from tests.catalogue.test_fix27b import FIX27B_EXAMPLES
 from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
 from tests.catalogue.test_sweep_amd import SWEEP_AMD_EXAMPLES
