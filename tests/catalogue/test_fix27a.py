@@ -49,11 +49,13 @@ FIX27A_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     "netdev_tx_timeout": (
         [
             "e1000 0000:00:03.0 enp0s3: Reset adapter",
-            "igb 0000:03:00.0 eno1: Reset adapter",
-            "ixgbe 0000:01:00.0 enp1s0f0: Reset adapter",
-            "enp3s0: Reset adapter",
+            "enp3s0: Reset adapter",  # routine: the driver is not known
         ],
         [
+            # their reset tasks also run on configuration changes (enable_fqtss, TSN)
+            "igb 0000:03:00.0 eno1: Reset adapter",
+            "igc 0000:05:00.0 enp5s0: Reset adapter",
+            "ixgbe 0000:01:00.0 enp1s0f0: Reset adapter",
             "e1000e 0000:00:19.0 eth0: Reset adapter unexpectedly",
             "enp3s0: Reset adapter settings",
             "r8169 0000:02:00.0 enp2s0: Reset adapter",
@@ -106,6 +108,14 @@ def test_an_intel_nic_s_hang_report_and_its_reset_are_one_tx_timeout() -> None:
             "e1000 0000:00:03.0 enp0s3: Reset adapter",
         )
         == "netdev_tx_timeout"
+    )
+
+
+def test_a_bare_reset_adapter_is_routine_and_a_real_failure_beside_it_leads() -> None:
+    assert primary_of("enp3s0: Reset adapter") == "netdev_tx_timeout"
+    assert (
+        primary_of("enp3s0: Reset adapter", "nvme nvme0: I/O 417 QID 7 timeout, aborting")
+        == "nvme_timeout"
     )
 
 
