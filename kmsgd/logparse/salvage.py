@@ -181,9 +181,8 @@ def salvage(text: str) -> Fields | None:
         if b is not None:
             return Fields(LogFormat.LOOSE, text[b.end() :])
         g = _GENODE_LABEL.match(head)
-        if g is not None:
-            msg = text[g.end() :]
-            return Fields(LogFormat.LOOSE, msg) if kernel_opening(msg) else None
+        if g is not None and kernel_opening(text[g.end() :]):
+            return Fields(LogFormat.LOOSE, text[g.end() :])
     t = _TIME.search(head)
     if t is not None and t.start() <= 60:
         wall, md = _wall(head[: t.start()], t["time"], t["frac"])
