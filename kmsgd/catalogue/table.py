@@ -51,6 +51,7 @@ from kmsgd.catalogue.storage_eh import STORAGE_EH_SIGNATURES
 from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
+from kmsgd.catalogue.sys_more import SYS_MORE_SIGNATURES
 from kmsgd.catalogue.tags import Tag
 from kmsgd.catalogue.virt import VIRT_SIGNATURES
 from kmsgd.ring.records import KernelRecord
@@ -94,6 +95,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + KERNEL_CUT_SIGNATURES  # wording of kernel.py's tags
     + NVOTHER_GPU_SIGNATURES  # the NVIDIA/virtual/SoC sweep's wording, same rule
     + NVOTHER2_GPU_SIGNATURES
+    + SYS_MORE_SIGNATURES  # wording of kernel.py's, net.py's, storage_net.py's, GHES tags
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

@@ -165,6 +165,14 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"INFO: task \S+ blocked",
         r"(?:\(XEN\) )?(?:domain_crash called from |Domain \d+ \(vcpu#\d+\) crashed)",
         r"\(XEN\) (?:Panic on CPU \d+:|Xen BUG at )",  # Xen panic() (catalogue/kernel.py)
+        # Xen ending an HVM guest (catalogue/sys_more.py): hvm.c hvm_triple_fault after
+        # gprintk's vCPU or gdprintk's "<file>:<line>:<vcpu> ", vmx.c vmx_failed_vmentry
+        r"(?:\(XEN\) )?(?:\S+\.c:\d+:)?d\d+v\d+ (?:Triple fault (?:- invoking|on VCPU\d+ - "
+        r"invoking)|vmentry failure \(reason 0x)",
+        r"(?:\(XEN\) )?Failed vm entry \(exit reason 0x",
+        # FreeBSD's kern_mutex.c spin-lock check and the panic it ends in (catalogue/sys_more.py)
+        r"spin lock (?:0x)?[0-9a-f]+ .{1,60}? held by (?:0x)?[0-9a-f]+ \(tid \d+\) too long",
+        r"panic: (?:spin lock held too long|(?:page fault|general protection fault|double fault)$)",
         r"cpu\d+:\d+\)(?=\S)",  # ESXi vmkernel's "cpu<N>:<world>)" (public wording, no source)
         r"Call Trace:",
         r"Modules linked in:",
@@ -260,12 +268,22 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"i40e [0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7] ",
         r"tg3: ",  # drivers/net/tg3.c PFX (2.6.3x)
         r"possible SYN flooding on port ",  # net/ipv4/tcp_input.c (2.6.3x-3.x, no pr_fmt)
+        # the Intel NICs' reset task after a transmit hang, netdev_printk of a netdev without
+        # its parent's "<driver> <bus id> " (catalogue/sys_more.py)
+        r"[\w.-]+: Reset adapter$",
     ),
     # virt/kvm/kvm_main.c writes its "kvm: " by hand
     # vfio_iommu_type1.c's pr_warn opens with its function's name
     "virt": (r"kvm: ", r"vfio_iommu_type1_attach_group: "),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
-    "usb": (r"xhci[_-]hcd \S+: ", r"[eou]hci[_-]hcd \S+: "),
+    # and their bodies alone (a paste that lost the device): xhci-ring.c xhci_hc_died, the
+    # stop-endpoint watchdog, hcd.c usb_hc_died (catalogue/hardware.py xhci_host_dead)
+    "usb": (
+        r"xhci[_-]hcd \S+: ",
+        r"[eou]hci[_-]hcd \S+: ",
+        r"xHCI host (?:controller not responding, assume dead|not responding to stop endpoint)",
+        r"HC died; cleaning up$",
+    ),
     # arch/x86/kvm: vmx.c's dump_vmcs, bare in 4.x ("*** Guest State ***", no pr_fmt), and the
     # module prefixes of 6.x's pr_fmt (vmx/, svm/: "kvm_intel: ", "kvm_amd: "; svm.c's
     # "SVM: " before)
@@ -333,6 +351,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"NFS: ",  # fs/nfs's "NFS: " printks (nfs4state.c's state manager)
         r" ?rport-\d+:\d+-\d+: ",  # scsi_transport_fc.c dev_printk of a remote port
         r"CIFS:? VFS: ",  # fs/cifs cifs_dbg(VFS, …): "CIFS VFS: " (4.x), "CIFS: VFS: " (5.x+)
+        # cifs_dbg(FYI): "%s: " __FILE__ (the build's path), "CIFS: " before it from 5.x
+        r"(?:CIFS: )?\S*fs/(?:cifs|smb/client)/\w+\.c: ",
         # drivers/block/drbd: 8.3's dev_printk "block drbd0: ", 8.4's "d-con r0: " (3.8-3.x)
         # and "drbd r0: ", DRBD 9's "drbd r0 <peer>: " and "drbd r0/0 drbd1 <peer>: "
         r"block drbd\d+: ",

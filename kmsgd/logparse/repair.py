@@ -21,6 +21,12 @@ PAGER_WIDTH = 79  # a line this long ending in ">" was cut by the pager
 WRAP_MIN = 70  # a line this long followed by an unstamped line was probably wrapped
 # terminal widths: a line cut at one of these was cut mid-word, so it joins without a space
 _PREFIX_ONLY = re.compile(r"^[\w.-]+: \[\w+\]$")
+# a console's record prefix: a line that opens with it is a record of its own, never the
+# wrapped rest of the line before (the Xen hypervisor's "(XEN) ", xen/drivers/char/console.c,
+# and the guest consoles it relays, "(d12) "; `xl dmesg` prints its register and VMCS dumps
+# as such records, which a long first line would otherwise swallow; Genode's session label
+# "[init -> usb_drv] ", logparse/salvage.py)
+_RECORD_PREFIX = re.compile(r"\((?:XEN|d\d+)\) |\[(?:[\w.:-]+ -> )+[\w.:-]+\] ")
 _WRAP_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})
 _KMSG_KV = re.compile(r" (SUBSYSTEM|DEVICE)=(.*)")
 # where a second line starts inside a glued one, per format
@@ -125,6 +131,11 @@ def glued_at(fmt: LogFormat, msg: str) -> int | None:
     glue = _GLUE.get(fmt)
     m = glue.search(msg, 1) if glue is not None else None
     return None if m is None else m.start()
+
+
+def opens_record(text: str) -> bool:
+    """Whether an unparsed line opens with a console's record prefix ("(XEN) ")."""
+    return text[:1] in "([" and _RECORD_PREFIX.match(text) is not None
 
 
 def wrap_joint(before: str, indented: bool) -> str | None:

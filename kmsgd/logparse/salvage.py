@@ -77,6 +77,14 @@ _FACILITY_BEFORE_STAMP = re.compile(
 # hypervisor's kernel, read on its public wording (vmkernel's source is not public); the
 # message keeps its "cpu<N>:<world>)" (origin.py knows it as an opening)
 _VMKERNEL_WORLD = re.compile(r"cpu\d+:\d+\)(?=\S)")
+# Genode's LOG session: core prints each component's line after its session label, the
+# parents' names joined by " -> " ("[init -> usb_drv -> usb_drv] "); a Linux driver ported
+# into a component (Genode's dde_linux: pc_usb_host_drv, the wifi and intel_fb drivers)
+# prints the kernel's own message behind it, so the message is read by its opening
+_GENODE_LABEL = re.compile(r"\[(?:[\w.:-]+ -> )+[\w.:-]+\] ")
+# an inline code span inside a prose sentence ("warnings like `nvme nvme0: I/O 34 QID 13
+# timeout, aborting` in the journal"): the span is the message when it opens as the kernel's
+_CODE_SPAN = re.compile(r"`([^`]+)`")
 # a whole line "ident[pid]: text", after the leading space a console indents it with
 _CONSOLE_PROGRAM = re.compile(r"\s*(([A-Za-z][\w.@-]{0,31})\[(\d{1,7})\]: )\S")
 _HOST_WORD = re.compile(r"([\w.-]+) +")  # a scrubbed host may be padded
@@ -175,6 +183,9 @@ def salvage(text: str) -> Fields | None:
         b = _BLANK_STAMP.match(head)
         if b is not None:
             return Fields(LogFormat.LOOSE, text[b.end() :])
+        g = _GENODE_LABEL.match(head)
+        if g is not None and kernel_opening(text[g.end() :]):
+            return Fields(LogFormat.LOOSE, text[g.end() :])
     t = _TIME.search(head)
     if t is not None and t.start() <= 60:
         wall, md = _wall(head[: t.start()], t["time"], t["frac"])
@@ -211,6 +222,10 @@ def salvage(text: str) -> Fields | None:
         # a tool's report quoting the kernel's message: '[XID found] (5 minutes ago) "NVRM: …"'
         msg = text[q.end() :].rstrip()
         return Fields(LogFormat.LOOSE, msg[:-1] if msg.endswith('"') else msg)
+    if "`" in text:
+        for span in _CODE_SPAN.finditer(text):
+            if kernel_opening(span[1].strip()):
+                return Fields(LogFormat.LOOSE, span[1].strip())
     return None
 
 

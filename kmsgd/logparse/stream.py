@@ -310,6 +310,7 @@ class LogStream:
         if (
             pending is not None
             and pending.origin is not Origin.TEXT
+            and not repair.opens_record(text)
             and (glue := repair.wrap_joint(pending.raw, indented)) is not None
             and salvage.k8s_event(text) is None  # another row of an events table
         ):
