@@ -32,6 +32,7 @@ from kmsgd.catalogue.gpu_nvother import NVOTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_nvother2 import NVOTHER2_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
+from kmsgd.catalogue.gpu_wording26 import GPU_WORDING26_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
 from kmsgd.catalogue.io_sweep import IO_SWEEP_SIGNATURES
@@ -90,6 +91,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + KERNEL_CUT_SIGNATURES  # wording of kernel.py's tags
     + NVOTHER_GPU_SIGNATURES  # the NVIDIA/virtual/SoC sweep's wording, same rule
     + NVOTHER2_GPU_SIGNATURES
+    + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:
