@@ -187,10 +187,11 @@ GPU_WORDING26_SIGNATURES: tuple[Signature, ...] = (
         ),
     ),
     # lima (Mali-400/450, drivers/gpu/drm/lima): lima_mmu.c lima_mmu_send_command dev_err "mmu
-    # command %x timeout" (5.2-5.x), "%s command %x timeout" with the MMU's name (gpmmu,
-    # ppmmu0…, 5.8-6.18): the GPU's MMU did not complete a page-table or stall command, the
-    # jobs on it hang; the out-of-tree lima of 2017 (lima_sched.c worker) then DRM_INFO "lima
-    # worker wait dep fence error %d" / "lima worker wait task error" for the jobs it waited on.
+    # command %x timeout" (5.2 on), "%s command %x timeout" with the MMU's name (gpmmu,
+    # ppmmu0…, later releases to 6.18): the GPU's MMU did not complete a page-table or stall
+    # command, the jobs on it hang; the out-of-tree lima of 2017 (lima_sched.c worker) then
+    # DRM_INFO "lima worker wait dep fence error %d" / "lima worker wait task error" for the
+    # jobs it waited on.
     sig(
         "soc_gpu_hang",
         r"\blima \S+: (?:mmu|gpmmu|ppmmu\d+) command [0-9a-f]+ timeout\b"
@@ -206,14 +207,14 @@ GPU_WORDING26_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "mmu command %x timeout",
                 "drivers/gpu/drm/lima/lima_mmu.c",
-                "5.2-5.7",
+                "5.2",
                 "lima 1c40000.gpu: ",
                 args=(2,),
             ),
             Format(
                 "%s command %x timeout",
                 "drivers/gpu/drm/lima/lima_mmu.c",
-                "5.8-6.18",
+                "6.18",
                 "lima 1c40000.gpu: ",
                 args=("ppmmu0", 2),
             ),
