@@ -1,5 +1,5 @@
-"""GPU wording the family modules lacked (corpus batch 26): Intel's GVT-g mediated vGPU, the
-GPU drivers FreeBSD ports through linuxkpi (drm-kmod), Intel's GuC file that cannot be read,
+"""GPU wording the family modules lacked (corpus batch 26): Intel's GVT-g mediated vGPU, radeon's
+microcode that FreeBSD's drm-kmod cannot load, Intel's GuC file that cannot be read,
 the Mali-400 MMU of lima and the GR engine exceptions of NVIDIA's Tegra nvgpu.
 
 One tag is new here, gvt_vgpu_error: the host side of Intel GVT-g (drivers/gpu/drm/i915/gvt,
@@ -75,38 +75,6 @@ GPU_WORDING26_SIGNATURES: tuple[Signature, ...] = (
                 "4.10-5.4",
                 _GVT_VGPU,
                 args=(0,),
-            ),
-        ),
-    ),
-    # FreeBSD's drm-kmod (the Linux DRM drivers through linuxkpi): linuxkpi's WARN_ON and
-    # WARN_ON_ONCE print the condition, not Linux's "WARNING: CPU: …" header:
-    # sys/compat/linuxkpi/common/include/linux/kernel.h printf "WARNING %s failed at %s:%d"
-    # (FreeBSD 11-12, linux/bug.h later); drm-kmod's own drm_os_freebsd.h of 2017-2018 printed
-    # the bare "WARN_ON(%s)" without a newline, so that a flood runs the conditions together
-    # on one syslog record (its wording as those ports print it; the header is not in the
-    # stored trees). The message opens with the macro's words: anchored there.
-    sig(
-        "kernel_warning",
-        r"^WARN_ON(?:_ONCE)?\(\S.*\)|^WARNING \S.* failed at \S+\.[ch]:\d+\s*$",
-        ("WARN_ON", "WARN_ON_ONCE", "WARNING"),
-        Severity.WARNING,
-        "kernel",
-        "A kernel WARN_ON fired: unexpected state, execution continued.",
-        "See kernel_warning.",
-        82,
-        device_kind=DeviceKind.CPU,
-        formats=(
-            Format(
-                "WARNING %s failed at %s:%d",
-                "freebsd:sys/compat/linuxkpi/common/include/linux/kernel.h",
-                "FreeBSD 11-12",
-                args=("!msg->buffer != !msg->size", "drm_dp_helper.c", 815),
-            ),
-            Format(
-                "WARN_ON(%s)",
-                "drm-kmod:linuxkpi/gplv2/include/drm/drm_os_freebsd.h",
-                "drm-kmod 2017-2018 (public wording)",
-                args=("!msg->buffer != !msg->size",),
             ),
         ),
     ),
