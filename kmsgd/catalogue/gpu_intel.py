@@ -347,10 +347,9 @@ I915_SIGNATURES: tuple[Signature, ...] = (
     # GuC firmware defined for platform", xe_guc.c xe_guc_init "GuC init failed with %pe",
     # xe_uc.c xe_uc_init "Failed to initialize uC (%pe)", xe_guc.c guc_wait_ucode "load
     # failed: status = 0x%08X, time = %lldms, freq = %dMHz (req %dMHz), done = %d". The GuC
-    # firmware file that could not be read (gt/uc/intel_uc_fw.c: i915_probe_error "%s firmware
-    # %s: fetch failed with error %d", 5.10-6.1; gt_probe_error "… fetch failed %pe", 6.4-6.18;
-    # xe_uc_fw.c xe_gt_notice "… fetch failed with error %pe", 6.8-6.18): GuC only, since a
-    # missing HuC or GSC file only disables media authentication and the GPU runs on. The
+    # firmware file that could not be read ("%s firmware %s: fetch failed …") is not this: on
+    # Gen9-Gen11 i915 runs on without the GuC, and where the GuC is required the lines above
+    # follow it; it is gpu_wording26.py's firmware_load_failure (corpus batch 26). The
     # driver core's "probe with driver … failed" for i915 and xe is kmsgd/catalogue/probe.py's.
     # A GT that never answers the driver's wake request cannot be driven at all: intel_uncore.c
     # fw_domain_wait_ack_clear / fw_domain_wait_ack_set "%s: timed out waiting for forcewake
@@ -369,7 +368,6 @@ I915_SIGNATURES: tuple[Signature, ...] = (
         r"|Device initialization failed \(-?\d+\)"
         r"|Unsupported GuC v\d+\.\d+(?:\.\d+)*! v\d+\.\d+(?:\.\d+)* or newer is required"
         r"|GuC init failed with |Failed to initialize uC \(|No GuC firmware defined for platform"
-        r"|GuC firmware \S+: fetch failed"
         r"|\w+: (?:timed out waiting for forcewake ack (?:to clear|request)\."
         r"|MMIO unreliable \(forcewake register returns 0xFFFFFFFF\)!)"
         r"|Timed out waiting for forcewake (?:old ack to clear|to ack request)\.",
@@ -466,27 +464,6 @@ I915_SIGNATURES: tuple[Signature, ...] = (
                 "6.10-6.12",
                 _XE_GT_ERR,
                 args=(0x8002F034, 200, 1300, 1300, -1),
-            ),
-            Format(
-                "%s firmware %s: fetch failed with error %d",
-                _I915 + "gt/uc/intel_uc_fw.c",
-                "6.1",
-                _DEV + "[drm] *ERROR* ",
-                args=("GuC", "i915/tgl_guc_70.bin", -2),
-            ),
-            Format(
-                "%s firmware %s: fetch failed %pe",
-                _I915 + "gt/uc/intel_uc_fw.c",
-                "6.18",
-                _GT_ERR,
-                args=("GuC", "i915/mtl_guc_70.bin", "-ENOENT"),
-            ),
-            Format(
-                "%s firmware %s: fetch failed with error %pe",
-                _XE + "xe_uc_fw.c",
-                "6.18",
-                _XE_DEV + "[drm] GT0: ",
-                args=("GuC", "xe/lnl_guc_70.bin", "-ENOENT"),
             ),
             Format(
                 "%s: timed out waiting for forcewake ack to clear.",

@@ -485,13 +485,18 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
     # The Linux drivers FreeBSD runs (drm-kmod's i915 and amdgpu, over linuxkpi) print a
     # WARN_ON as its condition, not as Linux's "WARNING: CPU:" header: linuxkpi's
     # "WARNING %s failed at %s:%d" (sys/compat/linuxkpi/common/include/linux/kernel.h), the
-    # bare "WARN_ON(%s)" of the 2016 graphics branch, drm2's DRM_ERROR("WARN ON: %s")
-    # (sys/dev/drm2/drm_os_freebsd.h). Linux itself prints none of these: a whole line that
-    # is a C condition inside WARN_ON(…), or linuxkpi's sentence ending in a source position.
+    # bare "WARN_ON(%s)" of the 2016 graphics branch (and drm-kmod's of 2017-2018, without a
+    # newline, so that a flood runs the conditions together on one record), drm2's
+    # DRM_ERROR("WARN ON: %s") (sys/dev/drm2/drm_os_freebsd.h). Linux itself prints none of
+    # these: a whole line that is a C condition inside WARN_ON(…), or linuxkpi's sentence
+    # ending in a source position.
     sig(
         "kernel_warning",
         # the condition: balanced parentheses, two levels deep ("WARN_ON(!list_empty(&x))")
         r"^WARN_ON(?:_ONCE)?\((?:[^()]|\((?:[^()]|\([^()]*\))*\))+\)$"
+        # a flood of the bare macro, which printed no newline: conditions run together on
+        # one record, cut anywhere (batch 26)
+        r"|^(?:WARN_ON(?:_ONCE)?\((?:[^()]|\((?:[^()]|\([^()]*\))*\))+\)){2}"
         r"|^WARNING \S.* failed at [\w./-]+\.[ch]:\d+$"
         r"|(?:^|\*ERROR\* )WARN ON: \S",
         ("WARN_ON", "WARN_ON_ONCE", "WARNING", "WARN"),
@@ -512,6 +517,12 @@ INDIRECT_SIGNATURES: tuple[Signature, ...] = (
                 "freebsd:drm-kmod i915 (FreeBSDDesktop graphics branch, 2016)",
                 "2016 graphics branch (the wording of a log of it; its macro not read here)",
                 args=("domain->wake_count == 0",),
+            ),
+            Format(
+                "WARN_ON(%s)WARN_ON(%s)",  # two of its prints, run together without a newline
+                "freebsd:drm-kmod (2017-2018)",
+                "drm-kmod 2017-2018 (the wording of a log of it)",
+                args=("!msg->buffer != !msg->size", "!msg->buffer != !msg->size"),
             ),
             Format(
                 "WARN ON: %s",

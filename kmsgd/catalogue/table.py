@@ -33,6 +33,7 @@ from kmsgd.catalogue.gpu_nvother2 import NVOTHER2_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
 from kmsgd.catalogue.gpu_wording import GPU_WORDING_SIGNATURES
 from kmsgd.catalogue.gpu_wording2 import GPU_WORDING2_SIGNATURES
+from kmsgd.catalogue.gpu_wording26 import GPU_WORDING26_SIGNATURES
 from kmsgd.catalogue.hardware import HARDWARE_SIGNATURES, STORAGE_SIGNATURES
 from kmsgd.catalogue.host_words import HOST_WORDS_SIGNATURES
 from kmsgd.catalogue.indirect import INDIRECT_SIGNATURES
@@ -96,6 +97,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + NVOTHER_GPU_SIGNATURES  # the NVIDIA/virtual/SoC sweep's wording, same rule
     + NVOTHER2_GPU_SIGNATURES
     + SYS_MORE_SIGNATURES  # wording of kernel.py's, net.py's, storage_net.py's, GHES tags
+    + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

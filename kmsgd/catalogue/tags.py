@@ -68,6 +68,7 @@ class Tag(enum.StrEnum):
     GENERAL_PROTECTION_FAULT = "general_protection_fault"
     GHES_HARDWARE_ERROR = "ghes_hardware_error"
     GPU_FELL_OFF_BUS = "gpu_fell_off_bus"
+    GVT_VGPU_ERROR = "gvt_vgpu_error"
     HARD_LOCKUP = "hard_lockup"
     HIBERNATE_RESUME_FAILURE = "hibernate_resume_failure"
     HPSA_CONTROLLER_LOCKUP = "hpsa_controller_lockup"

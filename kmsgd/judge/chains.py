@@ -225,6 +225,9 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # its probe (bnx2x, tg3, qed: the give-up is printed before the probe's failure)
     Relation(Tag.NIC_LINK_DOWN, Tag.BOND_LINK_DOWN, "a bond member is its NIC's link"),
     Relation(Tag.FIRMWARE_LOAD_FAILURE, Tag.NIC_PROBE_FAILURE, "a NIC without its firmware"),
+    # an Intel GPU whose GuC file could not be read (intel_uc_fw.c's "fetch failed") fails
+    # its GuC init after it where the GuC is required (Gen12+): the missing file is the cause
+    Relation(Tag.FIRMWARE_LOAD_FAILURE, Tag.I915_INIT_FAILURE, "a GPU without its GuC file"),
     # a NIC whose device or firmware stopped (ENA's keep-alive, mlx4's commands) stops
     # sending: its transmit watchdog fires after
     *(

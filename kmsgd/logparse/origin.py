@@ -63,7 +63,14 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"nvidia-peermem \w+:\d+ ",
         r"nvidia: ",
     ),
-    "gpu.radeon": (r"radeon: ", r"radeon \S+: ", r"\[drm:radeon", r"drmn\d"),
+    "gpu.radeon": (
+        r"radeon: ",
+        r"radeon \S+: ",
+        r"\[drm:radeon",
+        r"drmn\d",
+        # FreeBSD's firmware(9) for radeon's files (sys/kern/subr_firmware.c loadimage)
+        r"radeon/\S+: could not load firmware image, error ",
+    ),
     # nouveau before 4.3 printed through its own nv_printk_: "nouveau E[  PFIFO][<bus id>] "
     "gpu.nouveau": (r"nouveau: ", r"nouveau \S+: ", r"nouveau [E!W ]\[ *\w+\]"),
     "gpu.nvswitch": (r"nvidia-nvswitch\d*: ",),
@@ -101,6 +108,11 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         # __err_print_to_sgl: "%s\n" of error_msg, then "Kernel: ", "Time: "), read from
         # /sys/class/drm/card*/error: the capture's text is the kernel's, with no prefix
         r"GPU HANG: ecode \d+:[0-9a-fA-F]+:(?:0x)?[0-9a-fA-F]{8}\b",
+        # GVT-g's host (gvt/debug.h gvt_err / gvt_vgpu_err "gvt: vgpu %d: "; handlers.c
+        # enter_failsafe_mode's pr_err lines, no prefix)
+        r"gvt: ",
+        r"Now vgpu \d+ will enter failsafe mode\.",
+        r"GVT Internal error  ?for the guest",
     ),  # NVIDIA's L4T nvgpu, os/linux/log.c LOG_FMT
     # DRM's atomic helpers WARN with the object they waited on: "[CRTC:82:pipe A] vblank …"
     # i915_sw_fence.c's pr_notice on a fence it waited on: no prefix

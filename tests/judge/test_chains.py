@@ -261,6 +261,10 @@ EXAMPLES[("firmware_load_failure", "nic_probe_failure")] = (
     'bnx2: Can\'t load firmware file "bnx2/bnx2-mips-09-6.2.1b.fw"',
     "bnx2: probe of 0000:01:00.0 failed with error -2",
 )
+EXAMPLES[("firmware_load_failure", "i915_init_failure")] = (
+    "i915 0000:00:02.0: [drm] *ERROR* GT0: GuC firmware i915/adlp_guc_70.bin: fetch failed -ENOENT",
+    "i915 0000:00:02.0: [drm] *ERROR* GT0: GuC initialization failed -ENOENT",
+)
 
 STALLS = {
     "hard_lockup": "NMI watchdog: Watchdog detected hard LOCKUP on cpu 3",
