@@ -10,6 +10,7 @@ renders each one as printk would and asserts the entry tags it).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from collections.abc import Callable
@@ -127,6 +128,14 @@ class Signature:
         if self.tag == Tag.NVIDIA_XID and m.groupdict().get("xid"):
             return f"nvidia_xid_{int(m.group('xid'))}"
         return self.tag
+
+
+def wording(
+    entry: Signature, regex: str, keywords: tuple[str, ...], **changes: object
+) -> Signature:
+    """Another wording of `entry`'s event: its tag, meaning, advice, rank and device copied, so
+    that a module adding wording to another module's tag does not repeat that entry's text."""
+    return dataclasses.replace(entry, pattern=re.compile(regex), keywords=keywords, **changes)  # type: ignore[arg-type]
 
 
 def sig(

@@ -16,7 +16,8 @@ gpu_nvother2.py.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig, wording
+from kmsgd.catalogue.gpu import GPU_SIGNATURES
 
 _PCI = DeviceKind.PCI
 NVIDIA = "gpu.nvidia"
@@ -26,6 +27,9 @@ _NVK = "nvidia:kernel-open/nvidia/"
 _GSP = "nvidia:src/nvidia/src/kernel/gpu/gsp/"
 _NV_DEV = "NVRM: GPU 0000:41:00.0: "  # NV_DEV_PRINTF (kernel-open/common/inc/os-interface.h)
 _MSM = "drivers/gpu/drm/msm/adreno/"
+
+# nvidia_init_failure's own entry (gpu.py): the wordings below are more of its event
+_INIT = next(s for s in GPU_SIGNATURES if s.tag == "nvidia_init_failure")
 
 
 def _nv(func: str) -> str:
@@ -51,8 +55,8 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # auto-onlining is not online_movable) and "GPU memory zone movable auto onlining
     # failed!" (r550-r595; r535 printed it without "NVRM: ", not matched): CUDA cannot use
     # the GPU's memory on that box.
-    sig(
-        "nvidia_init_failure",
+    wording(
+        _INIT,
         r"\bThe NVIDIA probe routine was not called for \d+ device"
         r"|\bNo interrupts of any type are available\. Cannot use this GPU"
         r"|\bTried to get IRQ \d+, but another driver"
@@ -72,14 +76,6 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
             "BAR1",
             "onlining",
         ),
-        Severity.ERROR,
-        NVIDIA,
-        "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
-        "Check that the GPU is powered and seated, the driver matches the kernel, and no "
-        "other driver (nouveau, vfio) holds it; the lines before name the failing step.",
-        43,
-        device_kind=_PCI,
-        check=lambda m, i: "NVRM" in i.text,
         formats=(
             Format(
                 "NVRM: The NVIDIA probe routine was not called for %d device(s).",
@@ -148,21 +144,13 @@ NVOTHER_GPU_SIGNATURES: tuple[Signature, ...] = (
     # (kernel_gsp_tu102.c "Failed to boot GSP."), and Hopper's GSP-FMC boot
     # (arch/hopper/kernel_gsp_gh100.c "Fatal GSP-FMC Error: …", r525-r595). Booter Unload's
     # failures are the driver's unload path, not a GPU that will not come up.
-    sig(
-        "nvidia_init_failure",
+    wording(
+        _INIT,
         r"\bfailed to execute Booter(?: Load(?: \(ucode for initial boot\))?)?: (?:status )?0x"
         r"|\bfailed to execute FWSEC (?:for FRTS: |cmd 0x)"
         r"|\bFailed to boot GSP\."
         r"|\bFatal GSP-FMC Error: ",
         ("Booter", "FWSEC", "GSP"),
-        Severity.ERROR,
-        NVIDIA,
-        "The NVIDIA driver could not initialise a GPU: it is unusable for this boot.",
-        "Check that the GPU is powered and seated, the driver matches the kernel, and no "
-        "other driver (nouveau, vfio) holds it; the lines before name the failing step.",
-        43,
-        device_kind=_PCI,
-        check=lambda m, i: "NVRM" in i.text,
         formats=(
             Format(
                 "failed to execute Booter: status 0x%x, mailbox 0x%x",
