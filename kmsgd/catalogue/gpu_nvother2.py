@@ -6,7 +6,15 @@ reports (nouveau_error).
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig, wording
+from kmsgd.catalogue.gpu_intel import I915_SIGNATURES
+from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
+
+# nouveau_error's own entry (gpu_other.py): the wordings below are more of its event
+_NOUVEAU_ERROR = next(s for s in OTHER_GPU_SIGNATURES if s.tag == "nouveau_error")
+
+# i915_init_failure's own entry (gpu_intel.py): the wordings below are more of its event
+_I915_INIT_FAILURE = next(s for s in I915_SIGNATURES if s.tag == "i915_init_failure")
 
 _PCI = DeviceKind.PCI
 I915 = "gpu.i915"
@@ -21,19 +29,11 @@ NVOTHER2_GPU_SIGNATURES: tuple[Signature, ...] = (
     # a failed reset) and intel_uncore_init_mmio "LMEM not initialized by firmware" (5.14-
     # 6.18; gt_err, with "GT0: " first, 6.6+: the card's firmware did not train its local
     # memory); "Device initialization failed (%d)" follows either
-    sig(
-        "i915_init_failure",
+    wording(
+        _I915_INIT_FAILURE,
         r"\bDevice is non-operational; MMIO access returns 0xFFFFFFFF!"
         r"|\bLMEM not initialized by firmware\b",
         ("operational", "LMEM"),
-        Severity.ERROR,
-        I915,
-        "Intel's GPU did not come up: its GuC firmware failed to load or is too old, or the "
-        "driver failed to initialise the GPU, so it renders nothing for this boot.",
-        "Install the GuC/HuC firmware the kernel asks for (linux-firmware's i915/ and xe/ "
-        "directories, named in the lines before) and rebuild the initramfs; on a backported "
-        "driver, match the firmware to the backport's release notes.",
-        42,
         device_kind=_PCI,
         check=lambda m, i: "i915" in i.text,
         formats=(
@@ -62,16 +62,10 @@ NVOTHER2_GPU_SIGNATURES: tuple[Signature, ...] = (
     # (dev_err "<subdev>: ") "gsp: Xid:%d %s" (r535_gsp_msg_os_error_log: the Xid NVIDIA's
     # driver would print) and "gsp: rc engn:%08x chid:%d type:%d scope:%d part:%d"
     # (r535_gsp_msg_rc_triggered: a channel the firmware's robust-channel recovery killed)
-    sig(
-        "nouveau_error",
+    wording(
+        _NOUVEAU_ERROR,
         r"\bnouveau \S+: gsp: (?:Xid:\d+ |rc engn:[0-9a-f]+ chid:\d+ type:\d+)",
         ("Xid", "engn"),
-        Severity.ERROR,
-        NOUVEAU,
-        "The nouveau driver reports a GPU engine fault (FIFO, PBDMA, graphics trap or MMU fault).",
-        "Usually a nouveau bug on that chip or an application's GPU fault; repeated faults "
-        "before a freeze name the engine: update the kernel and Mesa, or try NVIDIA's driver.",
-        36,
         device_kind=_PCI,
         formats=(
             Format(

@@ -9,7 +9,15 @@ print it.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig, wording
+from kmsgd.catalogue.gpu_other import OTHER_GPU_SIGNATURES
+from kmsgd.catalogue.virt import VIRT_SIGNATURES
+
+# vendor_reset_failure's own entry (virt.py): the wordings below are more of its event
+_VENDOR_RESET_FAILURE = next(s for s in VIRT_SIGNATURES if s.tag == "vendor_reset_failure")
+
+# nouveau_error's own entry (gpu_other.py): the wordings below are more of its event
+_NOUVEAU_ERROR = next(s for s in OTHER_GPU_SIGNATURES if s.tag == "nouveau_error")
 
 AMDGPU = "gpu.amdgpu"
 NOUVEAU = "gpu.nouveau"
@@ -90,17 +98,11 @@ GPU_WORDING2_SIGNATURES: tuple[Signature, ...] = (
     # init that the failed step takes down (nvkm/engine/device/base.c nvkm_device_init
     # nvdev_error "init failed with %d", 4.4-6.18): nouveau leaves the GPU without
     # acceleration or without a display.
-    sig(
-        "nouveau_error",
+    wording(
+        _NOUVEAU_ERROR,
         r"\bnouveau [0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]: "
         r"(?:[\w()-]+:[\w-]+: boot failed: -?\d+|init failed with -?\d+)$",
         ("nouveau",),
-        Severity.ERROR,
-        NOUVEAU,
-        "The nouveau driver reports a GPU engine fault (FIFO, PBDMA, graphics trap or MMU fault).",
-        "Usually a nouveau bug on that chip or an application's GPU fault; repeated faults "
-        "before a freeze name the engine: update the kernel and Mesa, or try NVIDIA's driver.",
-        36,
         device_kind=_PCI,
         formats=(
             Format(
@@ -191,18 +193,10 @@ GPU_WORDING2_SIGNATURES: tuple[Signature, ...] = (
     # smum code's "SMU error 0x%x" and "Failed to send message 0x%x: return 0x%x" before it);
     # the reset goes on to BACO, which on a chip the method does not fit (an APU's iGPU)
     # leaves the device as it was
-    sig(
-        "vendor_reset_failure",
+    wording(
+        _VENDOR_RESET_FAILURE,
         r"\bAMD_VEGA10: Could not reset w/ PPSMC_MSG_GfxDeviceDriverReset: -?\d+",
         ("PPSMC_MSG_GfxDeviceDriverReset",),
-        Severity.ERROR,
-        VIRT,
-        "vendor-reset could not reset the AMD GPU being passed through to a VM: the device "
-        "stays in the state its last user left it, and the guest cannot bring it up.",
-        "Check vendor-reset supports the chip (src/device-db.h; an APU's iGPU, as a 780M, is "
-        "not a Navi 10), use the reset method it documents, or reboot the host between guest "
-        "runs.",
-        50,
         device_kind=_PCI,
         formats=(
             Format(

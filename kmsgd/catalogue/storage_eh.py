@@ -9,7 +9,11 @@ command and reports the give-up.
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig
+from kmsgd.catalogue.base import DeviceKind, Format, Severity, Signature, sig, wording
+from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
+
+# scsi_host_reset's own entry (storage_hba.py): the wordings below are more of its event
+_SCSI_HOST_RESET = next(s for s in STORAGE_HBA_SIGNATURES if s.tag == "scsi_host_reset")
 
 STORAGE = "storage"
 
@@ -21,18 +25,11 @@ STORAGE_EH_SIGNATURES: tuple[Signature, ...] = (
     # RESET ISSUED.", qla2xxx_eh_bus_reset's "… LOOP RESET ISSUED." and
     # qla2xxx_eh_host_reset's "… ADAPTER RESET ISSUED."; "Abort handler timed out -- %lx %x."
     # when the aborted command never came back
-    sig(
-        "scsi_host_reset",
+    wording(
+        _SCSI_HOST_RESET,
         r"^qla2xxx \S+: scsi\(\d+:\d+:\d+\): (?:Abort command issued --|Abort handler timed "
         r"out --|(?:DEVICE|LOOP|ADAPTER) RESET ISSUED\.)",
         ("Abort", "ISSUED"),
-        Severity.ERROR,
-        STORAGE,
-        "The SCSI error handler aborted or reset commands that timed out on a storage "
-        "controller (task abort, device, target or host reset): the disks behind it stalled.",
-        "Check the controller and the disks behind it (the RAID tool's event log, SMART, "
-        "cables, backplane); resets that repeat mean a disk or the controller is failing.",
-        53,
         device_kind=DeviceKind.DISK,
         formats=(
             Format(
