@@ -252,6 +252,17 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(Tag.IOMMU_HARDWARE_ERROR, effect, "CPUs spin on an IOMMU that stopped")
         for effect in _STALLS
     ),
+    # kernel/smp.c: a CPU that sends a cross-CPU call (a TLB flush, smp_call_function_many)
+    # spins in csd_lock_wait with preemption off until its target runs it; the CSD report
+    # (csd_lock_timeout=5 s) comes before that waiter's soft lockup (20 s) and the RCU
+    # stall and hung tasks it holds up. A CPU stuck with interrupts off (the NMI watchdog's
+    # hard lockup) is why its IPIs are never answered
+    *(
+        Relation(Tag.CSD_LOCK_TIMEOUT, effect, "the IPI's sender spins waiting for it")
+        for effect in _STALLS
+        if effect != Tag.HARD_LOCKUP
+    ),
+    Relation(Tag.HARD_LOCKUP, Tag.CSD_LOCK_TIMEOUT, "a CPU with interrupts off answers no IPI"),
     # a device gone from the bus (a NIC detached, a GPU fallen off) never answers the
     # Device-TLB (ATS) invalidations the IOMMU sends it: VT-d reports the invalidation
     # time-out (dmar.c qi_check_fault) and SMMUv3 its CMD_SYNC timeout after the loss

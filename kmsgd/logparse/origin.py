@@ -173,6 +173,30 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Kernel panic - not syncing",
         r"Kernel panic: ",  # 2.4's panic()
         r"Oops: ",
+        # the debug sweep (kmsgd/catalogue/sweep_debug.py): lib/list_debug.c, mm/slab.c,
+        # mm/usercopy.c, the overflow-stack handlers, MIPS/LoongArch and s390 die(), arm's
+        # bad_mode, x86's show_fault_oops, KASAN's decoded address, lock debugging, the
+        # scheduler's and softirq's checks, kernel/smp.c, kernel/sched/rt.c, kmemleak,
+        # hrtimer, the console's dropped records
+        r"list_add double add: ",
+        r"slab error in \w+\(\): cache `|slab: Internal list corruption",
+        r"usercopy: [Kk]ernel memory ",
+        r"Insufficient stack space to handle exception!",
+        r"(?:Oops|Kernel bug detected|[\w ]+ in kernel code|Unhandled kernel unaligned access"
+        r"|Integer overflow)\[#\d+\]:",
+        r"[A-Za-z][\w ()-]{0,60}: [0-9a-f]{4} ilc:\d \[#",
+        r"Bad mode in [\w ]+ handler detected",
+        r"kernel tried to execute NX-protected page|unable to execute userspace code \(SMEP",
+        r"Thread overran stack, or stack corrupted",
+        r"KASAN: [\w -]+ in range \[",
+        r"DEBUG_LOCKS_WARN_ON\(|\[ BUG: Invalid wait context|WARNING: Nested lock was not taken",
+        r"corrupted preempt_count: |softirq: huh, entered softirq ",
+        r"refcount_t \w+ at ",
+        r"(?:smp: )?csd: (?:Detected|Continued) non-responsive CSD lock",
+        r"sched: RT throttling activated",
+        r"kmemleak: \d+ new suspected memory leaks",
+        r"hrtimer: interrupt took \d+ ns",
+        r"\*\* \d+ printk messages dropped \*\*",
         r"general protection fault",
         r"INFO: task \S+ blocked",
         r"(?:\(XEN\) )?(?:domain_crash called from |Domain \d+ \(vcpu#\d+\) crashed)",

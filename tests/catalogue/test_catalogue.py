@@ -41,6 +41,7 @@ from tests.catalogue.test_gpu_more import MORE_EXAMPLES
 from tests.catalogue.test_gpu_other import OTHER_EXAMPLES
 from tests.catalogue.test_sweep_amd import SWEEP_AMD_EXAMPLES
 from tests.catalogue.test_sweep_core import SWEEP_CORE_EXAMPLES
+from tests.catalogue.test_sweep_debug import SWEEP_DEBUG_EXAMPLES
 from tests.catalogue.test_sweep_fixleft import FIXLEFT_EXAMPLES
 from tests.catalogue.test_sweep_gpu import SWEEP_GPU_EXAMPLES
 from tests.catalogue.test_sweep_gpu2 import SWEEP_GPU2_EXAMPLES
@@ -473,6 +474,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(SWEEP_GPU_EXAMPLES)
     missing -= set(SWEEP_STORAGE_EXAMPLES)
     missing -= set(SWEEP_GPU2_EXAMPLES)
+    missing -= set(SWEEP_DEBUG_EXAMPLES)
     missing -= set(SWEEP_NVOTHER_EXAMPLES)
     missing -= set(SWEEP_IO_EXAMPLES)
     missing -= set(SWEEP_SYS_EXAMPLES)

@@ -586,3 +586,12 @@ EXAMPLES[("suspend_failure", "amdgpu_init_failure")] = (
     "xhci_hcd 0000:13:00.0: PM: failed to suspend async: error -16",
     "amdgpu 0000:03:00.0: amdgpu: amdgpu_device_ip_resume failed (-62).",
 )
+# the debug sweep (tests/judge/test_sweep_debug_order.py): a cross-CPU call never answered
+CSD = (
+    "csd: Detected non-responsive CSD lock (#1) on CPU#3, waiting 5000000042 ns for CPU#55 "
+    "flush_tlb_func+0x0/0xb0(0xffff8e0b3e2afbe8)."
+)
+for effect, line in STALLS.items():
+    if effect != "hard_lockup":
+        EXAMPLES[("csd_lock_timeout", effect)] = (CSD, line)
+EXAMPLES[("hard_lockup", "csd_lock_timeout")] = (STALLS["hard_lockup"], CSD)

@@ -1,0 +1,464 @@
+"""Kernel debugging and corruption detectors, arch die() headers and kernel-core leftovers,
+from the source sweep of lib/, mm/, kernel/locking, kernel/sched, kernel/time, kernel/smp.c,
+kernel/printk and arch/{x86,arm,arm64,riscv,s390,mips,loongarch}: more wording for
+kernel.py's tags (kernel_bug, oops, kernel_warning, lockdep_warning, general_protection_fault,
+clocksource_unstable), and the new tags csd_lock_timeout (an IPI another CPU never answered),
+rt_throttling, kmemleak_leak, hrtimer_interrupt_slow and printk_messages_dropped.
+
+Routine neighbours stay untagged: a user process's trap ("traps: %s[%d] general protection
+fault ip:… in …"), lockdep switching itself off ("BUG: MAX_LOCKDEP_KEYS too low!"), a CSD lock
+that came unstuck, kmemleak's boot lines. The stack-protector panic ("Kernel panic - not
+syncing: stack-protector: Kernel stack is corrupted in: %pB") stays kernel_panic's alone.
+"""
+
+from __future__ import annotations
+
+from kmsgd.catalogue.base import Format, Severity, Signature, sig, wording
+from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
+
+S = Severity
+
+
+def _entry(tag: str) -> Signature:
+    """kernel.py's main entry of a tag (its first), whose meaning and rank the wording shares."""
+    return next(s for s in CPU_SIGNATURES + MEMORY_SIGNATURES if s.tag == tag)
+
+
+_BUG = _entry("kernel_bug")
+_OOPS = _entry("oops")
+_WARN = _entry("kernel_warning")
+_LOCKDEP = _entry("lockdep_warning")
+_GPF = _entry("general_protection_fault")
+_CLOCK = _entry("clocksource_unstable")
+_LIST = "lib/list_debug.c"
+_SLAB = "mm/slab.c"
+_MIPS = "arch/mips/kernel/traps.c"
+_LOCKDEP_C = "kernel/locking/lockdep.c"
+
+SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
+    # lib/list_debug.c __list_add_valid: "list_add double add: new=%p, prev=%p, next=%p."
+    # (WARN 4.4-4.9, CHECK_DATA_CORRUPTION 4.10-6.18, %px from 4.15): an entry added to a
+    # list it is already on, the list corrupted as its list_add/list_del corruption siblings
+    # (kernel.py); mm/slab.c (SLAB, to 6.4) __slab_error "slab error in %s(): cache `%s': %s"
+    # ("double free detected", "double free, or memory outside object was overwritten") and
+    # its free-list check's "slab: Internal list corruption detected in cache '%s'(%d),
+    # slabp %p(%d). Tainted(%s)" then BUG(): the slab allocator's own checks,
+    # SLUB's "BUG %s (%s): …" siblings; mm/usercopy.c usercopy_abort pr_emerg "Kernel memory
+    # %s attempt detected %s %s%s%s%s (offset %lu, size %lu)!" (pr_fmt "usercopy: ",
+    # 4.16-6.18; "kernel memory %s attempt detected %s %p (%s) (%lu bytes)" 4.8-4.15) then
+    # BUG(): a copy to or from user space across a slab object's end; the overflow-stack
+    # handlers of arm64 (arch/arm64/kernel/traps.c handle_bad_stack, 4.14-6.18), riscv
+    # (arch/riscv/kernel/traps.c, 5.16-6.18) and arm (arch/arm/kernel/traps.c, 6.2-6.18)
+    # pr_emerg "Insufficient stack space to handle exception!" before panic("kernel stack
+    # overflow"): x86's "BUG: stack guard page was hit" on those; MIPS and LoongArch's BUG()
+    # (do_bp BRK_BUG: die_if_kernel("Kernel bug detected"), printed as die()'s "%s[#%d]:")
+    wording(
+        _BUG,
+        r"^list_add double add: new=[0-9a-f]+, prev=[0-9a-f]+, next="
+        r"|^slab error in \w+\(\): cache `[^']+': |^slab: Internal list corruption detected"
+        r"|^usercopy: [Kk]ernel memory (?:exposure|overwrite) attempt detected (?:from|to) "
+        r"|^Insufficient stack space to handle exception!|^Kernel bug detected\[#\d+\]:",
+        ("double", "slab", "usercopy", "Insufficient", "bug"),
+        formats=(
+            Format(
+                "list_add double add: new=%px, prev=%px, next=%px.",
+                _LIST,
+                "4.15-6.18",
+                args=("ffff888102a4c0c8", "ffff888102a4c0c8", "ffff888102a4d0c8"),
+            ),
+            Format(
+                "list_add double add: new=%p, prev=%p, next=%p.",
+                _LIST,
+                "4.4-4.14",
+                args=("ffff880102a4c0c8", "ffff880102a4c0c8", "ffff880102a4d0c8"),
+            ),
+            Format(
+                "slab error in %s(): cache `%s': %s",
+                _SLAB,
+                "4.4-6.4",
+                args=("verify_redzone_free", "kmalloc-128", "double free detected"),
+            ),
+            Format(
+                "slab: Internal list corruption detected in cache '%s'(%d), slabp %px(%d). "
+                "Tainted(%s)",
+                _SLAB,
+                "4.15-6.4",
+                args=("kmalloc-64", 32, "ffff888012345000", 12, "G    B"),
+            ),
+            Format(
+                "Kernel memory %s attempt detected %s %s%s%s%s (offset %lu, size %lu)!",
+                "mm/usercopy.c",
+                "4.16-6.18",
+                "usercopy: ",
+                args=("exposure", "from", "SLUB object", " '", "kmalloc-64", "'", 0, 128),
+            ),
+            Format(
+                "kernel memory %s attempt detected %s %p (%s) (%lu bytes)",
+                "mm/usercopy.c",
+                "4.8-4.15",
+                "usercopy: ",
+                args=("overwrite", "to", "ffff880012345678", "kmalloc-64", 128),
+            ),
+            Format(
+                "Insufficient stack space to handle exception!",
+                "arch/arm64/kernel/traps.c",
+                "4.14-6.18",
+            ),
+            Format(
+                "Insufficient stack space to handle exception!",
+                "arch/riscv/kernel/traps.c",
+                "5.16-6.18",
+            ),
+            Format("%s[#%d]:", _MIPS, "4.4-6.18", args=("Kernel bug detected", 1)),
+            Format(
+                "%s[#%d]:",
+                "arch/loongarch/kernel/traps.c",
+                "5.19-6.18",
+                args=("Kernel bug detected", 1),
+            ),
+        ),
+    ),
+    # die() headers and fault reports kernel.py's oops does not read: s390's die()
+    # (arch/s390/kernel/dumpstack.c, arch/s390/kernel/traps.c 4.4) "%s: %04x ilc:%d [#%d] "
+    # with the trap's name ("illegal operation", "specification exception", "addressing
+    # exception", "Translation exception", … from do_report_trap; "Oops" from the fault
+    # path, which kernel.py reads already) and its fault path's "Unable to handle kernel
+    # pointer dereference in virtual %s address space" (arch/s390/mm/fault.c); MIPS and
+    # LoongArch die() "%s[#%d]:" with no space ("Oops", "Reserved instruction in kernel code",
+    # "Break instruction in kernel code", "Unhandled kernel unaligned access", "Integer
+    # overflow"); the bad_mode handlers of arm ("Bad mode in %s handler detected", then
+    # die("Oops - bad mode")) and arm64 ("Bad mode in %s handler detected on CPU%d, code
+    # 0x%08x -- %s", 4.10-5.10, then panic("bad mode")); x86's show_fault_oops pr_crit
+    # "kernel tried to execute NX-protected page - exploit attempt? (uid: %d)" and "unable
+    # to execute userspace code (SMEP?) (uid: %d)" (arch/x86/mm/fault.c, 4.4-6.18), before
+    # its "BUG: unable to handle page fault"; the dump's "Thread overran stack, or stack
+    # corrupted" (x86 fault.c 4.4-5.x, arch/x86/kernel/dumpstack.c), its task's stack end
+    # overwritten
+    wording(
+        _OOPS,
+        r"^(?!Oops: )[A-Za-z][\w ()-]{0,60}: [0-9a-f]{4} ilc:\d \[#\d+\]"
+        r"|^Unable to handle kernel pointer dereference in virtual \w+ address space"
+        r"|^(?:Oops|Reserved instruction in kernel code|Break instruction in kernel code"
+        r"|Unhandled kernel unaligned access|Integer overflow)\[#\d+\]:"
+        r"|^Bad mode in [\w ]+ handler detected"
+        r"|^kernel tried to execute NX-protected page - exploit attempt\?"
+        r"|^unable to execute userspace code \(SMEP\?\)|^Thread overran stack, or stack corrupted",
+        (
+            *("ilc", "Unable", "Oops", "Reserved", "Break", "unaligned", "overflow"),
+            *("handler", "exploit", "SMEP", "overran"),
+        ),
+        formats=(
+            Format(
+                "%s: %04x ilc:%d [#%d] ",
+                "arch/s390/kernel/dumpstack.c",
+                "4.19-6.18",
+                args=("illegal operation", 0x0001, 1, 1),
+            ),
+            Format(
+                "%s: %04x ilc:%d [#%d] ",
+                "arch/s390/kernel/dumpstack.c",
+                "4.19-6.18",
+                args=("specification exception", 0x0006, 3, 1),
+            ),
+            Format(
+                "Unable to handle kernel pointer dereference in virtual %s address space",
+                "arch/s390/mm/fault.c",
+                "4.4-6.18",
+                args=("kernel",),
+            ),
+            Format("%s[#%d]:", _MIPS, "4.4-6.18", args=("Oops", 1)),
+            Format("%s[#%d]:", _MIPS, "4.4-6.18", args=("Reserved instruction in kernel code", 1)),
+            Format("%s[#%d]:", _MIPS, "4.4-6.18", args=("Unhandled kernel unaligned access", 2)),
+            Format("%s[#%d]:", "arch/loongarch/kernel/traps.c", "5.19-6.18", args=("Oops", 1)),
+            Format(
+                "Bad mode in %s handler detected",
+                "arch/arm/kernel/traps.c",
+                "4.4-6.18",
+                args=("prefetch abort",),
+            ),
+            Format(
+                "Bad mode in %s handler detected on CPU%d, code 0x%08x -- %s",
+                "arch/arm64/kernel/traps.c",
+                "4.10-5.10",
+                args=("Synchronous Abort", 1, 0x86000005, "IABT (current EL)"),
+            ),
+            Format(
+                "kernel tried to execute NX-protected page - exploit attempt? (uid: %d)",
+                "arch/x86/mm/fault.c",
+                "4.4-6.18",
+                args=(0,),
+            ),
+            Format(
+                "unable to execute userspace code (SMEP?) (uid: %d)",
+                "arch/x86/mm/fault.c",
+                "4.4-6.18",
+                args=(1000,),
+            ),
+            Format("Thread overran stack, or stack corrupted", "arch/x86/mm/fault.c", "4.4-5.4"),
+        ),
+    ),
+    # CONFIG_KASAN on x86: kasan_non_canonical_hook (mm/kasan/report.c, 5.5-6.18), called by
+    # die_addr after the "general protection fault, probably for non-canonical address"
+    # header, pr_alert "KASAN: %s in range [0x%016lx-0x%016lx]" ("null-ptr-deref",
+    # "probably user-memory-access", "maybe wild-memory-access", "probably
+    # wild-memory-access" 6.8+): the fault's address decoded, the same report
+    wording(
+        _GPF,
+        r"^KASAN: (?:null-ptr-deref|(?:probably|maybe) [\w-]+-memory-access) in range "
+        r"\[0x[0-9a-f]+-0x[0-9a-f]+\]",
+        ("KASAN",),
+        formats=(
+            Format(
+                "KASAN: %s in range [0x%016lx-0x%016lx]",
+                "mm/kasan/report.c",
+                "5.5-6.18",
+                args=("null-ptr-deref", 0, 7),
+            ),
+            Format(
+                "KASAN: %s in range [0x%016lx-0x%016lx]",
+                "mm/kasan/report.c",
+                "5.5-6.18",
+                args=("maybe wild-memory-access", 0xDEAD000000000100, 0xDEAD000000000107),
+            ),
+        ),
+    ),
+    # WARN messages of the kernel's self-checks that print before (4.x: after) the WARNING
+    # header: lib/refcount.c "refcount_t: increment on 0; use-after-free." (WARN_ONCE
+    # 4.11-5.4, refcount_inc; kernel.py reads the later wording), x86's fast refcount
+    # (CONFIG_ARCH_HAS_REFCOUNT, kernel/panic.c refcount_error_report 4.13-5.4)
+    # WARN_RATELIMIT "refcount_t %s at %pB in %s[%d], uid/euid: %u/%u"; kernel/sched/core.c
+    # finish_task_switch WARN_ONCE "corrupted preempt_count: %s/%d/0x%x" (4.4-6.18: a task
+    # left preemption disabled); kernel/softirq.c __do_softirq pr_err "huh, entered softirq
+    # %u %s %p with preempt_count %08x, exited with %08x?" (pr_fmt "softirq: " 4.4-6.18): a
+    # softirq handler that leaked a lock or preempt count
+    wording(
+        _WARN,
+        r"^refcount_t: increment on 0; use-after-free"
+        r"|^refcount_t [\w ]{3,20} at \S+ in .{1,40}\[\d+\], uid/euid: "
+        r"|^corrupted preempt_count: .{1,40}/\d+/0x[0-9a-f]+"
+        r"|^(?:softirq: )?huh, entered softirq \d+ \w+ ",
+        ("refcount_t", "preempt_count", "huh"),
+        formats=(
+            Format("refcount_t: increment on 0; use-after-free.", "lib/refcount.c", "4.11-5.4"),
+            Format(
+                "refcount_t %s at %pB in %s[%d], uid/euid: %u/%u",
+                "kernel/panic.c",
+                "4.13-5.4",
+                args=("overflow", "nf_conntrack_in+0x41/0x4b0", "python3", 4123, 0, 0),
+            ),
+            Format(
+                "corrupted preempt_count: %s/%d/0x%x",
+                "kernel/sched/core.c",
+                "4.4-6.18",
+                args=("kworker/3:1", 123, 2),
+            ),
+            Format(
+                "huh, entered softirq %u %s %p with preempt_count %08x, exited with %08x?",
+                "kernel/softirq.c",
+                "4.4-6.18",
+                "softirq: ",
+                args=(3, "NET_RX", "ffffffff81a2b3c0", 0x100, 0x101),
+            ),
+        ),
+    ),
+    # kernel/locking: include/linux/debug_locks.h DEBUG_LOCKS_WARN_ON(c) WARN(1,
+    # "DEBUG_LOCKS_WARN_ON(%s)", #c) (mutex, rwsem, rtmutex and lockdep's own checks: an
+    # unlock of a lock not held, a lock's magic overwritten); lockdep.c
+    # print_lock_invalid_wait_context "[ BUG: Invalid wait context ]" (5.7-6.18: a sleeping
+    # lock taken under a spinning one) and print_lock_nested_lock_not_held "WARNING: Nested
+    # lock was not taken" (4.14-6.18; "[ BUG: Nested lock was not taken ]" before)
+    wording(
+        _LOCKDEP,
+        r"^DEBUG_LOCKS_WARN_ON\(|^\[ BUG: Invalid wait context \]"
+        r"|^(?:WARNING: |\[ BUG: )Nested lock was not taken",
+        ("DEBUG_LOCKS_WARN_ON", "Invalid", "Nested"),
+        formats=(
+            Format(
+                "DEBUG_LOCKS_WARN_ON(%s)",
+                "include/linux/debug_locks.h",
+                "4.4-6.18",
+                args=("lock->magic != lock",),
+            ),
+            Format("[ BUG: Invalid wait context ]", _LOCKDEP_C, "5.7-6.18"),
+            Format("WARNING: Nested lock was not taken", _LOCKDEP_C, "4.14-6.18"),
+        ),
+    ),
+    # kernel/time/clocksource.c cs_watchdog_read: the watchdog could not read the clock and
+    # its watchdog close enough together and gives the clock up (__clocksource_unstable,
+    # which prints nothing more): "timekeeping watchdog on CPU%d: %s read-back delay of
+    # %lldns, attempt %d, marking unstable" (5.14-5.18), "timekeeping watchdog on CPU%d:
+    # wd-%s-wd excessive read-back delay of %lldns vs. limit of %ldns, wd-wd read-back delay
+    # only %lldns, attempt %d, marking %s unstable" (5.19-6.18), pr_fmt "clocksource: ". The
+    # retry that succeeded ("%s retried %d times before success") is routine
+    wording(
+        _CLOCK,
+        r"timekeeping watchdog on CPU\d+: (?:wd-\S+-wd excessive |\S+ )read-back delay of "
+        r"\d+ns,? (?:vs\. limit of \d+ns, wd-wd read-back delay only \d+ns, )?attempt \d+, "
+        r"marking (?:\S+ )?unstable",
+        ("unstable",),
+        formats=(
+            Format(
+                "timekeeping watchdog on CPU%d: wd-%s-wd excessive read-back delay of %lldns "
+                "vs. limit of %ldns, wd-wd read-back delay only %lldns, attempt %d, marking %s "
+                "unstable",
+                "kernel/time/clocksource.c",
+                "5.19-6.18",
+                "clocksource: ",
+                args=(3, "tsc", 153762, 125000, 3452, 3, "tsc"),
+            ),
+            Format(
+                "timekeeping watchdog on CPU%d: %s read-back delay of %lldns, attempt %d, "
+                "marking unstable",
+                "kernel/time/clocksource.c",
+                "5.14-5.18",
+                "clocksource: ",
+                args=(3, "hpet", 153762, 3),
+            ),
+        ),
+    ),
+    # kernel/smp.c csd_lock_wait_toolong (CONFIG_CSD_LOCK_WAIT_DEBUG, on in distribution
+    # kernels from 5.17; timeout csd_lock_timeout=5 s): pr_alert "csd: %s non-responsive CSD
+    # lock (#%d) on CPU#%d, waiting %lld ns for CPU#%02d %pS(%ps)." ("Detected" the first
+    # time, "Continued" after; 5.11-5.16 "Detected" only; with "smp: " before it where
+    # kernel/smp.c has its pr_fmt, 6.x): a CPU sent another an IPI (a TLB flush, a
+    # smp_call_function) and the other never ran it: that CPU is stuck with interrupts off
+    # (a hard lockup there, a firmware SMI, a vCPU the hypervisor does not run). The waiter
+    # then spins, and its soft lockup or RCU stall follows. "CSD lock (#%d) got unstuck on
+    # CPU#%02d, CPU#%02d released the lock." is its recovery: no tag
+    sig(
+        "csd_lock_timeout",
+        r"\bcsd: (?:Detected|Continued) non-responsive CSD lock \(#\d+\) on CPU#\d+, waiting "
+        r"\d+(?: ns|\.\d+ secs) for CPU#\d+",
+        ("responsive",),
+        S.ERROR,
+        "cpu",
+        "A CPU waited seconds for another CPU to answer an inter-processor interrupt (a TLB "
+        "flush, a cross-CPU call) and it never did: the CPU named after 'for' is stuck with "
+        "interrupts off, in a driver, firmware (SMI) or a vCPU the hypervisor stopped running.",
+        "Read the NMI backtrace of the CPU named after 'for' (what it is stuck in); on a VM "
+        "check the host's CPU overcommit and steal time; on bare metal check the BIOS/BMC for "
+        "SMIs and update the firmware.",
+        69,
+        formats=(
+            Format(
+                "csd: %s non-responsive CSD lock (#%d) on CPU#%d, waiting %lld ns for CPU#%02d "
+                "%pS(%ps).",
+                "kernel/smp.c",
+                "5.17-6.18",
+                args=("Detected", 1, 3, 5000000042, 55, "flush_tlb_func+0x0/0xb0", "0xff"),
+            ),
+            Format(
+                "csd: %s non-responsive CSD lock (#%d) on CPU#%d, waiting %lld ns for CPU#%02d "
+                "%pS(%ps).",
+                "kernel/smp.c",
+                "6.16",
+                "smp: ",
+                args=("Continued", 1, 0, 10002000000, 1, "do_nothing+0x0/0x10", "0x0"),
+            ),
+            Format(
+                "csd: Detected non-responsive CSD lock (#%d) on CPU#%d, waiting %llu ns for "
+                "CPU#%02d %pS(%ps).",
+                "kernel/smp.c",
+                "5.11-5.16",
+                args=(1, 3, 5000000042, 55, "flush_tlb_func+0x0/0xb0", "0xff"),
+            ),
+        ),
+    ),
+    # kernel/sched/rt.c sched_rt_runtime_exceeded printk_deferred_once "sched: RT throttling
+    # activated" (4.4-6.18): real-time tasks used their whole budget (sched_rt_runtime_us,
+    # 95 % of each second) and the scheduler held them off for the rest. Once a boot, often
+    # from an audio or a busy-polling thread that recovers: information, listed, never
+    # blamed (a busy server's routine line, tests/catalogue/test_sweep_sys.py)
+    sig(
+        "rt_throttling",
+        r"^sched: RT throttling activated",
+        ("throttling",),
+        S.INFO,
+        "kernel",
+        "Real-time (SCHED_FIFO/SCHED_RR) tasks used their whole CPU budget and the scheduler "
+        "throttled them: a runaway real-time thread, or one that busy-polls.",
+        "Find the real-time thread that spins (ps -eLo rtprio,pcpu,comm | sort -n); stalls or "
+        "hung tasks around it may be its doing.",
+        100,
+        routine=True,
+        formats=(Format("sched: RT throttling activated", "kernel/sched/rt.c", "4.4-6.18"),),
+    ),
+    # mm/kmemleak.c kmemleak_scan pr_info "%d new suspected memory leaks (see
+    # /sys/kernel/debug/kmemleak)" (pr_fmt "kmemleak: ", 4.4-6.18): a debug kernel's leak
+    # detector found unreferenced objects. Memory lost, nothing stopped: routine
+    sig(
+        "kmemleak_leak",
+        r"^kmemleak: \d+ new suspected memory leaks",
+        ("kmemleak",),
+        S.WARNING,
+        "memory",
+        "The kernel's leak detector (kmemleak, a debug option) found kernel memory nobody "
+        "references any more: a driver or subsystem leaks.",
+        "Read /sys/kernel/debug/kmemleak for the leaking allocations' backtraces and report "
+        "them to the driver named there; a leak that grows ends in memory exhaustion.",
+        90,
+        routine=True,
+        formats=(
+            Format(
+                "%d new suspected memory leaks (see /sys/kernel/debug/kmemleak)",
+                "mm/kmemleak.c",
+                "4.4-6.18",
+                "kmemleak: ",
+                args=(3,),
+            ),
+        ),
+    ),
+    # kernel/time/hrtimer.c hrtimer_interrupt pr_warn_once "hrtimer: interrupt took %llu ns"
+    # (4.4-6.18): one timer interrupt ran so long (a stalled or descheduled CPU, an SMI, a
+    # slow console) that the kernel spread the next timers out. Information once a boot
+    sig(
+        "hrtimer_interrupt_slow",
+        r"^hrtimer: interrupt took \d+ ns",
+        ("hrtimer",),
+        S.INFO,
+        "cpu",
+        "One timer interrupt took long to run (a CPU held off by an SMI, a hypervisor or a "
+        "slow console): printed once a boot.",
+        "Usually noise; many stalls around it point at the CPU or the hypervisor.",
+        100,
+        routine=True,
+        formats=(
+            Format(
+                "hrtimer: interrupt took %llu ns",
+                "kernel/time/hrtimer.c",
+                "4.4-6.18",
+                args=(11082175,),
+            ),
+        ),
+    ),
+    # kernel/printk/printk.c: the console fell behind the ring buffer and skipped records,
+    # "** %u printk messages dropped **" (console_unlock 4.4-5.9), "** %llu printk messages
+    # dropped **" (5.10-6.0), "** %lu printk messages dropped **" (console_prepend_dropped
+    # 6.1-6.18): a console log (serial, netconsole) with a hole; the ring buffer (dmesg)
+    # has what the console lost
+    sig(
+        "printk_messages_dropped",
+        r"^\*\* \d+ printk messages dropped \*\*",
+        ("dropped",),
+        S.INFO,
+        "kernel",
+        "The console could not keep up and skipped kernel messages: this log has a hole.",
+        "Read dmesg or the journal for what the console lost; slow serial consoles drop most.",
+        100,
+        routine=True,
+        formats=(
+            Format(
+                "** %lu printk messages dropped **",
+                "kernel/printk/printk.c",
+                "6.1-6.18",
+                args=(127,),
+            ),
+            Format(
+                "** %u printk messages dropped **",
+                "kernel/printk/printk.c",
+                "4.4-5.9",
+                args=(17,),
+            ),
+        ),
+    ),
+)
