@@ -52,6 +52,7 @@ from kmsgd.catalogue.storage_eh import STORAGE_EH_SIGNATURES
 from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
+from kmsgd.catalogue.sweep_platform import SWEEP_PLATFORM_SIGNATURES
 from kmsgd.catalogue.sys_more import SYS_MORE_SIGNATURES
 from kmsgd.catalogue.tags import Tag
 from kmsgd.catalogue.virt import VIRT_SIGNATURES
@@ -98,6 +99,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + NVOTHER2_GPU_SIGNATURES
     + SYS_MORE_SIGNATURES  # wording of kernel.py's, net.py's, storage_net.py's, GHES tags
     + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
+    + SWEEP_PLATFORM_SIGNATURES  # the platform/bus sweep: new tags, and wording for others'
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:
