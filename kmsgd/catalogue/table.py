@@ -53,6 +53,7 @@ from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
 from kmsgd.catalogue.sweep_debug import SWEEP_DEBUG_SIGNATURES
+from kmsgd.catalogue.sweep_platform import SWEEP_PLATFORM_SIGNATURES
 from kmsgd.catalogue.sys_more import SYS_MORE_SIGNATURES
 from kmsgd.catalogue.tags import Tag
 from kmsgd.catalogue.virt import VIRT_SIGNATURES
@@ -100,6 +101,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + SYS_MORE_SIGNATURES  # wording of kernel.py's, net.py's, storage_net.py's, GHES tags
     + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
     + SWEEP_DEBUG_SIGNATURES  # the debug/corruption sweep: kernel.py's tags' wording, new tags
+    + SWEEP_PLATFORM_SIGNATURES  # the platform/bus sweep: new tags, and wording for others'
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

@@ -308,6 +308,24 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(aer, Tag.GHES_HARDWARE_ERROR, "the firmware's record of a PCIe error", True)
         for aer in (Tag.AER_FATAL, Tag.AER_NONFATAL)
     ),
+    # drivers/pci/pcie/err.c pcie_do_recovery: an AER or DPC error is what the recovery runs
+    # for; its reset_link waits for the link to train again (pci.c
+    # pci_bridge_wait_for_secondary_bus, dpc.c dpc_reset_link: "Data Link Layer Link Active
+    # not set"), and a link that does not come back fails the recovery ("device recovery
+    # failed")
+    *(
+        Relation(cause, Tag.AER_RECOVERY_FAILURE, "the recovery an error starts fails")
+        for cause in (
+            Tag.AER_FATAL,
+            Tag.AER_NONFATAL,
+            Tag.PCIE_LINK_DOWN,
+            Tag.PCIE_LINK_TRAINING_FAILURE,
+        )
+    ),
+    *(
+        Relation(cause, Tag.PCIE_LINK_TRAINING_FAILURE, "the reset after an error retrains")
+        for cause in (Tag.AER_FATAL, Tag.AER_NONFATAL, Tag.PCIE_LINK_DOWN)
+    ),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
     *(
         Relation(cause, Tag.KERNEL_PANIC, "the panic that ends a report")

@@ -316,6 +316,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     # stop-endpoint watchdog, hcd.c usb_hc_died (catalogue/hardware.py xhci_host_dead)
     "usb": (
         r"xhci[_-]hcd \S+: ",
+        r"usb usb\d+-port\d+: ",  # drivers/usb/core/port.c's port device (hub.c dev_err)
         r"[eou]hci[_-]hcd \S+: ",
         r"xHCI host (?:controller not responding, assume dead|not responding to stop endpoint)",
         r"HC died; cleaning up$",
@@ -335,7 +336,21 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     # arch/s390/pci pr_fmt "zpci: " ("zPCI: " in 3.x); powerpc EEH (arch/powerpc/kernel/eeh.c,
     # eeh_driver.c): "EEH: ", "EEH(%u): " (6.x)
-    "pcie": (r"AER: ", r"pcieport ", r"pci ", r"z(?:pci|PCI): ", r"EEH(?:\(\d+\))?: "),
+    # pciehp's ctrl_err before 4.19: dev_err on the port service ("pciehp 0000:80:10.0:pcie004: ")
+    "pcie": (
+        r"AER: ",
+        r"pcieport ",
+        r"pci ",
+        r"z(?:pci|PCI): ",
+        r"EEH(?:\(\d+\))?: ",
+        r"pciehp \S+:pcie\d+: ",
+    ),
+    # drivers/remoteproc: dev_err on the rproc device ("remoteproc remoteproc0: ") and on the
+    # platform device of a Qualcomm remote processor ("qcom-q6v5-mss 4080000.remoteproc: ")
+    "soc": (r"remoteproc remoteproc\d+: ", r"[\w.-]+ [0-9a-f]+\.remoteproc: "),
+    # drivers/firmware/arm_scmi dev_err ("arm-scmi firmware:scmi: "), the FW_BUG prefix of
+    # arch/x86/platform/efi/quirks.c's WARN, drivers/firmware/efi pr_fmt "efi: "
+    "firmware": (r"arm-scmi \S+: ", r"\[Firmware Bug\]: ", r"efi: "),
     "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (

@@ -48,6 +48,7 @@ from tests.catalogue.test_sweep_gpu2 import SWEEP_GPU2_EXAMPLES
 from tests.catalogue.test_sweep_io import SWEEP_IO_EXAMPLES
 from tests.catalogue.test_sweep_net import SWEEP_NET_EXAMPLES
 from tests.catalogue.test_sweep_nvother import SWEEP_NVOTHER_EXAMPLES
+from tests.catalogue.test_sweep_platform import SWEEP_PLATFORM_EXAMPLES
 from tests.catalogue.test_sweep_storage import SWEEP_STORAGE_EXAMPLES
 from tests.catalogue.test_sweep_sys import SWEEP_SYS_EXAMPLES
 
@@ -475,6 +476,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(SWEEP_STORAGE_EXAMPLES)
     missing -= set(SWEEP_GPU2_EXAMPLES)
     missing -= set(SWEEP_DEBUG_EXAMPLES)
+    missing -= set(SWEEP_PLATFORM_EXAMPLES)
     missing -= set(SWEEP_NVOTHER_EXAMPLES)
     missing -= set(SWEEP_IO_EXAMPLES)
     missing -= set(SWEEP_SYS_EXAMPLES)

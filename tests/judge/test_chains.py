@@ -454,6 +454,25 @@ for cause, line in (
         line,
         "DMAR: VT-d detected Invalidation Time-out Error: SID ffff",
     )
+_AER_CAUSES = {
+    "aer_fatal": "pcieport 0000:00:01.4: AER: Uncorrected (Fatal) error received: 0000:00:01.4",
+    "aer_nonfatal": "pcieport 0000:00:01.4: PCIe Bus Error: severity=Uncorrected (Non-Fatal), "
+    "type=Transaction Layer, (Requester ID)",
+    "pcie_link_down": "pcieport 0000:00:01.4: DPC: containment event, status:0x1f01 source:0x0000",
+}
+for cause, line in _AER_CAUSES.items():
+    EXAMPLES[(cause, "aer_recovery_failure")] = (
+        line,
+        "pcieport 0000:00:01.4: AER: device recovery failed",
+    )
+    EXAMPLES[(cause, "pcie_link_training_failure")] = (
+        line,
+        "pcieport 0000:00:01.4: DPC: Data Link Layer Link Active not set in 1000 msec",
+    )
+EXAMPLES[("pcie_link_training_failure", "aer_recovery_failure")] = (
+    "pcieport 0000:00:01.4: Data Link Layer Link Active not set in 1000 msec",
+    "pcieport 0000:00:01.4: AER: device recovery failed",
+)
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 UNSTAMPED = {("mce_logged_at_boot", "mce_unstamped")}  # relations of lines without stamps
 
