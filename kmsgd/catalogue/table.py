@@ -88,6 +88,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + IO_SWEEP_SIGNATURES  # the I/O source sweep: new tags, and wording for others'
     + IOMMU_SWEEP_SIGNATURES
     + NET_SWEEP_SIGNATURES
+    + SWEEP_PLATFORM_SIGNATURES  # the platform/bus sweep: new tags, and wording for others'
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
     + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
     + AMD_RESET_SIGNATURES
@@ -101,7 +102,6 @@ CATALOGUE: tuple[Signature, ...] = (
     + SYS_MORE_SIGNATURES  # wording of kernel.py's, net.py's, storage_net.py's, GHES tags
     + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
     + SWEEP_DEBUG_SIGNATURES  # the debug/corruption sweep: kernel.py's tags' wording, new tags
-    + SWEEP_PLATFORM_SIGNATURES  # the platform/bus sweep: new tags, and wording for others'
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

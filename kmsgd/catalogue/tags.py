@@ -51,6 +51,7 @@ class Tag(enum.StrEnum):
     CIFS_SERVER_NOT_RESPONDING = "cifs_server_not_responding"
     CLEAN_SHUTDOWN_MARKER = "clean_shutdown_marker"
     CLOCKSOURCE_UNSTABLE = "clocksource_unstable"
+    CPU_BRINGUP_FAILURE = "cpu_bringup_failure"
     CSD_LOCK_TIMEOUT = "csd_lock_timeout"
     DISK_IO_ERROR = "disk_io_error"
     DM_INTEGRITY_ERROR = "dm_integrity_error"

@@ -239,6 +239,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"Clocksource \S+ unstable ",  # kernel/time/clocksource.c before its pr_fmt (2.6.28-3.x)
         r"tsc: ",  # arch/x86/kernel/tsc.c pr_fmt
         r"x86/split lock detection: ",  # arch/x86/kernel/cpu/intel.c, bus_lock.c pr_fmt
+        # kernel/cpu.c cpuhp_bp_sync_alive, thaw_secondary_cpus; arch/arm64/kernel/smp.c __cpu_up
+        r"CPU\d+(?: failed to report alive state|: failed to (?:come online|boot: ))",
+        r"Error taking CPU\d+ up: ",
     ),
     # mm/oom_kill.c, mm/page_alloc.c warn_alloc: the task's comm (at most 15 characters), then
     # the report
@@ -351,7 +354,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     # drivers/firmware/arm_scmi dev_err ("arm-scmi firmware:scmi: "), the FW_BUG prefix of
     # arch/x86/platform/efi/quirks.c's WARN, drivers/firmware/efi pr_fmt "efi: "
     "firmware": (r"arm-scmi \S+: ", r"\[Firmware Bug\]: ", r"efi: "),
-    "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu"),
+    # drivers/memory/tegra/mc.c: dev_err on the memory controller ("tegra-mc 2c00000.memory-…")
+    "iommu": (r"AMD-Vi: ", r"DMAR: ", r"DMAR-IR: ", r"iommu ", r"arm-smmu", r"tegra-mc \S+: "),
     "thermal": (r"CPU\d+: (?:Core|Package) temperature", r"thermal "),
     "power": (
         r"Under-?voltage detected",

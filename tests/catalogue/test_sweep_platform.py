@@ -96,6 +96,8 @@ SWEEP_PLATFORM_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "usb 1-1.4: device descriptor read/all, error -71",
             "usb 1-1: device not accepting address 5, error -71",
             "usb usb1-port3: unable to enumerate USB device",
+            "usb usb1-port1: Cannot enable. Maybe the USB cable is bad?",
+            "hub 1-0:1.0: Cannot enable port 1.  Maybe the USB cable is bad?",
         ],
         [
             "usb 1-1: new high-speed USB device number 2 using xhci_hcd",
@@ -103,10 +105,38 @@ SWEEP_PLATFORM_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "usb 1-1: New USB device found, idVendor=046b, idProduct=ff10, bcdDevice= 1.00",
         ],
     ),
+    "cpu_bringup_failure": (
+        [
+            "CPU3 failed to report alive state",
+            "CPU1: failed to come online",
+            "CPU2: failed to boot: -22",
+            "Error taking CPU1 up: -5",
+        ],
+        [
+            "CPU1 is up",
+            "psci: CPU3 killed (polled 0 ms)",
+            "smpboot: CPU 3 is now offline",
+            "CPU3: Booted secondary processor 0x0000000003 [0x410fd083]",
+            "CPU features: detected: 32-bit EL0 Support",
+        ],
+    ),
 }
 
 # more wordings of other modules' tags
 SWEEP_PLATFORM_WORDING: dict[str, tuple[list[str], list[str]]] = {
+    "iommu_fault": (
+        [
+            "tegra-mc 2c00000.memory-controller: cpu: write @0x0000000000000000: EMEM address "
+            "decode error (EMEM decode error)",
+            "tegra-mc 70019000.mc: gpusrd: read @0x00000000f6c0a000: EMEM address decode "
+            "error (EMEM decode error)",
+            "tegra-mc 2c00000.memory-controller: nvdisplayr: secure read @0x00000000ffffff00: "
+            "Page fault (SMMU translation error [R-S])",
+            "tegra-mc 7000f000.memory-controller: vic03r: read @0x00000000fe000000: VPR "
+            "violation (Carveout violation)",
+        ],
+        ["tegra-mc 2c00000.memory-controller: Tegra194 memory controller"],
+    ),
     "edac": (
         ["RAS: Soft-offlining pfn: 0x10cb39"],
         ["RAS: Correctable Errors collector initialized."],
@@ -213,3 +243,26 @@ def test_usb_enumeration_retries_do_not_lead_a_host_controller_that_died() -> No
         ]
     )
     assert paste_primary(text) == "xhci_host_dead"
+
+
+def test_a_cpu_that_does_not_come_back_from_resume_leads_the_hang_after_it() -> None:
+    text = "\n".join(
+        [
+            "[ 500.000000] Enabling non-boot CPUs ...",
+            "[ 510.000000] CPU1 failed to report alive state",
+            "[ 510.000100] Error taking CPU1 up: -5",
+            "[ 742.000000] INFO: task kworker/u64:2:1234 blocked for more than 122 seconds.",
+        ]
+    )
+    assert paste_primary(text) == "cpu_bringup_failure"
+
+
+def test_a_cpu_that_comes_back_from_resume_is_no_evidence() -> None:
+    text = "\n".join(
+        [
+            "[ 500.000000] Enabling non-boot CPUs ...",
+            "[ 500.100000] CPU1 is up",
+            "[ 500.200000] CPU2 is up",
+        ]
+    )
+    assert paste_primary(text) is None
