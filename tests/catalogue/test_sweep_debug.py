@@ -28,6 +28,13 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "(128 bytes)",
             "Insufficient stack space to handle exception!",
             "Kernel bug detected[#1]:",
+            "Kernel stack overflow.",
+            "BUG: KMSAN: uninit-value in __skb_flow_dissect+0x1a2/0x2d40",
+            "BUG: KMSAN: kernel-infoleak in instrument_copy_to_user+0x3c/0x70",
+            "traps: Missing ENDBR: _nv011159rm+0x0/0x40 [nvidia]",
+            "Missing ENDBR: __pfx_foo+0x0/0x10 [foo]",
+            "Internal error: UBSAN: array index out of bounds: 00000000f2005512 [#1] PREEMPT SMP",
+            "UBSAN: integer addition overflow at foo_ioctl+0x3c/0x120 [foo]",
         ],
         [
             # a slab's own routine lines, kmemleak's, lockdep switching itself off
@@ -37,6 +44,11 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "BUG: MAX_STACK_TRACE_ENTRIES too low!",
             "Task stack:     [0xffff800012a18000..0xffff800012a1c000]",
             "Bluetooth: hci0: unexpected event 0x0e length: 5 > 4 (double)",
+            # the panic after s390's stack overflow is the panic's; CET's boot line
+            "Kernel panic - not syncing: Corrupt kernel stack, can't continue.",
+            "x86/cpu: User Mode Instruction Prevention (UMIP) activated",
+            "CET detected: Indirect Branch Tracking enabled",
+            "kmsan: KernelMemorySanitizer initialized",
         ],
     ),
     "oops": (
@@ -53,6 +65,9 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "kernel tried to execute NX-protected page - exploit attempt? (uid: 0)",
             "unable to execute userspace code (SMEP?) (uid: 1000)",
             "Thread overran stack, or stack corrupted",
+            "kernel tried to execute exec-protected page (c000000000abc000) - exploit attempt? "
+            "(uid: 0)",
+            "Kernel attempted to write user page (7fff8000) - exploit attempt? (uid: 0)",
         ],
         [
             # a user process's trap is a signal, not a kernel fault
@@ -96,6 +111,8 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "DEBUG_LOCKS_WARN_ON(lock->magic != lock)",
             "DEBUG_LOCKS_WARN_ON(__owner_task(owner) != get_current())",
+            "DEBUG_RWSEMS_WARN_ON(sem->magic != sem): count = 0x0, magic = 0x0, owner = 0x1, "
+            "curr 0xffff888012345678, list empty",
             "[ BUG: Invalid wait context ]",
             "WARNING: Nested lock was not taken",
         ],
@@ -135,6 +152,10 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             " csd: CSD lock (#1) unresponsive.",
             " csd: cnt(0000000): 0000->0000 queue",
         ],
+    ),
+    "page_allocation_failure": (
+        ["vmap allocation for size 4198400 failed: use vmalloc=<size> to increase size"],
+        ["vmalloc: 512 MiB reserved for the kernel's vmap area"],
     ),
     "rt_throttling": (
         ["sched: RT throttling activated"],
