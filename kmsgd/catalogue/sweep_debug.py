@@ -50,25 +50,27 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
     # pr_emerg "Insufficient stack space to handle exception!" before panic("kernel stack
     # overflow"): x86's "BUG: stack guard page was hit" on those, s390's kernel_stack_overflow
     # "Kernel stack overflow." (before panic("Corrupt kernel stack, can't continue.")); MIPS
-    # and LoongArch's BUG() (do_bp BRK_BUG: die_if_kernel("Kernel bug detected"), printed as
-    # die()'s "%s[#%d]:"); KMSAN's report "BUG: KMSAN: %s in %pS" (mm/kmsan/report.c, 6.1+:
-    # uninitialised memory used); x86's IBT check "Missing ENDBR: %pS" (traps.c 5.18-6.5
-    # with "traps: ", cet.c 6.6+), then BUG(): an indirect call to a function built without
-    # an ENDBR landing pad (out-of-tree modules such as NVIDIA's on Tiger Lake and later
-    # CPUs); the UBSAN trap's die (CONFIG_UBSAN_TRAP, lib/ubsan.c report_ubsan_failure's
-    # "UBSAN: <check>" names): arm64's die() "Internal error: UBSAN: %s: %016lx [#%d]"
-    # (ubsan_handler) and x86's pr_crit "%s at %pS" (handle_bug, 6.12+) before its die
+    # and LoongArch's BUG() (do_bp BRK_BUG: die_if_kernel("Kernel bug detected"), LoongArch's
+    # bug_handler "Oops - BUG" from 6.1, printed as die()'s "%s[#%d]:"); KMSAN's report
+    # "BUG: KMSAN: %s in %pS" (mm/kmsan/report.c, 6.1+: uninitialised memory used); x86's
+    # IBT check "Missing ENDBR: %pS" (traps.c 5.18-6.5 with "traps: ", cet.c 6.6+), then
+    # BUG(): an indirect call to a function built without an ENDBR landing pad (out-of-tree
+    # modules such as NVIDIA's on Tiger Lake and later CPUs); the UBSAN trap's die
+    # (CONFIG_UBSAN_TRAP, lib/ubsan.c report_ubsan_failure's "UBSAN: <check>" names):
+    # arm64's die() "Internal error: UBSAN: %s: %016lx [#%d]" (ubsan_handler) and x86's
+    # pr_crit "%s at %pS" (handle_bug, 6.12+) before its die
     wording(
         _BUG,
         r"^list_add double add: new=[0-9a-f]+, prev=[0-9a-f]+, next="
         r"|^slab error in \w+\(\): cache `[^']+': |^slab: Internal list corruption detected"
         r"|^usercopy: [Kk]ernel memory (?:exposure|overwrite) attempt detected (?:from|to) "
-        r"|^Insufficient stack space to handle exception!|^Kernel bug detected\[#\d+\]:"
+        r"|^Insufficient stack space to handle exception!"
+        r"|^(?:Kernel bug detected|Oops - BUG)\[#\d+\]:"
         r"|^Kernel stack overflow\.$|^BUG: KMSAN: [\w-]+ in "
         r"|^(?:traps: )?Missing ENDBR: \S+"
         r"|^Internal error: UBSAN: [\w ]+: [0-9a-f]+ \[#\d+\]|^UBSAN: [\w ]+ at \S+\+0x",
         (
-            *("double", "slab", "usercopy", "Insufficient", "bug", "overflow"),
+            *("double", "slab", "usercopy", "Insufficient", "bug", "BUG", "overflow"),
             *("KMSAN", "ENDBR", "UBSAN"),
         ),
         formats=(
@@ -125,9 +127,10 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "%s[#%d]:",
                 "arch/loongarch/kernel/traps.c",
-                "5.19-6.18",
+                "5.19-6.0",
                 args=("Kernel bug detected", 1),
             ),
+            Format("%s[#%d]:", "arch/loongarch/kernel/traps.c", "6.1-6.18", args=("Oops - BUG", 1)),
             Format("Kernel stack overflow.", "arch/s390/kernel/traps.c", "4.4-5.x"),
             Format(
                 "BUG: KMSAN: %s in %pS",
@@ -186,7 +189,7 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
         _OOPS,
         r"^(?!Oops: )[A-Za-z][\w ()-]{0,60}: [0-9a-f]{4} ilc:\d \[#\d+\]"
         r"|^Unable to handle kernel pointer dereference in virtual \w+ address space"
-        r"|^(?:Oops|Reserved instruction in kernel code|Break instruction in kernel code"
+        r"|^(?:Oops|(?:Reserved|Break|Trap) instruction in kernel code"
         r"|Unhandled kernel unaligned access|Integer overflow)\[#\d+\]:"
         r"|^Bad mode in [\w ]+ handler detected"
         r"|^kernel tried to execute (?:NX-protected|exec-protected|user) page (?:\([0-9a-f]+\) )?"
@@ -194,7 +197,7 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
         r"- exploit attempt\?"
         r"|^unable to execute userspace code \(SMEP\?\)|^Thread overran stack, or stack corrupted",
         (
-            *("ilc", "Unable", "Oops", "Reserved", "Break", "unaligned", "overflow"),
+            *("ilc", "Unable", "Oops", "Reserved", "Break", "Trap", "unaligned", "overflow"),
             *("handler", "exploit", "SMEP", "overran"),
         ),
         formats=(

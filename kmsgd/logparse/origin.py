@@ -182,8 +182,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"slab error in \w+\(\): cache `|slab: Internal list corruption",
         r"usercopy: [Kk]ernel memory ",
         r"Insufficient stack space to handle exception!",
-        r"(?:Oops|Kernel bug detected|[\w ]+ in kernel code|Unhandled kernel unaligned access"
-        r"|Integer overflow)\[#\d+\]:",
+        r"(?:Oops|Oops - BUG|Kernel bug detected|[\w ]+ in kernel code"
+        r"|Unhandled kernel unaligned access|Integer overflow)\[#\d+\]:",
         r"[A-Za-z][\w ()-]{0,60}: [0-9a-f]{4} ilc:\d \[#",
         r"Bad mode in [\w ]+ handler detected",
         r"[Kk]ernel (?:tried to execute|attempted to \w+ user page)"

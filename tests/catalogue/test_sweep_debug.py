@@ -28,6 +28,7 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "(128 bytes)",
             "Insufficient stack space to handle exception!",
             "Kernel bug detected[#1]:",
+            "Oops - BUG[#1]:",
             "Kernel stack overflow.",
             "BUG: KMSAN: uninit-value in __skb_flow_dissect+0x1a2/0x2d40",
             "BUG: KMSAN: kernel-infoleak in instrument_copy_to_user+0x3c/0x70",
@@ -58,6 +59,7 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Unable to handle kernel pointer dereference in virtual kernel address space",
             "Oops[#1]:",
             "Reserved instruction in kernel code[#1]:",
+            "Trap instruction in kernel code[#1]:",
             "Unhandled kernel unaligned access[#2]:",
             "Bad mode in Synchronous Abort handler detected on CPU1, code 0x86000005 -- IABT "
             "(current EL)",
