@@ -165,6 +165,39 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # the lines under a KASAN or KFENCE header, where a cut lost it: mm/kasan/report.c
+    # print_error_description's "%s of size %zu at addr %px by task %s/%d" (Read, Write;
+    # 4.4-6.18, %p before 4.15) and mm/kfence/report.c's "Out-of-bounds %s at 0x%p (%luB %s
+    # of kfence-#%td):" and "Use-after-free %s at 0x%p (in kfence-#%td):" (5.12-6.18): the
+    # report's own lines, counted with its header (context)
+    wording(
+        _BUG,
+        r"^(?:Read|Write) of size \d+ at addr [0-9a-f]+ by task \S"
+        r"|^(?:Out-of-bounds|Use-after-free) (?:read|write) at 0x[0-9a-f]+ "
+        r"\((?:\d+B (?:left|right) of|in) kfence-#\d+\):",
+        ("Read", "Write", "kfence"),
+        context=True,
+        formats=(
+            Format(
+                "%s of size %zu at addr %px by task %s/%d",
+                "mm/kasan/report.c",
+                "4.15-6.18",
+                args=("Write", 8, "ffff888101234560", "kworker/0:1", 123),
+            ),
+            Format(
+                "Out-of-bounds %s at 0x%p (%luB %s of kfence-#%td):",
+                "mm/kfence/report.c",
+                "5.12-6.18",
+                args=("read", "ffff8c3f2e291fcc", 4, "left", 72),
+            ),
+            Format(
+                "Use-after-free %s at 0x%p (in kfence-#%td):",
+                "mm/kfence/report.c",
+                "5.12-6.18",
+                args=("write", "ffff8c3f2e291fcc", 72),
+            ),
+        ),
+    ),
     # die() headers and fault reports kernel.py's oops does not read: s390's die()
     # (arch/s390/kernel/dumpstack.c, arch/s390/kernel/traps.c 4.4) "%s: %04x ilc:%d [#%d] "
     # with the trap's name ("illegal operation", "specification exception", "addressing

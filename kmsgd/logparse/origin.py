@@ -192,6 +192,8 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"vmap allocation for size \d+ failed",
         r"Thread overran stack, or stack corrupted",
         r"KASAN: [\w -]+ in range \[",
+        r"(?:Read|Write) of size \d+ at addr [0-9a-f]+ by task ",
+        r"(?:Out-of-bounds|Use-after-free) (?:read|write) at 0x[0-9a-f]+ \(",
         r"DEBUG_(?:LOCKS|RWSEMS)_WARN_ON\(|\[ BUG: Invalid wait context"
         r"|WARNING: Nested lock was not taken",
         r"corrupted preempt_count: |softirq: huh, entered softirq ",

@@ -29,6 +29,10 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Insufficient stack space to handle exception!",
             "Kernel bug detected[#1]:",
             "Oops - BUG[#1]:",
+            "Write of size 8 at addr ffff888101234560 by task kworker/0:1/123",
+            "Read of size 4 at addr ffffffc114f5bf18 by task kworker/u17:14/705",
+            "Out-of-bounds read at 0xffff8c3f2e291fcc (4B left of kfence-#72):",
+            "Use-after-free write at 0xffff8c3f2e291fcc (in kfence-#72):",
             "Kernel stack overflow.",
             "BUG: KMSAN: uninit-value in __skb_flow_dissect+0x1a2/0x2d40",
             "BUG: KMSAN: kernel-infoleak in instrument_copy_to_user+0x3c/0x70",
@@ -50,6 +54,8 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "x86/cpu: User Mode Instruction Prevention (UMIP) activated",
             "CET detected: Indirect Branch Tracking enabled",
             "kmsan: KernelMemorySanitizer initialized",
+            "kfence: initialized - using 2097152 bytes for 255 objects at 0x(____ptrval____)",
+            "Read of size 4096 done",
         ],
     ),
     "oops": (
@@ -185,6 +191,13 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 @pytest.mark.parametrize("tag", sorted(SWEEP_DEBUG_EXAMPLES))
 def test_the_source_wording_matches_and_the_lines_beside_it_do_not(tag: str) -> None:
     check_wording(SWEEP_DEBUG_EXAMPLES, tag, tags_of)
+
+
+def test_a_kasan_report_is_one_event_and_its_access_line_shows_it_when_cut() -> None:
+    header = "BUG: KASAN: slab-use-after-free in amdgpu_vm_bo_update+0x4f/0x980 [amdgpu]"
+    access = "Read of size 8 at addr ffff888101234560 by task kworker/0:1/123"
+    assert paste_primary(_log(header, access)) == "kernel_bug"
+    assert paste_primary(_log(access)) == "kernel_bug"
 
 
 def test_the_stack_protector_panic_stays_the_panic_s() -> None:
