@@ -2,21 +2,18 @@
 from the source sweep of lib/, mm/, kernel/locking, kernel/sched, kernel/time, kernel/smp.c,
 kernel/printk and arch/{x86,arm,arm64,riscv,s390,mips,loongarch}: more wording for
 kernel.py's tags (kernel_bug, oops, kernel_warning, lockdep_warning, general_protection_fault,
-clocksource_unstable), and the new tags csd_lock_timeout (an IPI another CPU never answered),
-rt_throttling, kmemleak_leak, hrtimer_interrupt_slow and printk_messages_dropped.
+clocksource_unstable, page_allocation_failure); the sweep's new tags are in sweep_debug2.py.
 
 Routine neighbours stay untagged: a user process's trap ("traps: %s[%d] general protection
-fault ip:… in …"), lockdep switching itself off ("BUG: MAX_LOCKDEP_KEYS too low!"), a CSD lock
-that came unstuck, kmemleak's boot lines. The stack-protector panic ("Kernel panic - not
-syncing: stack-protector: Kernel stack is corrupted in: %pB") stays kernel_panic's alone.
+fault ip:… in …"), lockdep switching itself off ("BUG: MAX_LOCKDEP_KEYS too low!"). The
+stack-protector panic ("Kernel panic - not syncing: stack-protector: Kernel stack is corrupted
+in: %pB") stays kernel_panic's alone.
 """
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import Format, Severity, Signature, sig, wording
+from kmsgd.catalogue.base import Format, Signature, wording
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
-
-S = Severity
 
 
 def _entry(tag: str) -> Signature:
@@ -30,6 +27,7 @@ _WARN = _entry("kernel_warning")
 _LOCKDEP = _entry("lockdep_warning")
 _GPF = _entry("general_protection_fault")
 _CLOCK = _entry("clocksource_unstable")
+_ALLOC = _entry("page_allocation_failure")
 _LIST = "lib/list_debug.c"
 _SLAB = "mm/slab.c"
 _MIPS = "arch/mips/kernel/traps.c"
@@ -50,15 +48,31 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
     # handlers of arm64 (arch/arm64/kernel/traps.c handle_bad_stack, 4.14-6.18), riscv
     # (arch/riscv/kernel/traps.c, 5.16-6.18) and arm (arch/arm/kernel/traps.c, 6.2-6.18)
     # pr_emerg "Insufficient stack space to handle exception!" before panic("kernel stack
-    # overflow"): x86's "BUG: stack guard page was hit" on those; MIPS and LoongArch's BUG()
-    # (do_bp BRK_BUG: die_if_kernel("Kernel bug detected"), printed as die()'s "%s[#%d]:")
+    # overflow"): x86's "BUG: stack guard page was hit" on those, s390's kernel_stack_overflow
+    # "Kernel stack overflow." (before panic("Corrupt kernel stack, can't continue.")); MIPS
+    # and LoongArch's BUG() (do_bp BRK_BUG: die_if_kernel("Kernel bug detected"), LoongArch's
+    # bug_handler "Oops - BUG" from 6.1, printed as die()'s "%s[#%d]:"); KMSAN's report
+    # "BUG: KMSAN: %s in %pS" (mm/kmsan/report.c, 6.1+: uninitialised memory used); x86's
+    # IBT check "Missing ENDBR: %pS" (traps.c 5.18-6.5 with "traps: ", cet.c 6.6+), then
+    # BUG(): an indirect call to a function built without an ENDBR landing pad (out-of-tree
+    # modules such as NVIDIA's on Tiger Lake and later CPUs); the UBSAN trap's die
+    # (CONFIG_UBSAN_TRAP, lib/ubsan.c report_ubsan_failure's "UBSAN: <check>" names):
+    # arm64's die() "Internal error: UBSAN: %s: %016lx [#%d]" (ubsan_handler) and x86's
+    # pr_crit "%s at %pS" (handle_bug, 6.12+) before its die
     wording(
         _BUG,
         r"^list_add double add: new=[0-9a-f]+, prev=[0-9a-f]+, next="
         r"|^slab error in \w+\(\): cache `[^']+': |^slab: Internal list corruption detected"
         r"|^usercopy: [Kk]ernel memory (?:exposure|overwrite) attempt detected (?:from|to) "
-        r"|^Insufficient stack space to handle exception!|^Kernel bug detected\[#\d+\]:",
-        ("double", "slab", "usercopy", "Insufficient", "bug"),
+        r"|^Insufficient stack space to handle exception!"
+        r"|^(?:Kernel bug detected|Oops - BUG)\[#\d+\]:"
+        r"|^Kernel stack overflow\.$|^BUG: KMSAN: [\w-]+ in "
+        r"|^(?:traps: )?Missing ENDBR: \S+"
+        r"|^Internal error: UBSAN: [\w ]+: [0-9a-f]+ \[#\d+\]|^UBSAN: [\w ]+ at \S+\+0x",
+        (
+            *("double", "slab", "usercopy", "Insufficient", "bug", "BUG", "overflow"),
+            *("KMSAN", "ENDBR", "UBSAN"),
+        ),
         formats=(
             Format(
                 "list_add double add: new=%px, prev=%px, next=%px.",
@@ -113,8 +127,74 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
             Format(
                 "%s[#%d]:",
                 "arch/loongarch/kernel/traps.c",
-                "5.19-6.18",
+                "5.19-6.0",
                 args=("Kernel bug detected", 1),
+            ),
+            Format("%s[#%d]:", "arch/loongarch/kernel/traps.c", "6.1-6.18", args=("Oops - BUG", 1)),
+            Format("Kernel stack overflow.", "arch/s390/kernel/traps.c", "4.4-5.x"),
+            Format(
+                "BUG: KMSAN: %s in %pS",
+                "mm/kmsan/report.c",
+                "6.1-6.18",
+                args=("uninit-value", "__skb_flow_dissect+0x1a2/0x2d40"),
+            ),
+            Format(
+                "Missing ENDBR: %pS",
+                "arch/x86/kernel/traps.c",
+                "5.18-6.5",
+                "traps: ",
+                args=("_nv011159rm+0x0/0x40 [nvidia]",),
+            ),
+            Format(
+                "Missing ENDBR: %pS",
+                "arch/x86/kernel/cet.c",
+                "6.6-6.18",
+                args=("_nv011159rm+0x0/0x40 [nvidia]",),
+            ),
+            Format(
+                "Internal error: %s: %016lx [#%d] PREEMPT SMP",
+                "arch/arm64/kernel/traps.c",
+                "6.6-6.18",
+                args=("UBSAN: array index out of bounds", 0xF2005512, 1),
+            ),
+            Format(
+                "%s at %pS",
+                "arch/x86/kernel/traps.c",
+                "6.12-6.18",
+                args=("UBSAN: integer addition overflow", "foo_ioctl+0x3c/0x120"),
+            ),
+        ),
+    ),
+    # the lines under a KASAN or KFENCE header, where a cut lost it: mm/kasan/report.c
+    # print_error_description's "%s of size %zu at addr %px by task %s/%d" (Read, Write;
+    # 4.4-6.18, %p before 4.15) and mm/kfence/report.c's "Out-of-bounds %s at 0x%p (%luB %s
+    # of kfence-#%td):" and "Use-after-free %s at 0x%p (in kfence-#%td):" (5.12-6.18): the
+    # report's own lines, counted with its header (context)
+    wording(
+        _BUG,
+        r"^(?:Read|Write) of size \d+ at addr [0-9a-f]+ by task \S"
+        r"|^(?:Out-of-bounds|Use-after-free) (?:read|write) at 0x[0-9a-f]+ "
+        r"\((?:\d+B (?:left|right) of|in) kfence-#\d+\):",
+        ("Read", "Write", "kfence"),
+        context=True,
+        formats=(
+            Format(
+                "%s of size %zu at addr %px by task %s/%d",
+                "mm/kasan/report.c",
+                "4.15-6.18",
+                args=("Write", 8, "ffff888101234560", "kworker/0:1", 123),
+            ),
+            Format(
+                "Out-of-bounds %s at 0x%p (%luB %s of kfence-#%td):",
+                "mm/kfence/report.c",
+                "5.12-6.18",
+                args=("read", "ffff8c3f2e291fcc", 4, "left", 72),
+            ),
+            Format(
+                "Use-after-free %s at 0x%p (in kfence-#%td):",
+                "mm/kfence/report.c",
+                "5.12-6.18",
+                args=("write", "ffff8c3f2e291fcc", 72),
             ),
         ),
     ),
@@ -131,20 +211,26 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
     # 0x%08x -- %s", 4.10-5.10, then panic("bad mode")); x86's show_fault_oops pr_crit
     # "kernel tried to execute NX-protected page - exploit attempt? (uid: %d)" and "unable
     # to execute userspace code (SMEP?) (uid: %d)" (arch/x86/mm/fault.c, 4.4-6.18), before
-    # its "BUG: unable to handle page fault"; the dump's "Thread overran stack, or stack
+    # its "BUG: unable to handle page fault", and powerpc's bad_kernel_fault (arch/powerpc/mm/
+    # fault.c) "kernel tried to execute %s page (%lx) - exploit attempt? (uid: %d)" and its
+    # KUAP check's "Kernel attempted to %s user page (%lx) - exploit attempt? (uid: %d)"
+    # (5.8+: access, read, write), before its "BUG: Unable to handle kernel data access";
+    # the dump's "Thread overran stack, or stack
     # corrupted" (x86 fault.c 4.4-5.x, arch/x86/kernel/dumpstack.c), its task's stack end
     # overwritten
     wording(
         _OOPS,
         r"^(?!Oops: )[A-Za-z][\w ()-]{0,60}: [0-9a-f]{4} ilc:\d \[#\d+\]"
         r"|^Unable to handle kernel pointer dereference in virtual \w+ address space"
-        r"|^(?:Oops|Reserved instruction in kernel code|Break instruction in kernel code"
+        r"|^(?:Oops|(?:Reserved|Break|Trap) instruction in kernel code"
         r"|Unhandled kernel unaligned access|Integer overflow)\[#\d+\]:"
         r"|^Bad mode in [\w ]+ handler detected"
-        r"|^kernel tried to execute NX-protected page - exploit attempt\?"
+        r"|^kernel tried to execute (?:NX-protected|exec-protected|user) page (?:\([0-9a-f]+\) )?"
+        r"- exploit attempt\?|^Kernel attempted to (?:access|read|write) user page \([0-9a-f]+\) "
+        r"- exploit attempt\?"
         r"|^unable to execute userspace code \(SMEP\?\)|^Thread overran stack, or stack corrupted",
         (
-            *("ilc", "Unable", "Oops", "Reserved", "Break", "unaligned", "overflow"),
+            *("ilc", "Unable", "Oops", "Reserved", "Break", "Trap", "unaligned", "overflow"),
             *("handler", "exploit", "SMEP", "overran"),
         ),
         formats=(
@@ -195,6 +281,18 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
                 args=(1000,),
             ),
             Format("Thread overran stack, or stack corrupted", "arch/x86/mm/fault.c", "4.4-5.4"),
+            Format(
+                "kernel tried to execute %s page (%lx) - exploit attempt? (uid: %d)",
+                "arch/powerpc/mm/fault.c",
+                "4.19-6.18",
+                args=("exec-protected", 0xC000000000ABC000, 0),
+            ),
+            Format(
+                "Kernel attempted to %s user page (%lx) - exploit attempt? (uid: %d)",
+                "arch/powerpc/mm/fault.c",
+                "5.8-6.18",
+                args=("write", 0x7FFF8000, 0),
+            ),
         ),
     ),
     # CONFIG_KASAN on x86: kasan_non_canonical_hook (mm/kasan/report.c, 5.5-6.18), called by
@@ -263,21 +361,31 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
     ),
     # kernel/locking: include/linux/debug_locks.h DEBUG_LOCKS_WARN_ON(c) WARN(1,
     # "DEBUG_LOCKS_WARN_ON(%s)", #c) (mutex, rwsem, rtmutex and lockdep's own checks: an
-    # unlock of a lock not held, a lock's magic overwritten); lockdep.c
+    # unlock of a lock not held, a lock's magic overwritten), kernel/locking/rwsem.c's
+    # DEBUG_RWSEMS_WARN_ON(c, sem) "DEBUG_RWSEMS_WARN_ON(%s): count = 0x%lx, magic = 0x%lx,
+    # owner = 0x%lx, curr 0x%lx, list %sempty" (5.3+, a rw_semaphore released by a task
+    # that does not hold it); lockdep.c
     # print_lock_invalid_wait_context "[ BUG: Invalid wait context ]" (5.7-6.18: a sleeping
     # lock taken under a spinning one) and print_lock_nested_lock_not_held "WARNING: Nested
     # lock was not taken" (4.14-6.18; "[ BUG: Nested lock was not taken ]" before)
     wording(
         _LOCKDEP,
-        r"^DEBUG_LOCKS_WARN_ON\(|^\[ BUG: Invalid wait context \]"
+        r"^DEBUG_(?:LOCKS|RWSEMS)_WARN_ON\(|^\[ BUG: Invalid wait context \]"
         r"|^(?:WARNING: |\[ BUG: )Nested lock was not taken",
-        ("DEBUG_LOCKS_WARN_ON", "Invalid", "Nested"),
+        ("DEBUG_LOCKS_WARN_ON", "DEBUG_RWSEMS_WARN_ON", "Invalid", "Nested"),
         formats=(
             Format(
                 "DEBUG_LOCKS_WARN_ON(%s)",
                 "include/linux/debug_locks.h",
                 "4.4-6.18",
                 args=("lock->magic != lock",),
+            ),
+            Format(
+                "DEBUG_RWSEMS_WARN_ON(%s): count = 0x%lx, magic = 0x%lx, owner = 0x%lx, curr "
+                "0x%lx, list %sempty",
+                "kernel/locking/rwsem.c",
+                "5.3-6.18",
+                args=("sem->magic != sem", 0, 0, 1, 0xFFFF888012345678, "not "),
             ),
             Format("[ BUG: Invalid wait context ]", _LOCKDEP_C, "5.7-6.18"),
             Format("WARNING: Nested lock was not taken", _LOCKDEP_C, "4.14-6.18"),
@@ -316,148 +424,19 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
-    # kernel/smp.c csd_lock_wait_toolong (CONFIG_CSD_LOCK_WAIT_DEBUG, on in distribution
-    # kernels from 5.17; timeout csd_lock_timeout=5 s): pr_alert "csd: %s non-responsive CSD
-    # lock (#%d) on CPU#%d, waiting %lld ns for CPU#%02d %pS(%ps)." ("Detected" the first
-    # time, "Continued" after; 5.11-5.16 "Detected" only; with "smp: " before it where
-    # kernel/smp.c has its pr_fmt, 6.x): a CPU sent another an IPI (a TLB flush, a
-    # smp_call_function) and the other never ran it: that CPU is stuck with interrupts off
-    # (a hard lockup there, a firmware SMI, a vCPU the hypervisor does not run). The waiter
-    # then spins, and its soft lockup or RCU stall follows. "CSD lock (#%d) got unstuck on
-    # CPU#%02d, CPU#%02d released the lock." is its recovery: no tag
-    sig(
-        "csd_lock_timeout",
-        r"\bcsd: (?:Detected|Continued) non-responsive CSD lock \(#\d+\) on CPU#\d+, waiting "
-        r"\d+(?: ns|\.\d+ secs) for CPU#\d+",
-        ("responsive",),
-        S.ERROR,
-        "cpu",
-        "A CPU waited seconds for another CPU to answer an inter-processor interrupt (a TLB "
-        "flush, a cross-CPU call) and it never did: the CPU named after 'for' is stuck with "
-        "interrupts off, in a driver, firmware (SMI) or a vCPU the hypervisor stopped running.",
-        "Read the NMI backtrace of the CPU named after 'for' (what it is stuck in); on a VM "
-        "check the host's CPU overcommit and steal time; on bare metal check the BIOS/BMC for "
-        "SMIs and update the firmware.",
-        69,
+    # mm/vmalloc.c alloc_vmap_area pr_warn "vmap allocation for size %lu failed: use
+    # vmalloc=<size> to increase size" (4.4-6.18): the kernel's vmalloc address space ran out
+    # or is fragmented (32-bit boxes, huge module or BPF loads): page_allocation_failure's
+    wording(
+        _ALLOC,
+        r"^vmap allocation for size \d+ failed: use vmalloc=<size> to increase size",
+        ("vmap",),
         formats=(
             Format(
-                "csd: %s non-responsive CSD lock (#%d) on CPU#%d, waiting %lld ns for CPU#%02d "
-                "%pS(%ps).",
-                "kernel/smp.c",
-                "5.17-6.18",
-                args=("Detected", 1, 3, 5000000042, 55, "flush_tlb_func+0x0/0xb0", "0xff"),
-            ),
-            Format(
-                "csd: %s non-responsive CSD lock (#%d) on CPU#%d, waiting %lld ns for CPU#%02d "
-                "%pS(%ps).",
-                "kernel/smp.c",
-                "6.16",
-                "smp: ",
-                args=("Continued", 1, 0, 10002000000, 1, "do_nothing+0x0/0x10", "0x0"),
-            ),
-            Format(
-                "csd: Detected non-responsive CSD lock (#%d) on CPU#%d, waiting %llu ns for "
-                "CPU#%02d %pS(%ps).",
-                "kernel/smp.c",
-                "5.11-5.16",
-                args=(1, 3, 5000000042, 55, "flush_tlb_func+0x0/0xb0", "0xff"),
-            ),
-        ),
-    ),
-    # kernel/sched/rt.c sched_rt_runtime_exceeded printk_deferred_once "sched: RT throttling
-    # activated" (4.4-6.18): real-time tasks used their whole budget (sched_rt_runtime_us,
-    # 95 % of each second) and the scheduler held them off for the rest. Once a boot, often
-    # from an audio or a busy-polling thread that recovers: information, listed, never
-    # blamed (a busy server's routine line, tests/catalogue/test_sweep_sys.py)
-    sig(
-        "rt_throttling",
-        r"^sched: RT throttling activated",
-        ("throttling",),
-        S.INFO,
-        "kernel",
-        "Real-time (SCHED_FIFO/SCHED_RR) tasks used their whole CPU budget and the scheduler "
-        "throttled them: a runaway real-time thread, or one that busy-polls.",
-        "Find the real-time thread that spins (ps -eLo rtprio,pcpu,comm | sort -n); stalls or "
-        "hung tasks around it may be its doing.",
-        100,
-        routine=True,
-        formats=(Format("sched: RT throttling activated", "kernel/sched/rt.c", "4.4-6.18"),),
-    ),
-    # mm/kmemleak.c kmemleak_scan pr_info "%d new suspected memory leaks (see
-    # /sys/kernel/debug/kmemleak)" (pr_fmt "kmemleak: ", 4.4-6.18): a debug kernel's leak
-    # detector found unreferenced objects. Memory lost, nothing stopped: routine
-    sig(
-        "kmemleak_leak",
-        r"^kmemleak: \d+ new suspected memory leaks",
-        ("kmemleak",),
-        S.WARNING,
-        "memory",
-        "The kernel's leak detector (kmemleak, a debug option) found kernel memory nobody "
-        "references any more: a driver or subsystem leaks.",
-        "Read /sys/kernel/debug/kmemleak for the leaking allocations' backtraces and report "
-        "them to the driver named there; a leak that grows ends in memory exhaustion.",
-        90,
-        routine=True,
-        formats=(
-            Format(
-                "%d new suspected memory leaks (see /sys/kernel/debug/kmemleak)",
-                "mm/kmemleak.c",
+                "vmap allocation for size %lu failed: use vmalloc=<size> to increase size",
+                "mm/vmalloc.c",
                 "4.4-6.18",
-                "kmemleak: ",
-                args=(3,),
-            ),
-        ),
-    ),
-    # kernel/time/hrtimer.c hrtimer_interrupt pr_warn_once "hrtimer: interrupt took %llu ns"
-    # (4.4-6.18): one timer interrupt ran so long (a stalled or descheduled CPU, an SMI, a
-    # slow console) that the kernel spread the next timers out. Information once a boot
-    sig(
-        "hrtimer_interrupt_slow",
-        r"^hrtimer: interrupt took \d+ ns",
-        ("hrtimer",),
-        S.INFO,
-        "cpu",
-        "One timer interrupt took long to run (a CPU held off by an SMI, a hypervisor or a "
-        "slow console): printed once a boot.",
-        "Usually noise; many stalls around it point at the CPU or the hypervisor.",
-        100,
-        routine=True,
-        formats=(
-            Format(
-                "hrtimer: interrupt took %llu ns",
-                "kernel/time/hrtimer.c",
-                "4.4-6.18",
-                args=(11082175,),
-            ),
-        ),
-    ),
-    # kernel/printk/printk.c: the console fell behind the ring buffer and skipped records,
-    # "** %u printk messages dropped **" (console_unlock 4.4-5.9), "** %llu printk messages
-    # dropped **" (5.10-6.0), "** %lu printk messages dropped **" (console_prepend_dropped
-    # 6.1-6.18): a console log (serial, netconsole) with a hole; the ring buffer (dmesg)
-    # has what the console lost
-    sig(
-        "printk_messages_dropped",
-        r"^\*\* \d+ printk messages dropped \*\*",
-        ("dropped",),
-        S.INFO,
-        "kernel",
-        "The console could not keep up and skipped kernel messages: this log has a hole.",
-        "Read dmesg or the journal for what the console lost; slow serial consoles drop most.",
-        100,
-        routine=True,
-        formats=(
-            Format(
-                "** %lu printk messages dropped **",
-                "kernel/printk/printk.c",
-                "6.1-6.18",
-                args=(127,),
-            ),
-            Format(
-                "** %u printk messages dropped **",
-                "kernel/printk/printk.c",
-                "4.4-5.9",
-                args=(17,),
+                args=(4198400,),
             ),
         ),
     ),

@@ -53,6 +53,7 @@ from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
 from kmsgd.catalogue.sweep_debug import SWEEP_DEBUG_SIGNATURES
+from kmsgd.catalogue.sweep_debug2 import SWEEP_DEBUG2_SIGNATURES
 from kmsgd.catalogue.sweep_platform import SWEEP_PLATFORM_SIGNATURES
 from kmsgd.catalogue.sys_more import SYS_MORE_SIGNATURES
 from kmsgd.catalogue.tags import Tag
@@ -101,7 +102,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + NVOTHER2_GPU_SIGNATURES
     + SYS_MORE_SIGNATURES  # wording of kernel.py's, net.py's, storage_net.py's, GHES tags
     + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
-    + SWEEP_DEBUG_SIGNATURES  # the debug/corruption sweep: kernel.py's tags' wording, new tags
+    + SWEEP_DEBUG_SIGNATURES  # the debug/corruption sweep's wording of kernel.py's tags
+    + SWEEP_DEBUG2_SIGNATURES  # and its new tags
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

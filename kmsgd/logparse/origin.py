@@ -182,14 +182,20 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         r"slab error in \w+\(\): cache `|slab: Internal list corruption",
         r"usercopy: [Kk]ernel memory ",
         r"Insufficient stack space to handle exception!",
-        r"(?:Oops|Kernel bug detected|[\w ]+ in kernel code|Unhandled kernel unaligned access"
-        r"|Integer overflow)\[#\d+\]:",
+        r"(?:Oops|Oops - BUG|Kernel bug detected|[\w ]+ in kernel code"
+        r"|Unhandled kernel unaligned access|Integer overflow)\[#\d+\]:",
         r"[A-Za-z][\w ()-]{0,60}: [0-9a-f]{4} ilc:\d \[#",
         r"Bad mode in [\w ]+ handler detected",
-        r"kernel tried to execute NX-protected page|unable to execute userspace code \(SMEP",
+        r"[Kk]ernel (?:tried to execute|attempted to \w+ user page)"
+        r"|unable to execute userspace code \(SMEP",
+        r"Kernel stack overflow\.$|BUG: KMSAN: |(?:traps: )?Missing ENDBR: |UBSAN: [\w ]+ at ",
+        r"vmap allocation for size \d+ failed",
         r"Thread overran stack, or stack corrupted",
         r"KASAN: [\w -]+ in range \[",
-        r"DEBUG_LOCKS_WARN_ON\(|\[ BUG: Invalid wait context|WARNING: Nested lock was not taken",
+        r"(?:Read|Write) of size \d+ at addr [0-9a-f]+ by task ",
+        r"(?:Out-of-bounds|Use-after-free) (?:read|write) at 0x[0-9a-f]+ \(",
+        r"DEBUG_(?:LOCKS|RWSEMS)_WARN_ON\(|\[ BUG: Invalid wait context"
+        r"|WARNING: Nested lock was not taken",
         r"corrupted preempt_count: |softirq: huh, entered softirq ",
         r"refcount_t \w+ at ",
         r"(?:smp: )?csd: (?:Detected|Continued) non-responsive CSD lock",

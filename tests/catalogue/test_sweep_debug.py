@@ -28,6 +28,18 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "(128 bytes)",
             "Insufficient stack space to handle exception!",
             "Kernel bug detected[#1]:",
+            "Oops - BUG[#1]:",
+            "Write of size 8 at addr ffff888101234560 by task kworker/0:1/123",
+            "Read of size 4 at addr ffffffc114f5bf18 by task kworker/u17:14/705",
+            "Out-of-bounds read at 0xffff8c3f2e291fcc (4B left of kfence-#72):",
+            "Use-after-free write at 0xffff8c3f2e291fcc (in kfence-#72):",
+            "Kernel stack overflow.",
+            "BUG: KMSAN: uninit-value in __skb_flow_dissect+0x1a2/0x2d40",
+            "BUG: KMSAN: kernel-infoleak in instrument_copy_to_user+0x3c/0x70",
+            "traps: Missing ENDBR: _nv011159rm+0x0/0x40 [nvidia]",
+            "Missing ENDBR: __pfx_foo+0x0/0x10 [foo]",
+            "Internal error: UBSAN: array index out of bounds: 00000000f2005512 [#1] PREEMPT SMP",
+            "UBSAN: integer addition overflow at foo_ioctl+0x3c/0x120 [foo]",
         ],
         [
             # a slab's own routine lines, kmemleak's, lockdep switching itself off
@@ -37,6 +49,13 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "BUG: MAX_STACK_TRACE_ENTRIES too low!",
             "Task stack:     [0xffff800012a18000..0xffff800012a1c000]",
             "Bluetooth: hci0: unexpected event 0x0e length: 5 > 4 (double)",
+            # the panic after s390's stack overflow is the panic's; CET's boot line
+            "Kernel panic - not syncing: Corrupt kernel stack, can't continue.",
+            "x86/cpu: User Mode Instruction Prevention (UMIP) activated",
+            "CET detected: Indirect Branch Tracking enabled",
+            "kmsan: KernelMemorySanitizer initialized",
+            "kfence: initialized - using 2097152 bytes for 255 objects at 0x(____ptrval____)",
+            "Read of size 4096 done",
         ],
     ),
     "oops": (
@@ -46,6 +65,7 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "Unable to handle kernel pointer dereference in virtual kernel address space",
             "Oops[#1]:",
             "Reserved instruction in kernel code[#1]:",
+            "Trap instruction in kernel code[#1]:",
             "Unhandled kernel unaligned access[#2]:",
             "Bad mode in Synchronous Abort handler detected on CPU1, code 0x86000005 -- IABT "
             "(current EL)",
@@ -53,6 +73,9 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "kernel tried to execute NX-protected page - exploit attempt? (uid: 0)",
             "unable to execute userspace code (SMEP?) (uid: 1000)",
             "Thread overran stack, or stack corrupted",
+            "kernel tried to execute exec-protected page (c000000000abc000) - exploit attempt? "
+            "(uid: 0)",
+            "Kernel attempted to write user page (7fff8000) - exploit attempt? (uid: 0)",
         ],
         [
             # a user process's trap is a signal, not a kernel fault
@@ -96,6 +119,8 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         [
             "DEBUG_LOCKS_WARN_ON(lock->magic != lock)",
             "DEBUG_LOCKS_WARN_ON(__owner_task(owner) != get_current())",
+            "DEBUG_RWSEMS_WARN_ON(sem->magic != sem): count = 0x0, magic = 0x0, owner = 0x1, "
+            "curr 0xffff888012345678, list empty",
             "[ BUG: Invalid wait context ]",
             "WARNING: Nested lock was not taken",
         ],
@@ -136,6 +161,10 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             " csd: cnt(0000000): 0000->0000 queue",
         ],
     ),
+    "page_allocation_failure": (
+        ["vmap allocation for size 4198400 failed: use vmalloc=<size> to increase size"],
+        ["vmalloc: 512 MiB reserved for the kernel's vmap area"],
+    ),
     "rt_throttling": (
         ["sched: RT throttling activated"],
         ["sched: RT throttling deactivated", "NET: throttling activated on eth0"],
@@ -162,6 +191,13 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
 @pytest.mark.parametrize("tag", sorted(SWEEP_DEBUG_EXAMPLES))
 def test_the_source_wording_matches_and_the_lines_beside_it_do_not(tag: str) -> None:
     check_wording(SWEEP_DEBUG_EXAMPLES, tag, tags_of)
+
+
+def test_a_kasan_report_is_one_event_and_its_access_line_shows_it_when_cut() -> None:
+    header = "BUG: KASAN: slab-use-after-free in amdgpu_vm_bo_update+0x4f/0x980 [amdgpu]"
+    access = "Read of size 8 at addr ffff888101234560 by task kworker/0:1/123"
+    assert paste_primary(_log(header, access)) == "kernel_bug"
+    assert paste_primary(_log(access)) == "kernel_bug"
 
 
 def test_the_stack_protector_panic_stays_the_panic_s() -> None:
