@@ -1,8 +1,9 @@
 """Kernel debugging and corruption detectors, arch die() headers and kernel-core leftovers,
 from the source sweep of lib/, mm/, kernel/locking, kernel/sched, kernel/time, kernel/smp.c,
 kernel/printk and arch/{x86,arm,arm64,riscv,s390,mips,loongarch}: more wording for
-kernel.py's tags (kernel_bug, oops, kernel_warning, lockdep_warning, general_protection_fault,
-clocksource_unstable, page_allocation_failure); the sweep's new tags are in sweep_debug2.py.
+kernel.py's tags (kernel_bug, oops, kernel_warning, lockdep_warning, general_protection_fault);
+sweep_debug2.py has the rest (clocksource_unstable, bad_page_state, page_allocation_failure)
+and the sweep's new tags.
 
 Routine neighbours stay untagged: a user process's trap ("traps: %s[%d] general protection
 fault ip:… in …"), lockdep switching itself off ("BUG: MAX_LOCKDEP_KEYS too low!"). The
@@ -16,18 +17,16 @@ from kmsgd.catalogue.base import Format, Signature, wording
 from kmsgd.catalogue.kernel import CPU_SIGNATURES, MEMORY_SIGNATURES
 
 
-def _entry(tag: str) -> Signature:
+def kernel_entry(tag: str) -> Signature:
     """kernel.py's main entry of a tag (its first), whose meaning and rank the wording shares."""
     return next(s for s in CPU_SIGNATURES + MEMORY_SIGNATURES if s.tag == tag)
 
 
-_BUG = _entry("kernel_bug")
-_OOPS = _entry("oops")
-_WARN = _entry("kernel_warning")
-_LOCKDEP = _entry("lockdep_warning")
-_GPF = _entry("general_protection_fault")
-_CLOCK = _entry("clocksource_unstable")
-_ALLOC = _entry("page_allocation_failure")
+_BUG = kernel_entry("kernel_bug")
+_OOPS = kernel_entry("oops")
+_WARN = kernel_entry("kernel_warning")
+_LOCKDEP = kernel_entry("lockdep_warning")
+_GPF = kernel_entry("general_protection_fault")
 _LIST = "lib/list_debug.c"
 _SLAB = "mm/slab.c"
 _MIPS = "arch/mips/kernel/traps.c"
@@ -389,55 +388,6 @@ SWEEP_DEBUG_SIGNATURES: tuple[Signature, ...] = (
             ),
             Format("[ BUG: Invalid wait context ]", _LOCKDEP_C, "5.7-6.18"),
             Format("WARNING: Nested lock was not taken", _LOCKDEP_C, "4.14-6.18"),
-        ),
-    ),
-    # kernel/time/clocksource.c cs_watchdog_read: the watchdog could not read the clock and
-    # its watchdog close enough together and gives the clock up (__clocksource_unstable,
-    # which prints nothing more): "timekeeping watchdog on CPU%d: %s read-back delay of
-    # %lldns, attempt %d, marking unstable" (5.14-5.18), "timekeeping watchdog on CPU%d:
-    # wd-%s-wd excessive read-back delay of %lldns vs. limit of %ldns, wd-wd read-back delay
-    # only %lldns, attempt %d, marking %s unstable" (5.19-6.18), pr_fmt "clocksource: ". The
-    # retry that succeeded ("%s retried %d times before success") is routine
-    wording(
-        _CLOCK,
-        r"timekeeping watchdog on CPU\d+: (?:wd-\S+-wd excessive |\S+ )read-back delay of "
-        r"\d+ns,? (?:vs\. limit of \d+ns, wd-wd read-back delay only \d+ns, )?attempt \d+, "
-        r"marking (?:\S+ )?unstable",
-        ("unstable",),
-        formats=(
-            Format(
-                "timekeeping watchdog on CPU%d: wd-%s-wd excessive read-back delay of %lldns "
-                "vs. limit of %ldns, wd-wd read-back delay only %lldns, attempt %d, marking %s "
-                "unstable",
-                "kernel/time/clocksource.c",
-                "5.19-6.18",
-                "clocksource: ",
-                args=(3, "tsc", 153762, 125000, 3452, 3, "tsc"),
-            ),
-            Format(
-                "timekeeping watchdog on CPU%d: %s read-back delay of %lldns, attempt %d, "
-                "marking unstable",
-                "kernel/time/clocksource.c",
-                "5.14-5.18",
-                "clocksource: ",
-                args=(3, "hpet", 153762, 3),
-            ),
-        ),
-    ),
-    # mm/vmalloc.c alloc_vmap_area pr_warn "vmap allocation for size %lu failed: use
-    # vmalloc=<size> to increase size" (4.4-6.18): the kernel's vmalloc address space ran out
-    # or is fragmented (32-bit boxes, huge module or BPF loads): page_allocation_failure's
-    wording(
-        _ALLOC,
-        r"^vmap allocation for size \d+ failed: use vmalloc=<size> to increase size",
-        ("vmap",),
-        formats=(
-            Format(
-                "vmap allocation for size %lu failed: use vmalloc=<size> to increase size",
-                "mm/vmalloc.c",
-                "4.4-6.18",
-                args=(4198400,),
-            ),
         ),
     ),
 )

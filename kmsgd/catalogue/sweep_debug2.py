@@ -1,4 +1,5 @@
-"""The debug sweep's new tags (its wording for kernel.py's tags is in sweep_debug.py):
+"""The debug sweep's wording for kernel.py's clocksource_unstable, bad_page_state and
+page_allocation_failure (the rest of its wording is in sweep_debug.py), and its new tags:
 csd_lock_timeout (kernel/smp.c: an IPI another CPU never answered), and what is information,
 never a culprit: rt_throttling (kernel/sched/rt.c), kmemleak_leak (mm/kmemleak.c),
 hrtimer_interrupt_slow (kernel/time/hrtimer.c), printk_messages_dropped (kernel/printk).
@@ -8,11 +9,81 @@ Routine neighbours stay untagged: a CSD lock that came unstuck, kmemleak's boot 
 
 from __future__ import annotations
 
-from kmsgd.catalogue.base import Format, Severity, Signature, sig
+from kmsgd.catalogue.base import Format, Severity, Signature, sig, wording
+from kmsgd.catalogue.sweep_debug import kernel_entry
 
 S = Severity
+_CLOCK = kernel_entry("clocksource_unstable")
+_ALLOC = kernel_entry("page_allocation_failure")
+_BAD_PAGE = kernel_entry("bad_page_state")
 
 SWEEP_DEBUG2_SIGNATURES: tuple[Signature, ...] = (
+    # kernel/time/clocksource.c cs_watchdog_read: the watchdog could not read the clock and
+    # its watchdog close enough together and gives the clock up (__clocksource_unstable,
+    # which prints nothing more): "timekeeping watchdog on CPU%d: %s read-back delay of
+    # %lldns, attempt %d, marking unstable" (5.14-5.18), "timekeeping watchdog on CPU%d:
+    # wd-%s-wd excessive read-back delay of %lldns vs. limit of %ldns, wd-wd read-back delay
+    # only %lldns, attempt %d, marking %s unstable" (5.19-6.18), pr_fmt "clocksource: ". The
+    # retry that succeeded ("%s retried %d times before success") is routine
+    wording(
+        _CLOCK,
+        r"timekeeping watchdog on CPU\d+: (?:wd-\S+-wd excessive |\S+ )read-back delay of "
+        r"\d+ns,? (?:vs\. limit of \d+ns, wd-wd read-back delay only \d+ns, )?attempt \d+, "
+        r"marking (?:\S+ )?unstable",
+        ("unstable",),
+        formats=(
+            Format(
+                "timekeeping watchdog on CPU%d: wd-%s-wd excessive read-back delay of %lldns "
+                "vs. limit of %ldns, wd-wd read-back delay only %lldns, attempt %d, marking %s "
+                "unstable",
+                "kernel/time/clocksource.c",
+                "5.19-6.18",
+                "clocksource: ",
+                args=(3, "tsc", 153762, 125000, 3452, 3, "tsc"),
+            ),
+            Format(
+                "timekeeping watchdog on CPU%d: %s read-back delay of %lldns, attempt %d, "
+                "marking unstable",
+                "kernel/time/clocksource.c",
+                "5.14-5.18",
+                "clocksource: ",
+                args=(3, "hpet", 153762, 3),
+            ),
+        ),
+    ),
+    # mm/filemap.c unaccount_page_cache_page (4.14-5.x) and filemap_unaccount_folio (5.16-6.18)
+    # pr_alert "BUG: Bad page cache in process %s  pfn:%05lx", then dump_page's "still mapped
+    # when deleted": a page-cache page freed while a process still maps it, the same memory
+    # bookkeeping failure as bad_page_state's "Bad page state" and "Bad page map"
+    wording(
+        _BAD_PAGE,
+        r"^BUG: Bad page cache in process \S+\s+pfn:[0-9a-f]+",
+        ("BUG",),
+        formats=(
+            Format(
+                "BUG: Bad page cache in process %s  pfn:%05lx",
+                "mm/filemap.c",
+                "4.14-6.18",
+                args=("qemu-system-x86", 0x37AA00),
+            ),
+        ),
+    ),
+    # mm/vmalloc.c alloc_vmap_area pr_warn "vmap allocation for size %lu failed: use
+    # vmalloc=<size> to increase size" (4.4-6.18): the kernel's vmalloc address space ran out
+    # or is fragmented (32-bit boxes, huge module or BPF loads): page_allocation_failure's
+    wording(
+        _ALLOC,
+        r"^vmap allocation for size \d+ failed: use vmalloc=<size> to increase size",
+        ("vmap",),
+        formats=(
+            Format(
+                "vmap allocation for size %lu failed: use vmalloc=<size> to increase size",
+                "mm/vmalloc.c",
+                "4.4-6.18",
+                args=(4198400,),
+            ),
+        ),
+    ),
     # kernel/smp.c csd_lock_wait_toolong (CONFIG_CSD_LOCK_WAIT_DEBUG, on in distribution
     # kernels from 5.17; timeout csd_lock_timeout=5 s): pr_alert "csd: %s non-responsive CSD
     # lock (#%d) on CPU#%d, waiting %lld ns for CPU#%02d %pS(%ps)." ("Detected" the first

@@ -360,6 +360,11 @@ MAY_CAUSE: tuple[Relation, ...] = (
     # the same BUG as an oops: arm64's "Internal error: Oops - BUG: %08x" (bug_handler, die),
     # x86's "invalid opcode: 0000 [#%d]" (do_error_trap), riscv's "Kernel BUG [#%d]"
     Relation(Tag.KERNEL_BUG, Tag.OOPS, "the trap's die() reports the BUG as an oops"),
+    # the memory-corruption detectors (mm/kasan, mm/kfence, mm/slub.c, lib/list_debug.c) report
+    # and return: the corrupted pointer they saw is then dereferenced, and x86 reports that
+    # access as a general protection fault (a non-canonical poison value, KASAN's decoded
+    # "KASAN: null-ptr-deref in range"); the detector's report, earlier, is its cause
+    Relation(Tag.KERNEL_BUG, Tag.GENERAL_PROTECTION_FAULT, "the fault on the corrupted memory"),
     # __schedule_bug: "if (panic_on_warn) panic("scheduling while atomic")"
     Relation(Tag.SCHEDULING_WHILE_ATOMIC, Tag.KERNEL_PANIC, "panic_on_warn panics"),
     # mm/page_alloc.c bad_page: a page found corrupted is one whose former user still holds

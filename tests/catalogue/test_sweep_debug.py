@@ -161,6 +161,10 @@ SWEEP_DEBUG_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             " csd: cnt(0000000): 0000->0000 queue",
         ],
     ),
+    "bad_page_state": (
+        ["BUG: Bad page cache in process qemu-system-x86  pfn:37aa00"],
+        ["page dumped because: still mapped when deleted"],
+    ),
     "page_allocation_failure": (
         ["vmap allocation for size 4198400 failed: use vmalloc=<size> to increase size"],
         ["vmalloc: 512 MiB reserved for the kernel's vmap area"],

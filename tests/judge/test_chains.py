@@ -614,3 +614,8 @@ for effect, line in STALLS.items():
     if effect != "hard_lockup":
         EXAMPLES[("csd_lock_timeout", effect)] = (CSD, line)
 EXAMPLES[("hard_lockup", "csd_lock_timeout")] = (STALLS["hard_lockup"], CSD)
+EXAMPLES[("kernel_bug", "general_protection_fault")] = (
+    "BUG: KASAN: slab-use-after-free in nvme_complete_rq+0x2c/0x110",
+    "general protection fault, probably for non-canonical address 0xdffffc0000000001: 0000 "
+    "[#1] PREEMPT SMP KASAN NOPTI",
+)

@@ -40,3 +40,25 @@ def test_a_hard_lockup_leads_the_csd_report_of_the_ipis_it_never_answered() -> N
 def test_a_csd_lock_that_came_unstuck_is_still_the_event() -> None:
     text = _log(CSD, "csd: CSD lock (#1) got unstuck on CPU#03, CPU#55 released the lock.")
     assert paste_primary(text) == "csd_lock_timeout"
+
+
+def test_an_overflowed_kernel_stack_leads_the_panic_it_ends_in() -> None:
+    # arch/arm64/kernel/traps.c handle_bad_stack: pr_emerg, then panic("kernel stack overflow")
+    text = _log(
+        "Insufficient stack space to handle exception!",
+        "Task stack:     [0xffff800012a18000..0xffff800012a1c000]",
+        "Kernel panic - not syncing: kernel stack overflow",
+    )
+    assert paste_primary(text) == "kernel_bug"
+
+
+def test_a_kasan_report_leads_the_oops_and_panic_after_it() -> None:
+    text = _log(
+        "BUG: KASAN: slab-use-after-free in nvme_complete_rq+0x2c/0x110",
+        "Read of size 8 at addr ffff888101234560 by task kworker/0:1/123",
+        "general protection fault, probably for non-canonical address 0xdffffc0000000001: "
+        "0000 [#1] PREEMPT SMP KASAN NOPTI",
+        "KASAN: null-ptr-deref in range [0x0000000000000008-0x000000000000000f]",
+        "Kernel panic - not syncing: Fatal exception",
+    )
+    assert paste_primary(text) == "kernel_bug"
