@@ -332,13 +332,16 @@ SWEEP_PLATFORM_SIGNATURES: tuple[Signature, ...] = (
     # arch/arm64/kernel/smp.c __cpu_up pr_crit "CPU%u: failed to come online" (4.4-6.18),
     # pr_err "CPU%u: failed to boot: %d" (the firmware's PSCI CPU_ON refused); kernel/cpu.c
     # thaw_secondary_cpus (enable_nonboot_cpus before 5.7) pr_warn "Error taking CPU%d up: %d"
-    # when resume brings the other CPUs back (4.4-6.18). The box runs on without them; a
+    # when resume brings the other CPUs back (4.4-6.18); arch/x86/kernel/smpboot.c
+    # native_cpu_up pr_err "do_boot_cpu failed(%d) to wakeup CPU#%u" (pr_fmt "smpboot: ",
+    # 4.4-6.18: the INIT/SIPI wakeup got no answer). The box runs on without them; a
     # resume that cannot bring a CPU back often hangs next.
     sig(
         "cpu_bringup_failure",
         r"^CPU\d+(?: failed to report alive state|: failed to come online|: failed to boot: -?\d+)$"
-        r"|^Error taking CPU\d+ up: -?\d+",
-        ("alive", "online", "failed", "taking"),
+        r"|^Error taking CPU\d+ up: -?\d+"
+        r"|^(?:smpboot: )?do_boot_cpu failed\(-?\d+\) to wakeup CPU#\d+",
+        ("alive", "online", "failed", "taking", "wakeup"),
         Severity.ERROR,
         "cpu",
         "A CPU did not come up (at boot, at hotplug, or when resume brought the other CPUs "
@@ -366,6 +369,13 @@ SWEEP_PLATFORM_SIGNATURES: tuple[Signature, ...] = (
                 "arch/arm64/kernel/smp.c",
                 "4.4-6.18",
                 args=(3, -22),
+            ),
+            Format(
+                "do_boot_cpu failed(%d) to wakeup CPU#%u",
+                "arch/x86/kernel/smpboot.c",
+                "4.4-6.18",
+                "smpboot: ",
+                args=(-1, 4),
             ),
             Format(
                 "Error taking CPU%d up: %d",
