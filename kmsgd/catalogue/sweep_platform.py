@@ -1,6 +1,7 @@
 """The platform and bus source sweep: PCIe error recovery and link training, the SoC's
 remote processors and system-control firmware, EFI runtime services, the RAS corrected-error
-collector, and USB enumeration.
+collector, and USB enumeration (sweep_platform2.py: CPUs that do not come up, the Tegra memory
+controller).
 
 - PCIe error recovery (drivers/pci/pcie/err.c, aer/aerdrv_core.c before 4.19): after an AER
   or DPC error the kernel resets the link and asks each driver to recover; "device recovery
@@ -16,6 +17,13 @@ collector, and USB enumeration.
 - EFI runtime services (arch/x86/platform/efi/quirks.c, arch/arm64/kernel/efi.c): a
   firmware call that faulted; the kernel disables runtime services for the rest of the boot
   (no EFI variables, no capsule updates, reboot through the BIOS path).
+
+Read and left untagged: watchdog_dev.c's "watchdog did not stop!" (systemd arms the hardware
+watchdog for every shutdown, so it is printed on clean reboots), pci.c's "Refused to change
+power state, currently in D3" (4.4-5.9: printed on resume for devices that come back a moment
+later, and after a device already lost, which it would then lead), pciehp's "Timeout on
+hotplug command" (buggy slot controllers print it on every boot), the link-bandwidth notice
+"%u.%03u Gb/s available PCIe bandwidth, limited by" (routine), TPM and ACPI AE_ errors.
 """
 
 from __future__ import annotations
@@ -27,21 +35,6 @@ _PCI = DeviceKind.PCI
 _PORT = "pcieport 0000:00:01.0: "
 _HP = "pcieport 0000:00:1c.0: pciehp: "
 _EDAC = next(s for s in HARDWARE_SIGNATURES if s.tag == "edac")
-_IOMMU_FAULT = next(s for s in HARDWARE_SIGNATURES if s.tag == "iommu_fault")
-# drivers/memory/tegra/mc.c status_names: the memory controller's interrupt causes a
-# client's access can raise (error_names, in brackets after them, say which check refused it)
-_TEGRA_MC_ERRORS = (
-    "EMEM address decode error",
-    "GART page fault",
-    "Security violation",
-    "EMEM arbitration error",
-    "Page fault",
-    "Invalid APB ASID update",
-    "VPR violation",
-    "Secure carveout violation",
-    "MTS carveout violation",
-)
-
 SWEEP_PLATFORM_SIGNATURES: tuple[Signature, ...] = (
     # drivers/pci/pcie/aer/aerdrv_core.c do_recovery (4.4-4.18) dev_info "AER: Device recovery
     # failed"; drivers/pci/pcie/err.c pcie_do_recovery pci_info "AER: Device recovery failed"
@@ -324,83 +317,6 @@ SWEEP_PLATFORM_SIGNATURES: tuple[Signature, ...] = (
                 "drivers/usb/core/hub.c",
                 "4.4-6.18",
                 "usb usb1-port3: ",
-            ),
-        ),
-    ),
-    # A CPU that does not come up. kernel/cpu.c cpuhp_bp_sync_alive (6.5-6.18) pr_err "CPU%u
-    # failed to report alive state" (the boot CPU waited 10 s for it; x86 and arm64);
-    # arch/arm64/kernel/smp.c __cpu_up pr_crit "CPU%u: failed to come online" (4.4-6.18),
-    # pr_err "CPU%u: failed to boot: %d" (the firmware's PSCI CPU_ON refused); kernel/cpu.c
-    # thaw_secondary_cpus (enable_nonboot_cpus before 5.7) pr_warn "Error taking CPU%d up: %d"
-    # when resume brings the other CPUs back (4.4-6.18). The box runs on without them; a
-    # resume that cannot bring a CPU back often hangs next.
-    sig(
-        "cpu_bringup_failure",
-        r"^CPU\d+(?: failed to report alive state|: failed to come online|: failed to boot: -?\d+)$"
-        r"|^Error taking CPU\d+ up: -?\d+",
-        ("alive", "online", "failed", "taking"),
-        Severity.ERROR,
-        "cpu",
-        "A CPU did not come up (at boot, at hotplug, or when resume brought the other CPUs "
-        "back): the box runs without it, and a resume that loses a CPU often hangs after.",
-        "Check the firmware (BIOS/UEFI, TF-A's PSCI) and microcode are current and the CPU "
-        "is not disabled or failing (the BMC's event log, mce records); try booting with "
-        "fewer CPUs (maxcpus=) or without the suspend state that loses it.",
-        24,
-        device_kind=DeviceKind.CPU,
-        formats=(
-            Format(
-                "CPU%u failed to report alive state",
-                "kernel/cpu.c",
-                "6.5-6.18",
-                args=(3,),
-            ),
-            Format(
-                "CPU%u: failed to come online",
-                "arch/arm64/kernel/smp.c",
-                "4.4-6.18",
-                args=(3,),
-            ),
-            Format(
-                "CPU%u: failed to boot: %d",
-                "arch/arm64/kernel/smp.c",
-                "4.4-6.18",
-                args=(3, -22),
-            ),
-            Format(
-                "Error taking CPU%d up: %d",
-                "kernel/cpu.c",
-                "4.4-6.18",
-                args=(1, -5),
-            ),
-        ),
-    ),
-    # drivers/memory/tegra/mc.c tegra_mc_irq (4.4-5.x; tegra30_mc_handle_irq 5.15-6.18):
-    # dev_err_ratelimited "%s: %s%s @%pa: %s (%s%s)" (the client, "secure ", "read"/"write",
-    # the address, the status, the check that refused it and the page's permissions): a
-    # client of the SoC's memory controller (the GPU, display, a camera or video engine)
-    # accessed memory it may not, as an IOMMU fault does on a PCI box
-    wording(
-        _IOMMU_FAULT,
-        r"^tegra-mc \S+: \S+: (?:secure )?(?:read|write) @0x[0-9a-f]+: "
-        rf"(?:{'|'.join(_TEGRA_MC_ERRORS)}) \(",
-        ("EMEM", "violation", "fault"),
-        device_kind=DeviceKind.NONE,
-        formats=(
-            Format(
-                "%s: %s%s @%pa: %s (%s%s)",
-                "drivers/memory/tegra/mc.c",
-                "4.4-6.18",
-                "tegra-mc 2c00000.memory-controller: ",
-                args=(
-                    "gpusrd",
-                    "",
-                    "read",
-                    "0x00000000f6c0a000",
-                    "EMEM address decode error",
-                    "EMEM decode error",
-                    "",
-                ),
             ),
         ),
     ),

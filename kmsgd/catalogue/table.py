@@ -55,6 +55,7 @@ from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
 from kmsgd.catalogue.sweep_debug import SWEEP_DEBUG_SIGNATURES
 from kmsgd.catalogue.sweep_debug2 import SWEEP_DEBUG2_SIGNATURES
 from kmsgd.catalogue.sweep_platform import SWEEP_PLATFORM_SIGNATURES
+from kmsgd.catalogue.sweep_platform2 import SWEEP_PLATFORM2_SIGNATURES
 from kmsgd.catalogue.sys_more import SYS_MORE_SIGNATURES
 from kmsgd.catalogue.tags import Tag
 from kmsgd.catalogue.virt import VIRT_SIGNATURES
@@ -90,6 +91,7 @@ CATALOGUE: tuple[Signature, ...] = (
     + IOMMU_SWEEP_SIGNATURES
     + NET_SWEEP_SIGNATURES
     + SWEEP_PLATFORM_SIGNATURES  # the platform/bus sweep: new tags, and wording for others'
+    + SWEEP_PLATFORM2_SIGNATURES
     + MORE_GPU_SIGNATURES  # last: entries that add wording to a tag of another module
     + AMD_SWEEP_SIGNATURES  # the AMD source sweep's, after the modules whose tags it extends
     + AMD_RESET_SIGNATURES

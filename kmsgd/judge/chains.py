@@ -326,6 +326,13 @@ MAY_CAUSE: tuple[Relation, ...] = (
         Relation(cause, Tag.PCIE_LINK_TRAINING_FAILURE, "the reset after an error retrains")
         for cause in (Tag.AER_FATAL, Tag.AER_NONFATAL, Tag.PCIE_LINK_DOWN)
     ),
+    # pci.c pci_bridge_wait_for_secondary_bus: below a link that did not train the device's
+    # config space never answers, so its power-up ("Unable to change power state from D3cold
+    # to D0, device inaccessible") or reset wait ("not ready %dms after %s; giving up") fails
+    *(
+        Relation(Tag.PCIE_LINK_TRAINING_FAILURE, effect, "no device answers behind a dead link")
+        for effect in (Tag.PCI_D3COLD_RESUME_FAILURE, Tag.PCI_RESET_TIMEOUT)
+    ),
     # kernel/panic.c: an oops, BUG or warning with panic_on_oops/panic_on_warn ends in panic
     *(
         Relation(cause, Tag.KERNEL_PANIC, "the panic that ends a report")

@@ -111,6 +111,7 @@ SWEEP_PLATFORM_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "CPU1: failed to come online",
             "CPU2: failed to boot: -22",
             "Error taking CPU1 up: -5",
+            "smpboot: do_boot_cpu failed(-1) to wakeup CPU#4",
         ],
         [
             "CPU1 is up",

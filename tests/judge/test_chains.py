@@ -473,6 +473,15 @@ EXAMPLES[("pcie_link_training_failure", "aer_recovery_failure")] = (
     "pcieport 0000:00:01.4: Data Link Layer Link Active not set in 1000 msec",
     "pcieport 0000:00:01.4: AER: device recovery failed",
 )
+_DEAD_LINK = "pcieport 0000:00:01.1: Data Link Layer Link Active not set in 1000 msec"
+EXAMPLES[("pcie_link_training_failure", "pci_d3cold_resume_failure")] = (
+    _DEAD_LINK,
+    "pcieport 0000:01:00.0: Unable to change power state from D3cold to D0, device inaccessible",
+)
+EXAMPLES[("pcie_link_training_failure", "pci_reset_timeout")] = (
+    _DEAD_LINK,
+    "nvidia 0000:02:00.0: not ready 65535ms after bus reset; giving up",
+)
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 UNSTAMPED = {("mce_logged_at_boot", "mce_unstamped")}  # relations of lines without stamps
 
