@@ -52,6 +52,8 @@ from kmsgd.catalogue.storage_eh import STORAGE_EH_SIGNATURES
 from kmsgd.catalogue.storage_hba import STORAGE_HBA_SIGNATURES
 from kmsgd.catalogue.storage_md import STORAGE_MD_SIGNATURES
 from kmsgd.catalogue.storage_net import STORAGE_NET_SIGNATURES
+from kmsgd.catalogue.sweep_virt import SWEEP_VIRT_SIGNATURES
+from kmsgd.catalogue.sweep_virt2 import SWEEP_VIRT2_SIGNATURES
 from kmsgd.catalogue.sys_more import SYS_MORE_SIGNATURES
 from kmsgd.catalogue.tags import Tag
 from kmsgd.catalogue.virt import VIRT_SIGNATURES
@@ -98,6 +100,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + NVOTHER2_GPU_SIGNATURES
     + SYS_MORE_SIGNATURES  # wording of kernel.py's, net.py's, storage_net.py's, GHES tags
     + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
+    + SWEEP_VIRT_SIGNATURES  # the virtualisation source sweep: new tags, and wording for others'
+    + SWEEP_VIRT2_SIGNATURES
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:
