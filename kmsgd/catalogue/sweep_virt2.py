@@ -125,4 +125,52 @@ SWEEP_VIRT2_SIGNATURES: tuple[Signature, ...] = (
             ),
         ),
     ),
+    # drivers/infiniband/hw/efa/efa_com.c (AWS's Elastic Fabric Adapter, 5.2-6.18):
+    # efa_com_wait_and_process_admin_cq_interrupts ibdev_err_ratelimited "The device didn't
+    # send any completion for admin cmd %s(%d) status %d (ctx 0x%p, …)" and "The device sent a
+    # completion but the driver didn't receive any MSI-X interrupt for admin cmd %s(%d) …",
+    # efa_com_wait_and_process_admin_cq_polling "Wait for completion (polling) timeout": the
+    # EFA device stopped answering its admin queue (the queue is marked not running: every
+    # later verb fails), so NCCL/libfabric jobs over EFA fail until the device is reset. ENA's
+    # own "Wait for completion (polling) timeout" (ena_com.c) is read only behind an efa_N
+    # device name.
+    sig(
+        "efa_admin_timeout",
+        r"\bThe device (?:didn't send any completion|sent a completion but the driver didn't "
+        r"receive any MSI-X interrupt) for admin cmd \w+\(\d+\)"
+        r"|\befa_\d+: Wait for completion \(polling\) timeout",
+        ("didn", "polling"),
+        Severity.ERROR,
+        NET,
+        "The AWS Elastic Fabric Adapter (EFA) stopped answering its admin queue: its driver "
+        "marks the queue dead, and the RDMA jobs (NCCL, libfabric, MPI) over it fail.",
+        "Check the instance's EFA at that time (an EC2 host event; the efa driver's version "
+        "against the instance type) and reload the efa module or stop/start the instance.",
+        50,
+        formats=(
+            Format(
+                "The device didn't send any completion for admin cmd %s(%d) status %d (ctx 0x%p, "
+                "sq producer: %d, sq consumer: %d, cq consumer: %d)",
+                "drivers/infiniband/hw/efa/efa_com.c",
+                "5.2-6.18 (as read)",
+                "infiniband efa_0: ",
+                args=("CREATE_QP", 1, 1, "00000000c0ffee00", 12, 11, 11),
+            ),
+            Format(
+                "The device sent a completion but the driver didn't receive any MSI-X interrupt "
+                "for admin cmd %s(%d) status %d (ctx: 0x%p, sq producer: %d, sq consumer: %d, "
+                "cq consumer: %d)",
+                "drivers/infiniband/hw/efa/efa_com.c",
+                "5.2-6.18 (as read)",
+                "infiniband efa_0: ",
+                args=("REG_MR", 3, 2, "00000000c0ffee00", 12, 11, 11),
+            ),
+            Format(
+                "Wait for completion (polling) timeout",
+                "drivers/infiniband/hw/efa/efa_com.c",
+                "5.2-6.18 (as read)",
+                "infiniband efa_0: ",
+            ),
+        ),
+    ),
 )

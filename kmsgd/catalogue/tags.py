@@ -60,6 +60,7 @@ class Tag(enum.StrEnum):
     DRM_FLIP_TIMEOUT = "drm_flip_timeout"
     EDAC = "edac"
     EEH_FROZEN_PE = "eeh_frozen_pe"
+    EFA_ADMIN_TIMEOUT = "efa_admin_timeout"
     ENA_KEEP_ALIVE_TIMEOUT = "ena_keep_alive_timeout"
     FC_LINK_DOWN = "fc_link_down"
     FIRMWARE_LOAD_FAILURE = "firmware_load_failure"

@@ -138,6 +138,23 @@ SWEEP_VIRT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "kvm [4242]: vcpu0, guest rIP: 0xffffffff8106a2c4 ignored rdmsr: 0x611 data 0x0",
         ],
     ),
+    "efa_admin_timeout": (
+        [
+            "infiniband efa_0: The device didn't send any completion for admin cmd CREATE_QP(1) "
+            "status 1 (ctx 0x00000000c0ffee00, sq producer: 12, sq consumer: 11, cq consumer: 11)",
+            "infiniband efa_0: The device sent a completion but the driver didn't receive any "
+            "MSI-X interrupt for admin cmd REG_MR(3) status 2 (ctx: 0x00000000c0ffee00, sq "
+            "producer: 12, sq consumer: 11, cq consumer: 11)",
+            "infiniband efa_0: Wait for completion (polling) timeout",
+        ],
+        [
+            # ENA's own polling timeout (ena_com.c) and a verb the device refused
+            "ena 0000:00:05.0: Wait for completion (polling) timeout",
+            "infiniband efa_0: Failed to process command CREATE_AH (opcode 12) comp_status 7 "
+            "err -22",
+            "efa 0000:00:06.0: Setup irqs done",
+        ],
+    ),
 }
 
 # QEMU's lines, as the journal has them under its program name
