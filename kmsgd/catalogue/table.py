@@ -56,6 +56,8 @@ from kmsgd.catalogue.sweep_debug import SWEEP_DEBUG_SIGNATURES
 from kmsgd.catalogue.sweep_debug2 import SWEEP_DEBUG2_SIGNATURES
 from kmsgd.catalogue.sweep_platform import SWEEP_PLATFORM_SIGNATURES
 from kmsgd.catalogue.sweep_platform2 import SWEEP_PLATFORM2_SIGNATURES
+from kmsgd.catalogue.sweep_virt import SWEEP_VIRT_SIGNATURES
+from kmsgd.catalogue.sweep_virt2 import SWEEP_VIRT2_SIGNATURES
 from kmsgd.catalogue.sys_more import SYS_MORE_SIGNATURES
 from kmsgd.catalogue.tags import Tag
 from kmsgd.catalogue.virt import VIRT_SIGNATURES
@@ -106,6 +108,8 @@ CATALOGUE: tuple[Signature, ...] = (
     + GPU_WORDING26_SIGNATURES  # batch 26's wording; gvt_vgpu_error is new
     + SWEEP_DEBUG_SIGNATURES  # the debug/corruption sweep's wording of kernel.py's tags
     + SWEEP_DEBUG2_SIGNATURES  # and its new tags
+    + SWEEP_VIRT_SIGNATURES  # the virtualisation source sweep: new tags, and wording for others'
+    + SWEEP_VIRT2_SIGNATURES
 )
 BY_TAG: dict[str, Signature] = {}
 for _s in CATALOGUE:

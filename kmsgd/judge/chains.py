@@ -242,6 +242,21 @@ MAY_CAUSE: tuple[Relation, ...] = (
         for cause in (Tag.NIC_DEVICE_LOST, Tag.NIC_FIRMWARE_FAULT)
         for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.NIC_LINK_DOWN, Tag.BOND_LINK_DOWN)
     ),
+    # drivers/virtio/virtio_ring.c BAD_RING marks the queue broken: a virtio NIC's transmit
+    # queue stops (its watchdog fires after), a virtio disk's requests never complete (the
+    # tasks waiting on them hang); netvsc's refused sends and MANA's silent hardware channel
+    # stop the guest NIC the same way
+    *(
+        Relation(Tag.VIRTIO_RING_BROKEN, effect, "a broken virtqueue stops its device")
+        for effect in (Tag.NETDEV_TX_TIMEOUT, Tag.HUNG_TASK)
+    ),
+    # drivers/pci/pci.c pci_raw_set_power_state: a controller already off the link (an NVMe
+    # reading all-ones) cannot leave D3cold when its reset resumes it
+    Relation(Tag.NVME_TIMEOUT, Tag.PCI_D3COLD_RESUME_FAILURE, "a controller already gone"),
+    *(
+        Relation(cause, Tag.NETDEV_TX_TIMEOUT, "a guest NIC whose host channel failed")
+        for cause in (Tag.NETVSC_SEND_FAILURE, Tag.MANA_HWC_TIMEOUT)
+    ),
     # net/core/dev.c netdev_wait_allrefs_any: the unregister that waits for a leaked
     # reference holds every later unregister (and rtnl users behind the netns teardown)
     Relation(Tag.NETDEV_UNREGISTER_HANG, Tag.HUNG_TASK, "tasks wait on a stuck unregister"),

@@ -319,7 +319,22 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     ),
     # virt/kvm/kvm_main.c writes its "kvm: " by hand
     # vfio_iommu_type1.c's pr_warn opens with its function's name
-    "virt": (r"kvm: ", r"vfio_iommu_type1_attach_group: "),
+    "virt": (
+        r"kvm: ",
+        r"vfio_iommu_type1_attach_group: ",
+        # the virtualisation sweep (catalogue/sweep_virt*.py): virtio_ring.c BAD_RING's
+        # dev_err of a virtio device ("virtio_net virtio0: "), arch/x86/virt/vmx/tdx pr_fmt
+        # "virt/tdx: " (the KVM TDX series' bare "TDX module …"), drivers/hv/hv_util.c pr_fmt
+        # "hv_utils: ", 4.x vmx.c vmwrite_error's bare printk
+        r"virtio_\w+ virtio\d+: ",
+        r"virt/tdx: ",
+        r"TDX module initialization failed",
+        r"hv_utils: ",
+        r"vmwrite error: reg ",
+    ),
+    # drivers/net/hyperv netdev_printk of a VMBus device ("hv_netvsc <GUID> eth0: ") and
+    # drivers/infiniband/hw/efa ibdev_printk ("infiniband efa_0: ")
+    "net.virt": (r"hv_netvsc \S+ \S+: ", r"infiniband efa_\d+: "),
     # drivers/usb/host/xhci*.c xhci_err: dev_printk, with a platform device's name for SoCs
     # and their bodies alone (a paste that lost the device): xhci-ring.c xhci_hc_died, the
     # stop-endpoint watchdog, hcd.c usb_hc_died (catalogue/hardware.py xhci_host_dead)

@@ -51,6 +51,7 @@ from tests.catalogue.test_sweep_nvother import SWEEP_NVOTHER_EXAMPLES
 from tests.catalogue.test_sweep_platform import SWEEP_PLATFORM_EXAMPLES
 from tests.catalogue.test_sweep_storage import SWEEP_STORAGE_EXAMPLES
 from tests.catalogue.test_sweep_sys import SWEEP_SYS_EXAMPLES
+from tests.catalogue.test_sweep_virt import SWEEP_VIRT_EXAMPLES
 
 U = "user:"  # prefix marking a userspace journal line (facility 3)
 
@@ -477,6 +478,7 @@ def test_every_catalogue_tag_has_examples() -> None:
     missing -= set(SWEEP_GPU2_EXAMPLES)
     missing -= set(SWEEP_DEBUG_EXAMPLES)
     missing -= set(SWEEP_PLATFORM_EXAMPLES)
+    missing -= set(SWEEP_VIRT_EXAMPLES)
     missing -= set(SWEEP_NVOTHER_EXAMPLES)
     missing -= set(SWEEP_IO_EXAMPLES)
     missing -= set(SWEEP_SYS_EXAMPLES)

@@ -482,6 +482,32 @@ EXAMPLES[("pcie_link_training_failure", "pci_reset_timeout")] = (
     _DEAD_LINK,
     "nvidia 0000:02:00.0: not ready 65535ms after bus reset; giving up",
 )
+# the virtualisation sweep (tests/judge/test_sweep_virt_order.py): a broken virtqueue, a
+# guest NIC whose host channel failed
+EXAMPLES[("virtio_ring_broken", "netdev_tx_timeout")] = (
+    "virtio_net virtio0: output.0:id 100 is not a head!",
+    "NETDEV WATCHDOG: enp1s0 (virtio_net): transmit queue 0 timed out 5100 ms",
+)
+EXAMPLES[("virtio_ring_broken", "hung_task")] = (
+    "virtio_blk virtio2: req.0:id 300 out of range",
+    HUNG,
+)
+EXAMPLES[("nvme_timeout", "pci_d3cold_resume_failure")] = (
+    "nvme nvme0: controller is down; will reset: CSTS=0xffffffff, PCI_STATUS read failed (134)",
+    "nvme 0004:41:00.0: can't change power state from D3cold to D0 (config space inaccessible)",
+)
+for cause, line in (
+    (
+        "netvsc_send_failure",
+        "hv_netvsc 000d3a1b-2c3d-000d-3a1b-2c3d000d3a1b eth0: Unable to send packet pages 2 "
+        "len 1514, ret -22",
+    ),
+    ("mana_hwc_timeout", "mana 7870:00:00.0: HWC: Request timed out!"),
+):
+    EXAMPLES[(cause, "netdev_tx_timeout")] = (
+        line,
+        "NETDEV WATCHDOG: eth0 (x): transmit queue 0 timed out",
+    )
 AT_BOOT = {("mce_logged_at_boot", "mce_at_boot")}  # relations of a boot's first minutes
 UNSTAMPED = {("mce_logged_at_boot", "mce_unstamped")}  # relations of lines without stamps
 
